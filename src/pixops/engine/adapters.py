@@ -1,0 +1,130 @@
+"""Thin adapters over `Engine.handle`: httpx transports (sync, async) and an ASGI app.
+
+All three pass the raw target, headers and body through unchanged, so the in-process
+sandbox and the HTTP server answer byte for byte the same.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import Any
+
+import httpx
+
+from pixops.engine.core import Engine, too_large
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+
+
+def _target(request: httpx.Request) -> str:
+    return request.url.raw_path.decode("ascii")
+
+
+def _headers(raw: list[tuple[bytes, bytes]]) -> list[tuple[str, str]]:
+    return [(name.decode("latin-1"), value.decode("latin-1")) for name, value in raw]
+
+
+def _to_httpx(engine_response: Any, request: httpx.Request) -> httpx.Response:
+    return httpx.Response(
+        engine_response.status,
+        headers=engine_response.headers,
+        content=engine_response.body,
+        request=request,
+    )
+
+
+class EngineTransport(httpx.BaseTransport):
+    """Sends httpx requests straight into the engine: no socket, no thread."""
+
+    def __init__(self, engine: Engine, client_ip: str = "127.0.0.1") -> None:
+        self.engine = engine
+        self.client_ip = client_ip
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        body = request.read()
+        response = self.engine.handle(
+            request.method, _target(request), _headers(request.headers.raw), body, self.client_ip
+        )
+        return _to_httpx(response, request)
+
+
+class AsyncEngineTransport(httpx.AsyncBaseTransport):
+    """The async twin of `EngineTransport`; the engine call itself is short and synchronous."""
+
+    def __init__(self, engine: Engine, client_ip: str = "127.0.0.1") -> None:
+        self.engine = engine
+        self.client_ip = client_ip
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        body = await request.aread()
+        response = self.engine.handle(
+            request.method, _target(request), _headers(request.headers.raw), body, self.client_ip
+        )
+        return _to_httpx(response, request)
+
+
+class AsgiApp:
+    """The engine as an ASGI 3 application, for uvicorn."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan":
+            await self._lifespan(receive, send)
+            return
+        if scope["type"] != "http":
+            return
+        limit = self.engine.config.max_body_bytes
+        headers = _headers(list(scope.get("headers", [])))
+        declared = next((value for name, value in headers if name.lower() == "content-length"), None)
+        if declared is not None and declared.strip().isdigit() and int(declared) > limit:
+            await self._send(send, too_large(limit))
+            return
+        body = bytearray()
+        more = True
+        while more:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return
+            body.extend(message.get("body", b""))
+            more = message.get("more_body", False)
+            if len(body) > limit:
+                await self._send(send, too_large(limit))
+                return
+        raw_path = scope.get("raw_path") or scope["path"].encode("utf-8")
+        target = raw_path.decode("latin-1")
+        query = scope.get("query_string", b"")
+        if query:
+            target += "?" + query.decode("latin-1")
+        client = scope.get("client")
+        peer = client[0] if client else ""
+        response = self.engine.handle(scope["method"], target, headers, bytes(body), peer)
+        await self._send(send, response)
+
+    @staticmethod
+    async def _send(send: Send, response: Any) -> None:
+        await send(
+            {
+                "type": "http.response.start",
+                "status": response.status,
+                "headers": [
+                    (name.encode("latin-1"), value.encode("latin-1"))
+                    for name, value in response.headers
+                ],
+            }
+        )
+        await send({"type": "http.response.body", "body": response.body})
+
+    @staticmethod
+    async def _lifespan(receive: Receive, send: Send) -> None:
+        while True:
+            message = await receive()
+            if message["type"] == "lifespan.startup":
+                await send({"type": "lifespan.startup.complete"})
+            elif message["type"] == "lifespan.shutdown":
+                await send({"type": "lifespan.shutdown.complete"})
+                return

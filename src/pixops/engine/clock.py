@@ -1,0 +1,64 @@
+"""Engine time: a manual clock for the sandbox, the wall clock for server mode.
+
+Timestamps are stored as fixed-width ISO strings (microseconds, `Z`) so that text
+order is time order in SQL, and rendered on the wire with milliseconds.
+"""
+
+from __future__ import annotations
+
+import threading
+from datetime import UTC, datetime
+from typing import Protocol
+
+DEFAULT_START = datetime(2026, 1, 5, 12, 0, tzinfo=UTC)
+
+
+class Clock(Protocol):
+    def now(self) -> datetime: ...
+
+
+class ManualClock:
+    """Time that moves only when told to: deterministic runs for tests and notebooks."""
+
+    def __init__(self, start: datetime = DEFAULT_START) -> None:
+        if start.tzinfo is None:
+            raise ValueError("the clock's start must be timezone-aware (use tzinfo=UTC)")
+        self._now = start.astimezone(UTC)
+        self._lock = threading.Lock()
+
+    def now(self) -> datetime:
+        with self._lock:
+            return self._now
+
+    def set(self, moment: datetime) -> None:
+        with self._lock:
+            if moment < self._now:
+                raise ValueError("the clock never moves backwards")
+            self._now = moment
+
+
+class WallClock:
+    """Real UTC time, for server mode."""
+
+    def now(self) -> datetime:
+        return datetime.now(UTC)
+
+
+def to_db(moment: datetime) -> str:
+    """Fixed-width sortable text form used in storage."""
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def from_db(text: str) -> datetime:
+    return datetime.strptime(text, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=UTC)
+
+
+def to_wire(moment: datetime) -> str:
+    """ISO 8601 UTC with milliseconds and `Z`, as every response shows time."""
+    utc = moment.astimezone(UTC)
+    return utc.strftime("%Y-%m-%dT%H:%M:%S.") + f"{utc.microsecond // 1000:03d}Z"
+
+
+def db_to_wire(text: str | None) -> str | None:
+    return None if text is None else to_wire(from_db(text))
+

@@ -1,0 +1,118 @@
+"""The engine: one entry point from (method, target, headers, body, peer) to a response."""
+
+from __future__ import annotations
+
+import logging
+import random
+import sqlite3
+import threading
+from collections.abc import Callable
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
+
+from pixops.engine import pipeline, scheduler
+from pixops.engine.clock import Clock, ManualClock
+from pixops.engine.config import EngineConfig
+from pixops.engine.http import Request, Response, encode_json
+from pixops.engine.ratelimit import RateLimiter
+from pixops.engine.routes import ROUTES
+from pixops.engine.routing import Router
+from pixops.engine.store import Store
+
+if TYPE_CHECKING:
+    from pixops.engine.events import Event
+
+log = logging.getLogger("pixops.engine")
+
+EventHook = Callable[["Engine", sqlite3.Connection, "Event"], None]
+_JSON = [("content-type", "application/json")]
+
+
+class _Rollback(Exception):
+    def __init__(self, response: Response) -> None:
+        self.response = response
+
+
+class Engine:
+    """The service. Thread-safe: requests and timers serialise on the store's lock."""
+
+    def __init__(
+        self,
+        *,
+        store: Store | None = None,
+        clock: Clock | None = None,
+        config: EngineConfig | None = None,
+        seed: int | None = 0,
+    ) -> None:
+        self.store = store or Store()
+        self.clock: Clock = clock or ManualClock()
+        self.config = config or EngineConfig()
+        self.rng = random.Random(seed)
+        self.limiter = RateLimiter(self.config.rate_limit_per_minute)
+        self.router = Router(ROUTES)
+        self.event_hooks: list[EventHook] = []
+        self.public_documents: dict[str, Callable[[], bytes]] = {}
+        self._work_ready = threading.Event()
+
+    def handle(
+        self,
+        method: str,
+        target: str,
+        headers: list[tuple[str, str]],
+        body: bytes,
+        peer: str,
+    ) -> Response:
+        """Answer one HTTP request. Never raises; an unexpected fault is a logged 500."""
+        request = Request.build(method, target, headers, body, peer)
+        if len(body) > self.config.max_body_bytes:
+            return too_large(self.config.max_body_bytes)
+        document = self.public_documents.get(request.path)
+        if document is not None and request.method == "GET":
+            return Response(200, list(_JSON), document())
+        route, params, allowed = self.router.resolve(request.method, request.path)
+        try:
+            with self.store.lock:
+                try:
+                    with self.store.transaction():
+                        response = pipeline.run(self, request, route, params, allowed)
+                        if not 200 <= response.status < 300:
+                            raise _Rollback(response)
+                except _Rollback as rollback:
+                    response = rollback.response
+        except Exception:
+            log.exception("unexpected fault on %s %s", request.method, request.path)
+            return internal_error()
+        self._work_ready.set()
+        return response
+
+    def now(self) -> datetime:
+        return self.clock.now()
+
+    def advance(self, seconds: int) -> int:
+        """Manual clock only: move time forward, running every timer that falls due."""
+        if not isinstance(self.clock, ManualClock):
+            raise TypeError("advance() needs the manual clock; server mode follows real time")
+        if isinstance(seconds, bool) or not isinstance(seconds, int) or seconds < 0:
+            raise ValueError("seconds must be a non-negative integer")
+        target = self.clock.now() + timedelta(seconds=seconds)
+        ran = scheduler.run_due(self, target)
+        self.clock.set(target)
+        return ran
+
+    def run_due(self) -> int:
+        """Run what is due now (the server's worker calls this)."""
+        return scheduler.run_due(self, self.clock.now())
+
+    def wait_for_work(self, timeout_s: float) -> None:  # noqa: money-ok
+        self._work_ready.wait(timeout_s)
+        self._work_ready.clear()
+
+
+def too_large(limit: int) -> Response:
+    body = {"error": {"status": 413, "message": f"Request body too large; the limit is {limit} bytes"}}
+    return Response(413, list(_JSON), encode_json(body))
+
+
+def internal_error() -> Response:
+    body = {"error": {"status": 500, "message": "Internal server error"}}
+    return Response(500, list(_JSON), encode_json(body))

@@ -1,0 +1,130 @@
+"""Framework-free request and response values, and the spec's four error shapes.
+
+Every layer reports a refusal by raising `ApiError` with the body of the shape that
+layer owns; the engine turns it into bytes in one place.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import parse_qsl
+
+JSONObject = dict[str, Any]
+
+
+@dataclass(slots=True)
+class Request:
+    method: str
+    path: str
+    query: str
+    headers: dict[str, str]
+    body: bytes
+    peer: str
+
+    @classmethod
+    def build(
+        cls,
+        method: str,
+        target: str,
+        headers: list[tuple[str, str]],
+        body: bytes,
+        peer: str,
+    ) -> Request:
+        """Split `target` into path and query; lower-case header names, first one wins."""
+        path, _, query = target.partition("?")
+        folded: dict[str, str] = {}
+        for name, value in headers:
+            folded.setdefault(name.lower(), value)
+        return cls(method.upper(), path, query, folded, body, peer)
+
+    def query_params(self) -> dict[str, list[str]]:
+        params: dict[str, list[str]] = {}
+        for name, value in parse_qsl(self.query, keep_blank_values=True):
+            params.setdefault(name, []).append(value)
+        return params
+
+
+@dataclass(slots=True)
+class Response:
+    status: int
+    headers: list[tuple[str, str]]
+    body: bytes
+
+
+@dataclass(slots=True)
+class Reply:
+    """What a route returns: a status and a JSON object, before key casing."""
+
+    status: int
+    body: JSONObject
+    headers: list[tuple[str, str]] = field(default_factory=list)
+
+
+class ApiError(Exception):
+    """A refusal with its exact status, body and extra headers."""
+
+    def __init__(
+        self, status: int, body: JSONObject, headers: list[tuple[str, str]] | None = None
+    ) -> None:
+        super().__init__(f"{status} {body}")
+        self.status = status
+        self.body = body
+        self.headers = headers or []
+
+
+def pipeline_error(
+    status: int,
+    message: str,
+    *,
+    hint: str | None = None,
+    headers: list[tuple[str, str]] | None = None,
+) -> ApiError:
+    """`{error: {status, message}}`: content type, credentials, IP, idempotency, rate limit."""
+    error: JSONObject = {"status": status, "message": message}
+    if hint is not None:
+        error["hint"] = hint
+    return ApiError(status, {"error": error}, headers)
+
+
+def forbidden(permission: str) -> ApiError:
+    """`{error: forbidden, message}`: the key lacks the route's permission."""
+    return ApiError(
+        403, {"error": "forbidden", "message": f"API key lacks permission: {permission}"}
+    )
+
+
+def detail_error(status: int, detail: str) -> ApiError:
+    """`{worked: false, detail}`: the HMAC layer and the transaction query's 404."""
+    return ApiError(status, {"worked": False, "detail": detail})
+
+
+def business_error(status: int, atom: str, message: str | dict[str, list[str]]) -> ApiError:
+    """`{worked: false, errors: {<atom>: message}}`: business rules."""
+    return ApiError(status, {"worked": False, "errors": {atom: message}})
+
+
+def bad_request(message: str | dict[str, list[str]]) -> ApiError:
+    return business_error(400, "bad_request", message)
+
+
+def not_found(message: str) -> ApiError:
+    return business_error(404, "not_found", message)
+
+
+def unprocessable(message: str) -> ApiError:
+    return business_error(422, "unprocessable_entity", message)
+
+
+def payment_rejection(
+    status: int, code: str, message: str, params: JSONObject | list[Any] | None = None
+) -> ApiError:
+    """Cash-out Format A: `{status: failed, errors: [{code, message, params}]}`."""
+    error = {"code": code, "message": message, "params": {} if params is None else params}
+    return ApiError(status, {"worked": False, "status": "failed", "errors": [error]})
+
+
+def encode_json(body: JSONObject) -> bytes:
+    """Compact UTF-8 JSON, the one encoding of every response body."""
+    return json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode("utf-8")

@@ -1,0 +1,58 @@
+"""The IP whitelist: caller address normalisation and the spec's exact-string matching.
+
+Entries are matched as written: a single IPv4 or IPv6 address must equal the caller's
+address in its standard text form, and an IPv4 CIDR must be written canonically
+(no spaces, no leading zeros, mask 0-32). Anything else never matches.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+
+_OCTET = r"(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])"
+_IPV4 = rf"{_OCTET}\.{_OCTET}\.{_OCTET}\.{_OCTET}"
+_CIDR = re.compile(rf"^({_IPV4})/(3[0-2]|[12]?[0-9])$")
+
+
+def normalize_address(address: str) -> str | None:
+    """Standard text form of a caller address; `::ffff:A.B.C.D` becomes `A.B.C.D`."""
+    try:
+        parsed = ipaddress.ip_address(address.strip())
+    except ValueError:
+        return None
+    if isinstance(parsed, ipaddress.IPv6Address) and parsed.ipv4_mapped is not None:
+        return str(parsed.ipv4_mapped)
+    return str(parsed)
+
+
+def entry_matches(entry: str, caller: str) -> bool:
+    """Does one whitelist entry admit the (normalised) caller address?"""
+    if entry == caller:
+        return True
+    match = _CIDR.match(entry)
+    if match is None or ":" in caller:
+        return False
+    network = ipaddress.IPv4Network(entry, strict=False)
+    return ipaddress.IPv4Address(caller) in network
+
+
+def allowed(whitelist: list[str], caller: str) -> bool:
+    return any(entry_matches(entry, caller) for entry in whitelist)
+
+
+def client_address(peer: str, forwarded_for: str | None, trusted_proxies: frozenset[str]) -> str:
+    """The caller's address: the peer, or for a trusted proxy the nearest untrusted hop."""
+    direct = normalize_address(peer) or peer
+    if forwarded_for is None or direct not in trusted_proxies:
+        return direct
+    hops = [normalize_address(hop) for hop in forwarded_for.split(",")]
+    if not hops or any(hop is None for hop in hops):
+        return direct
+    for hop in reversed(hops):
+        assert hop is not None
+        if hop not in trusted_proxies:
+            return hop
+    first = hops[0]
+    assert first is not None
+    return first

@@ -1,0 +1,94 @@
+"""The endpoint table: method, path pattern, permission and handler of every route."""
+
+from __future__ import annotations
+
+import random
+import re
+import sqlite3
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+from urllib.parse import unquote
+
+from pixops.engine.http import JSONObject, Reply, bad_request
+
+if TYPE_CHECKING:
+    from pixops.engine.core import Engine
+
+PREFIX = "/api/external"
+
+
+@dataclass
+class Context:
+    """Everything a route handler may use; the handler runs inside one transaction."""
+
+    engine: Engine
+    conn: sqlite3.Connection
+    now: datetime
+    merchant_id: str
+    client_id: str
+    params: dict[str, str]
+    query: dict[str, list[str]]
+    raw_body: JSONObject | list[Any] | str | int | float | bool | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def rng(self) -> random.Random:
+        return self.engine.rng
+
+    def body(self) -> JSONObject:
+        """The JSON body, which must be an object."""
+        if not isinstance(self.raw_body, dict):
+            raise bad_request("Request body must be a JSON object")
+        return self.raw_body
+
+    def query_value(self, name: str) -> str | None:
+        values = self.query.get(name)
+        if not values:
+            return None
+        if len(values) > 1:
+            raise bad_request(f"query parameter {name} given more than once")
+        return values[0]
+
+
+Handler = Callable[[Context], Reply]
+
+
+@dataclass(frozen=True)
+class Route:
+    method: str
+    pattern: str
+    permission: str
+    handler: Handler
+    regex: re.Pattern[str]
+
+    @classmethod
+    def make(cls, method: str, pattern: str, permission: str, handler: Handler) -> Route:
+        parts = []
+        for segment in pattern.strip("/").split("/"):
+            if segment.startswith(":"):
+                parts.append(f"(?P<{segment[1:]}>[^/]+)")
+            else:
+                parts.append(re.escape(segment))
+        return cls(method, pattern, permission, handler, re.compile("^/" + "/".join(parts) + "$"))
+
+
+class Router:
+    def __init__(self, routes: list[Route]) -> None:
+        self.routes = routes
+
+    def resolve(self, method: str, path: str) -> tuple[Route | None, dict[str, str], list[str]]:
+        """The route for (method, path) and its decoded params; else the allowed methods."""
+        if not path.startswith(PREFIX + "/"):
+            return None, {}, []
+        local = path[len(PREFIX) :]
+        allowed: list[str] = []
+        for route in self.routes:
+            match = route.regex.match(local)
+            if match is None:
+                continue
+            if route.method == method:
+                return route, {k: unquote(v) for k, v in match.groupdict().items()}, []
+            allowed.append(route.method)
+        return None, {}, allowed

@@ -1,0 +1,281 @@
+"""SQLite storage: one connection, one lock, schema migrations by `user_version`.
+
+In memory by default; a file path gives a WAL database with full fsync, so a write
+acknowledged by a 2xx survives a crash.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+MIGRATIONS: tuple[str, ...] = (
+    # 1: the whole first schema.
+    """
+    CREATE TABLE merchants (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        document TEXT,
+        active INTEGER NOT NULL DEFAULT 1,
+        created_at TEXT NOT NULL,
+        qr_lifetime_seconds INTEGER NOT NULL,
+        dual_control INTEGER NOT NULL DEFAULT 0,
+        fees TEXT NOT NULL,
+        ceiling_base INTEGER NOT NULL,
+        dict_lookups_per_minute INTEGER NOT NULL
+    );
+    CREATE TABLE api_keys (
+        client_id TEXT PRIMARY KEY,
+        merchant_id TEXT NOT NULL REFERENCES merchants(id),
+        secret_sha256 TEXT NOT NULL,
+        active INTEGER NOT NULL DEFAULT 1,
+        expires_at TEXT,
+        permissions TEXT NOT NULL,
+        ip_whitelist TEXT NOT NULL,
+        hmac_enabled INTEGER NOT NULL DEFAULT 1,
+        created_at TEXT NOT NULL
+    );
+    CREATE TABLE accounts (
+        merchant_id TEXT PRIMARY KEY REFERENCES merchants(id),
+        ledger_base INTEGER NOT NULL DEFAULT 0,
+        held_base INTEGER NOT NULL DEFAULT 0,
+        blocked_base INTEGER NOT NULL DEFAULT 0
+    );
+    CREATE TABLE journal (
+        seq INTEGER PRIMARY KEY,
+        merchant_id TEXT NOT NULL,
+        at TEXT NOT NULL,
+        amount_base INTEGER NOT NULL,
+        kind TEXT NOT NULL,
+        transaction_id TEXT,
+        memo TEXT
+    );
+    CREATE INDEX journal_merchant ON journal (merchant_id, seq);
+    CREATE TABLE holds (
+        id TEXT PRIMARY KEY,
+        merchant_id TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        amount_base INTEGER NOT NULL,
+        transaction_id TEXT NOT NULL,
+        status TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        closed_at TEXT
+    );
+    CREATE INDEX holds_active ON holds (merchant_id, status);
+    CREATE TABLE charges (
+        id TEXT PRIMARY KEY,
+        merchant_id TEXT NOT NULL,
+        txid TEXT NOT NULL UNIQUE,
+        amount_base INTEGER NOT NULL,
+        description TEXT,
+        external_id TEXT,
+        tag TEXT,
+        pix_key TEXT NOT NULL,
+        status TEXT NOT NULL,
+        brcode TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        expires_at TEXT NOT NULL,
+        paid_at TEXT,
+        cancelled_at TEXT,
+        end_to_end_id TEXT,
+        transaction_id TEXT,
+        payer_name TEXT,
+        payer_document TEXT,
+        payer_ispb TEXT
+    );
+    CREATE INDEX charges_merchant ON charges (merchant_id, created_at);
+    CREATE TABLE transactions (
+        seq INTEGER PRIMARY KEY,
+        id TEXT NOT NULL UNIQUE,
+        merchant_id TEXT NOT NULL,
+        transaction_id TEXT NOT NULL UNIQUE,
+        end_to_end_id TEXT NOT NULL,
+        external_id TEXT,
+        tag TEXT,
+        type TEXT NOT NULL,
+        direction TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        status TEXT NOT NULL,
+        stage INTEGER NOT NULL,
+        amount_base INTEGER NOT NULL,
+        fee_base INTEGER NOT NULL,
+        description TEXT,
+        counterparty_name TEXT,
+        payer_document TEXT,
+        recipient_document TEXT,
+        recipient_key TEXT,
+        recipient_key_type TEXT,
+        payer_ispb TEXT,
+        recipient_ispb TEXT,
+        reason_code TEXT,
+        reason_description TEXT,
+        failure_reason TEXT,
+        charge_txid TEXT,
+        original_transaction_id TEXT,
+        refund_reason TEXT,
+        outbound_request_id TEXT,
+        purpose TEXT,
+        hold_id TEXT,
+        attempts INTEGER NOT NULL DEFAULT 0,
+        created_at TEXT NOT NULL,
+        completed_at TEXT,
+        failed_at TEXT
+    );
+    CREATE INDEX transactions_statement ON transactions (merchant_id, created_at, seq);
+    CREATE INDEX transactions_e2e ON transactions (end_to_end_id);
+    CREATE INDEX transactions_external ON transactions (merchant_id, external_id);
+    CREATE INDEX transactions_tag ON transactions (merchant_id, tag);
+    CREATE INDEX transactions_original ON transactions (original_transaction_id);
+    CREATE TABLE events (
+        seq INTEGER PRIMARY KEY,
+        id TEXT NOT NULL UNIQUE,
+        merchant_id TEXT NOT NULL,
+        type TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        transaction_id TEXT,
+        data TEXT NOT NULL
+    );
+    CREATE INDEX events_merchant ON events (merchant_id, seq);
+    CREATE TABLE idempotency (
+        client_id TEXT NOT NULL,
+        method TEXT NOT NULL,
+        path TEXT NOT NULL,
+        key TEXT NOT NULL,
+        fingerprint TEXT NOT NULL,
+        status INTEGER NOT NULL,
+        body BLOB NOT NULL,
+        created_at TEXT NOT NULL,
+        PRIMARY KEY (client_id, method, path, key)
+    );
+    CREATE TABLE timers (
+        seq INTEGER PRIMARY KEY,
+        due_at TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        ref TEXT NOT NULL,
+        payload TEXT NOT NULL DEFAULT '{}'
+    );
+    CREATE INDEX timers_due ON timers (due_at, seq);
+    CREATE TABLE dict_keys (
+        key TEXT PRIMARY KEY,
+        key_type TEXT NOT NULL,
+        owner_name TEXT NOT NULL,
+        owner_document TEXT,
+        ispb TEXT NOT NULL,
+        behavior TEXT NOT NULL DEFAULT 'settle',
+        merchant_id TEXT,
+        created_at TEXT NOT NULL
+    );
+    CREATE TABLE dict_lookups (
+        merchant_id TEXT NOT NULL,
+        minute TEXT NOT NULL,
+        count INTEGER NOT NULL,
+        PRIMARY KEY (merchant_id, minute)
+    );
+    CREATE TABLE webhooks (
+        id TEXT PRIMARY KEY,
+        merchant_id TEXT NOT NULL,
+        url TEXT NOT NULL,
+        event_types TEXT NOT NULL,
+        secret TEXT NOT NULL,
+        active INTEGER NOT NULL DEFAULT 1,
+        description TEXT,
+        consecutive_failures INTEGER NOT NULL DEFAULT 0,
+        disabled_at TEXT,
+        deleted_at TEXT,
+        created_at TEXT NOT NULL
+    );
+    CREATE TABLE webhook_deliveries (
+        seq INTEGER PRIMARY KEY,
+        event_id TEXT NOT NULL,
+        webhook_id TEXT NOT NULL,
+        state TEXT NOT NULL,
+        attempts INTEGER NOT NULL DEFAULT 0,
+        next_attempt_at TEXT,
+        last_status INTEGER,
+        last_error TEXT,
+        created_at TEXT NOT NULL,
+        UNIQUE (event_id, webhook_id)
+    );
+    CREATE TABLE webhook_attempts (
+        seq INTEGER PRIMARY KEY,
+        delivery_seq INTEGER NOT NULL,
+        attempt INTEGER NOT NULL,
+        at TEXT NOT NULL,
+        status_code INTEGER,
+        latency_ms INTEGER NOT NULL,
+        error TEXT
+    );
+    CREATE TABLE med_cases (
+        id TEXT PRIMARY KEY,
+        merchant_id TEXT NOT NULL,
+        transaction_id TEXT NOT NULL,
+        end_to_end_id TEXT NOT NULL,
+        amount_base INTEGER NOT NULL,
+        reason TEXT NOT NULL,
+        details TEXT,
+        status TEXT NOT NULL,
+        opened_at TEXT NOT NULL,
+        defense_deadline TEXT NOT NULL,
+        defense TEXT,
+        defended_at TEXT,
+        analysis_result TEXT,
+        analysis_details TEXT,
+        closed_at TEXT,
+        refund_transaction_id TEXT
+    );
+    CREATE INDEX med_merchant ON med_cases (merchant_id, opened_at);
+    """,
+)
+
+
+class Store:
+    """The engine's database. Callers hold `lock` for every use of `conn`."""
+
+    def __init__(self, path: str | Path | None = None) -> None:
+        target = ":memory:" if path is None else str(path)
+        self.path = None if path is None else Path(path)
+        self.conn = sqlite3.connect(target, check_same_thread=False, isolation_level=None)
+        self.conn.row_factory = sqlite3.Row
+        self.lock = threading.RLock()
+        self._depth = 0
+        self.conn.execute("PRAGMA foreign_keys = ON")
+        if path is not None:
+            self.conn.execute("PRAGMA journal_mode = WAL")
+            self.conn.execute("PRAGMA synchronous = FULL")
+            self.conn.execute("PRAGMA busy_timeout = 5000")
+        self._migrate()
+
+    def _migrate(self) -> None:
+        with self.lock:
+            version = int(self.conn.execute("PRAGMA user_version").fetchone()[0])
+            for number, script in enumerate(MIGRATIONS[version:], start=version + 1):
+                self.conn.executescript(f"BEGIN; {script}; PRAGMA user_version = {number}; COMMIT;")
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """One atomic unit of work; nested uses join the outer transaction."""
+        with self.lock:
+            if self._depth:
+                self._depth += 1
+                try:
+                    yield self.conn
+                finally:
+                    self._depth -= 1
+                return
+            self.conn.execute("BEGIN IMMEDIATE")
+            self._depth = 1
+            try:
+                yield self.conn
+            except BaseException:
+                self._depth = 0
+                self.conn.execute("ROLLBACK")
+                raise
+            self._depth = 0
+            self.conn.execute("COMMIT")
+
+    def close(self) -> None:
+        with self.lock:
+            self.conn.close()
