@@ -1,0 +1,1 @@
+"""Money movement: charges, inbound credits, payouts and refunds, with their state machines."""
