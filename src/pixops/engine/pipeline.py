@@ -23,6 +23,7 @@ from pixops.engine.http import (
     Reply,
     Request,
     Response,
+    bad_request,
     business_error,
     detail_error,
     encode_json,
@@ -37,6 +38,7 @@ if TYPE_CHECKING:
 BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
 ACCEPTED_MEDIA_TYPES = frozenset({"application/json", "multipart/form-data"})
 MAX_IDEMPOTENCY_KEY = 256
+MAX_BODY_DEPTH = 64
 JSON_HEADERS = [("content-type", "application/json")]
 
 
@@ -138,9 +140,11 @@ def check_hmac(request: Request, caller: Caller) -> Any:
     if not request.body.strip():
         raise detail_error(400, "Request body is required for HMAC validation")
     try:
-        parsed = json.loads(request.body.decode("utf-8"))
-        canonical = wire.canonical_json(parsed)
-    except (UnicodeDecodeError, ValueError, RecursionError):
+        # Strict: duplicate keys, NaN and invalid UTF-8 are refused, so the signed
+        # document means one thing to every parser.
+        canonical = wire.canonicalize(request.body)
+        parsed = json.loads(canonical)
+    except (ValueError, RecursionError):
         raise detail_error(400, "Request body must be valid JSON for HMAC validation") from None
     signature = signature.strip()
     if not (
@@ -216,6 +220,34 @@ def remember(
     )
 
 
+def route_body(parsed: Any, camel: bool) -> Any:
+    """The body as the route sees it: bounded nesting, snake_case keys; else a clear 400."""
+    if not _nesting_within(parsed, MAX_BODY_DEPTH):
+        raise bad_request(f"Request body nests deeper than {MAX_BODY_DEPTH} levels")
+    if not camel:
+        return parsed
+    try:
+        return wire.snakify_keys(parsed)
+    except wire.WireError as error:
+        raise bad_request(f"Request body {error}") from None
+
+
+def _nesting_within(value: Any, limit: int) -> bool:
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            children: Any = item.values()
+        elif isinstance(item, list):
+            children = item
+        else:
+            continue
+        if depth > limit:
+            return False
+        stack.extend((child, depth + 1) for child in children)
+    return True
+
+
 def check_permission(route: Route, caller: Caller) -> None:
     """Step 8."""
     if route.permission not in caller.permissions:
@@ -288,8 +320,8 @@ def _authorized(
             )
         raise business_error(404, "not_found", f"No route for {request.method} {request.path}")
     check_permission(route, caller)
-    if camel and parsed is not None:
-        parsed = wire.snakify_keys(parsed)
+    if parsed is not None:
+        parsed = route_body(parsed, camel)
     context = Context(
         engine=engine,
         conn=engine.store.conn,
