@@ -10,7 +10,7 @@ from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
-from pixops.engine import pipeline, scheduler
+from pixops.engine import openapi, pipeline, scheduler, webhooks
 from pixops.engine.clock import Clock, ManualClock
 from pixops.engine.config import EngineConfig
 from pixops.engine.http import Request, Response, encode_json
@@ -28,7 +28,7 @@ EventHook = Callable[["Engine", sqlite3.Connection, "Event"], None]
 _JSON = [("content-type", "application/json")]
 
 
-class _Rollback(Exception):
+class _RollbackError(Exception):
     def __init__(self, response: Response) -> None:
         self.response = response
 
@@ -47,11 +47,13 @@ class Engine:
         self.store = store or Store()
         self.clock: Clock = clock or ManualClock()
         self.config = config or EngineConfig()
-        self.rng = random.Random(seed)
+        self.rng = random.Random(seed)  # noqa: S311 - simulation ids, never secrets
         self.limiter = RateLimiter(self.config.rate_limit_per_minute)
         self.router = Router(ROUTES)
-        self.event_hooks: list[EventHook] = []
-        self.public_documents: dict[str, Callable[[], bytes]] = {}
+        self.event_hooks: list[EventHook] = [webhooks.fan_out]
+        self.public_documents: dict[str, Callable[[], bytes]] = {
+            openapi.PATH: openapi.document_bytes
+        }
         self._work_ready = threading.Event()
 
     def handle(
@@ -76,13 +78,14 @@ class Engine:
                     with self.store.transaction():
                         response = pipeline.run(self, request, route, params, allowed)
                         if not 200 <= response.status < 300:
-                            raise _Rollback(response)
-                except _Rollback as rollback:
+                            raise _RollbackError(response)
+                except _RollbackError as rollback:
                     response = rollback.response
         except Exception:
             log.exception("unexpected fault on %s %s", request.method, request.path)
             return internal_error()
-        self._work_ready.set()
+        if not self._work_ready.is_set():
+            self._work_ready.set()
         return response
 
     def now(self) -> datetime:
@@ -103,13 +106,15 @@ class Engine:
         """Run what is due now (the server's worker calls this)."""
         return scheduler.run_due(self, self.clock.now())
 
-    def wait_for_work(self, timeout_s: float) -> None:  # noqa: money-ok
+    def wait_for_work(self, timeout_s: float) -> None:
         self._work_ready.wait(timeout_s)
         self._work_ready.clear()
 
 
 def too_large(limit: int) -> Response:
-    body = {"error": {"status": 413, "message": f"Request body too large; the limit is {limit} bytes"}}
+    body = {
+        "error": {"status": 413, "message": f"Request body too large; the limit is {limit} bytes"}
+    }
     return Response(413, list(_JSON), encode_json(body))
 
 

@@ -13,7 +13,7 @@ import hmac
 import secrets
 
 CLIENT_ID_PREFIX = "cli_"
-SECRET_PREFIX = "sk_"
+SECRET_PREFIX = "sk_"  # noqa: S105 - a prefix, not a secret
 _DUMMY_HASH = hashlib.sha256(b"pixops-dummy-secret").hexdigest()
 
 
@@ -35,18 +35,18 @@ def secret_matches(secret: str, stored_hash: str | None) -> bool:
     return hmac.compare_digest(hash_secret(secret), expected) and stored_hash is not None
 
 
-class MissingCredentials(Exception):
+class MissingCredentialsError(Exception):
     """No Authorization header, or not one of the two accepted schemes."""
 
 
-class MalformedCredentials(Exception):
+class MalformedCredentialsError(Exception):
     """An accepted scheme whose value cannot be read as `client_id:client_secret`."""
 
 
 def parse_authorization(header: str | None) -> tuple[str, str]:
     """`ApiKey id:secret` or `Basic base64(id:secret)` -> (client_id, client_secret)."""
     if header is None or not header.strip():
-        raise MissingCredentials
+        raise MissingCredentialsError
     scheme, _, value = header.strip().partition(" ")
     scheme = scheme.lower()
     value = value.strip()
@@ -56,10 +56,10 @@ def parse_authorization(header: str | None) -> tuple[str, str]:
         try:
             pair = base64.b64decode(value, validate=True).decode("utf-8")
         except (binascii.Error, UnicodeDecodeError) as exc:
-            raise MalformedCredentials from exc
+            raise MalformedCredentialsError from exc
     else:
-        raise MissingCredentials
+        raise MissingCredentialsError
     client_id, colon, secret = pair.partition(":")
     if not colon or not client_id or not secret:
-        raise MalformedCredentials
+        raise MalformedCredentialsError
     return client_id, secret

@@ -160,7 +160,8 @@ def audit(conn: sqlite3.Connection, merchant_id: str) -> Audit:
         "SELECT COALESCE(SUM(amount_base), 0) FROM journal WHERE merchant_id = ?", (merchant_id,)
     ).fetchone()[0]
     holds_sum = conn.execute(
-        "SELECT COALESCE(SUM(amount_base), 0) FROM holds WHERE merchant_id = ? AND status = 'active'",
+        "SELECT COALESCE(SUM(amount_base), 0) FROM holds"
+        " WHERE merchant_id = ? AND status = 'active'",
         (merchant_id,),
     ).fetchone()[0]
     return Audit(int(journal_sum), int(holds_sum), balance(conn, merchant_id))

@@ -40,7 +40,10 @@ class ApiKey:
     expires_at: datetime | None
 
     def __repr__(self) -> str:
-        return f"ApiKey(client_id={self.client_id!r}, client_secret='sk_…', merchant_id={self.merchant_id!r})"
+        return (
+            f"ApiKey(client_id={self.client_id!r}, client_secret='sk_…',"
+            f" merchant_id={self.merchant_id!r})"
+        )
 
 
 class AdminError(ValueError):
@@ -67,7 +70,9 @@ def create_merchant(
     if balance_centavos < 0:
         raise AdminError("balance_centavos cannot be negative")
     check_int64(centavos_to_base(balance_centavos))
-    lifetime = engine.config.qr_lifetime_seconds if qr_lifetime_seconds is None else qr_lifetime_seconds
+    lifetime = (
+        engine.config.qr_lifetime_seconds if qr_lifetime_seconds is None else qr_lifetime_seconds
+    )
     if lifetime < 1:
         raise AdminError("qr_lifetime_seconds must be at least 1")
     merchant_id = new_prefixed_id("mer_", engine.rng)
@@ -90,7 +95,11 @@ def create_merchant(
     ledger.open_account(conn, merchant_id)
     if balance_centavos:
         ledger.post(
-            conn, merchant_id, centavos_to_base(balance_centavos), "opening_balance", now,
+            conn,
+            merchant_id,
+            centavos_to_base(balance_centavos),
+            "opening_balance",
+            now,
             memo="opening balance",
         )
     return Merchant(merchant_id, name.strip(), document, True)
@@ -153,7 +162,10 @@ def issue_api_key(
 
 
 def revoke_api_key(conn: sqlite3.Connection, client_id: str) -> None:
-    if conn.execute("UPDATE api_keys SET active = 0 WHERE client_id = ?", (client_id,)).rowcount != 1:
+    if (
+        conn.execute("UPDATE api_keys SET active = 0 WHERE client_id = ?", (client_id,)).rowcount
+        != 1
+    ):
         raise AdminError(f"no API key {client_id!r}")
 
 

@@ -2,8 +2,17 @@
 
 from __future__ import annotations
 
-from pixops.engine.routes import account, charges, med, payouts, refunds, statement
-from pixops.engine.routes import keys, transactions, webhooks
+from pixops.engine.routes import (
+    account,
+    charges,
+    keys,
+    med,
+    payouts,
+    refunds,
+    statement,
+    transactions,
+    webhooks,
+)
 from pixops.engine.routing import Route
 
 ROUTES: list[Route] = [
@@ -19,7 +28,9 @@ ROUTES: list[Route] = [
     Route.make("GET", "/transactions", "transfer:read", transactions.list_transactions),
     Route.make("GET", "/transactions/e2e/:e2e_id", "transfer:read", transactions.by_end_to_end),
     Route.make("GET", "/transactions/tag/:tag", "transfer:read", transactions.by_tag),
-    Route.make("GET", "/transactions/ref/:external_id", "transfer:read", transactions.by_external_id),
+    Route.make(
+        "GET", "/transactions/ref/:external_id", "transfer:read", transactions.by_external_id
+    ),
     Route.make("GET", "/transactions/:id/receipt", "transfer:read", transactions.receipt),
     Route.make("GET", "/transactions/:id", "transfer:read", transactions.get_transaction),
     Route.make("GET", "/pix/keys", "pix:read", keys.list_keys),

@@ -1,0 +1,36 @@
+"""Receiving webhooks: signature verification, an inbox of events, a local receiver app.
+
+    from pixops.webhooks import Inbox, receiver_app, verify
+    event = verify(request.headers, raw_body, "whsec_...")     # raises WebhookVerificationError
+    inbox = Inbox("whsec_...")
+    inbox.add(request.headers, raw_body)                     # False for a repeated webhook-id
+
+Deliveries follow Standard Webhooks 1.0 (headers ``webhook-id``, ``webhook-timestamp``,
+``webhook-signature``); nothing here depends on the engine.
+"""
+
+from pixops.webhooks._inbox import FRAME_COLUMNS, Inbox
+from pixops.webhooks._receiver import ReceiverApp, receiver_app
+from pixops.webhooks._signing import (
+    DEFAULT_TOLERANCE_SECONDS,
+    SECRET_PREFIX,
+    Headers,
+    WebhookVerificationError,
+    generate_secret,
+    sign,
+    verify,
+)
+
+__all__ = [
+    "DEFAULT_TOLERANCE_SECONDS",
+    "FRAME_COLUMNS",
+    "SECRET_PREFIX",
+    "Headers",
+    "Inbox",
+    "ReceiverApp",
+    "WebhookVerificationError",
+    "generate_secret",
+    "receiver_app",
+    "sign",
+    "verify",
+]

@@ -1,0 +1,102 @@
+"""A tiny ASGI app that verifies deliveries and stores them in an `Inbox`.
+
+For local use, e.g. ``uvicorn.run(receiver_app(inbox, secret), port=8765)``. Answers
+200 for a new or a duplicate event (so the sender stops retrying), 400 when the
+delivery does not verify, 405 for anything but POST.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable, MutableMapping, Sequence
+from datetime import datetime
+from typing import Any
+
+from pixops.webhooks._inbox import Inbox
+from pixops.webhooks._signing import WebhookVerificationError, verify
+
+__all__ = ["ReceiverApp", "receiver_app"]
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ReceiverApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+_MAX_BODY_BYTES = 1_048_576
+
+
+def receiver_app(
+    inbox: Inbox,
+    secret: str | Sequence[str] | None = None,
+    *,
+    clock: Callable[[], datetime | int] | None = None,
+) -> ReceiverApp:
+    """An ASGI 3 app storing verified events in `inbox`; `secret` defaults to the inbox's.
+
+    `clock` gives "now" for the timestamp check (default: the wall clock); pass the
+    sandbox's `now` when receiving from a sandbox whose clock is virtual.
+    """
+    key = inbox.secret if secret is None else secret
+    if key is None:
+        raise ValueError("receiver_app needs a secret (or an Inbox created with one)")
+
+    async def app(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan":
+            await _lifespan(receive, send)
+            return
+        if scope["type"] != "http":
+            return
+        if scope["method"] != "POST":
+            await _reply(send, 405, {"error": "only POST is accepted"}, [(b"allow", b"POST")])
+            return
+        body = bytearray()
+        more = True
+        while more:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return
+            body.extend(message.get("body", b""))
+            more = bool(message.get("more_body", False))
+            if len(body) > _MAX_BODY_BYTES:
+                await _reply(send, 413, {"error": "body too large"})
+                return
+        headers = [
+            (name.decode("latin-1"), value.decode("latin-1"))
+            for name, value in scope.get("headers", [])
+        ]
+        try:
+            event = verify(
+                headers,
+                bytes(body),
+                key,
+                tolerance_seconds=inbox.tolerance_seconds,
+                now=None if clock is None else clock(),
+            )
+        except WebhookVerificationError as error:
+            await _reply(send, 400, {"error": str(error)})
+            return
+        webhook_id = next(value for name, value in headers if name.lower() == "webhook-id")
+        new = inbox.add_verified(webhook_id.strip(), event)
+        await _reply(send, 200, {"received": True, "duplicate": not new})
+
+    return app
+
+
+async def _reply(
+    send: Send, status: int, payload: dict[str, Any], extra: Sequence[tuple[bytes, bytes]] = ()
+) -> None:
+    body = json.dumps(payload, separators=(",", ":")).encode("utf-8")
+    headers = [(b"content-type", b"application/json"), *extra]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+async def _lifespan(receive: Receive, send: Send) -> None:
+    while True:
+        message = await receive()
+        if message["type"] == "lifespan.startup":
+            await send({"type": "lifespan.startup.complete"})
+        elif message["type"] == "lifespan.shutdown":
+            await send({"type": "lifespan.shutdown.complete"})
+            return
