@@ -16,17 +16,35 @@ from pathlib import Path
 
 from pixops.engine import events as event_log
 from pixops.engine import ledger, merchants
+from pixops.engine import med as med_flow
+from pixops.engine import webhooks as webhook_flow
 from pixops.engine.adapters import AsgiApp, AsyncEngineTransport, EngineTransport
 from pixops.engine.clock import DEFAULT_START, ManualClock
 from pixops.engine.config import EngineConfig
 from pixops.engine.core import Engine
 from pixops.engine.events import Event
 from pixops.engine.fees import DEFAULT_FEES, FeeSchedule
+from pixops.engine.med import MedCase, MedError
 from pixops.engine.merchants import AdminError, ApiKey, Merchant
 from pixops.engine.permissions import PERMISSIONS
+from pixops.engine.pix import charges as charge_flow
+from pixops.engine.pix import inbound
+from pixops.engine.pix import payouts as payout_flow
+from pixops.engine.pix.records import SimulationError
 from pixops.engine.store import Store
+from pixops.engine.webhooks import Receiver, WebhookDelivery
+from pixops.engine.world import dict as directory
 
-__all__ = ["AdminError", "ApiKey", "Merchant", "Sandbox"]
+__all__ = [
+    "AdminError",
+    "ApiKey",
+    "MedCase",
+    "MedError",
+    "Merchant",
+    "Sandbox",
+    "SimulationError",
+    "WebhookDelivery",
+]
 
 
 class Sandbox:
@@ -37,12 +55,13 @@ class Sandbox:
         path: str | Path | None = None,
         *,
         seed: int = 0,
-        rate_limit_per_minute: int = 90_000,
+        rate_limit_per_minute: int | None = None,
         start: datetime | None = None,
         config: EngineConfig | None = None,
     ) -> None:
         base = config or EngineConfig()
-        if rate_limit_per_minute != base.rate_limit_per_minute:
+        # The keyword, when given, wins over `config`; left out, `config` (or 90,000) holds.
+        if rate_limit_per_minute is not None:
             base = EngineConfig(**{**base.__dict__, "rate_limit_per_minute": rate_limit_per_minute})
         self.engine = Engine(
             store=Store(path),
@@ -131,6 +150,218 @@ class Sandbox:
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise ValueError("advance() takes non-negative integers")
         return self.engine.advance(seconds + 60 * minutes + 3600 * hours + 86400 * days)
+
+    # -- the world: payers and counterparties ---------------------------------
+
+    def pay_charge(
+        self,
+        qr_transaction_id: str,
+        *,
+        payer_name: str | None = None,
+        payer_document: str | None = None,
+        payer_ispb: str | None = None,
+        link_after_seconds: int | None = None,
+    ) -> str:
+        """A payer pays a pending QR; returns the credit's transaction_id (``PIXIN…``).
+
+        Unset payer fields come from the charge's expected payer, else from a random
+        simulated payer. The credit is linked (stored, posted, `pix.charge.paid`) at
+        once or after `link_after_seconds` (default `config.charge_link_delay_seconds`).
+        An expired, cancelled or paid QR raises SimulationError. If the account refuses
+        the credit (inactive: AC06, over its limit: AM02) the returned id is a failed
+        inbound transaction and the QR stays pending.
+        """
+        with self.engine.store.transaction() as conn:
+            return charge_flow.pay_charge(
+                self.engine,
+                conn,
+                qr_transaction_id,
+                payer_name=payer_name,
+                payer_document=payer_document,
+                payer_ispb=payer_ispb,
+                link_after_seconds=link_after_seconds,
+            )
+
+    def cancel_charge(self, qr_transaction_id: str) -> None:
+        """Cancel a pending QR (the merchant portal or an administrator)."""
+        with self.engine.store.transaction() as conn:
+            charge_flow.cancel_charge(self.engine, conn, qr_transaction_id)
+
+    def receive_pix(
+        self,
+        merchant_id: str,
+        *,
+        amount_centavos: int,
+        payer_name: str | None = None,
+        payer_document: str | None = None,
+        payer_ispb: str | None = None,
+        description: str | None = None,
+        recipient_key: str | None = None,
+        fail_reason: str | None = None,
+    ) -> str:
+        """A PIX sent to one of the merchant's keys (no charge); returns its transaction_id.
+
+        With `fail_reason` (a central-bank code such as AM02, AC06, AC03, DUPL), or
+        when the account is inactive (AC06) or the amount is over its per-transaction
+        limit (AM02), the credit is stored as failed and no money moves.
+        """
+        with self.engine.store.transaction() as conn:
+            return inbound.receive_pix(
+                self.engine,
+                conn,
+                merchant_id,
+                amount_centavos=amount_centavos,
+                payer_name=payer_name,
+                payer_document=payer_document,
+                payer_ispb=payer_ispb,
+                description=description,
+                recipient_key=recipient_key,
+                fail_reason=fail_reason,
+            )
+
+    def receive_return(
+        self,
+        original_transaction_id: str,
+        *,
+        amount_centavos: int | None = None,
+        reason_code: str = "MD06",
+    ) -> str:
+        """The recipient of a settled cash-out returns (part of) it; returns ``PIXIN<D-id>``.
+
+        Omitting the amount returns what is left; returns never exceed the cash-out's
+        amount in total (SimulationError).
+        """
+        with self.engine.store.transaction() as conn:
+            return inbound.receive_return(
+                self.engine,
+                conn,
+                original_transaction_id,
+                amount_centavos=amount_centavos,
+                reason_code=reason_code,
+            )
+
+    # -- webhooks -------------------------------------------------------------
+
+    def add_webhook_receiver(self, receiver: Receiver, *, name: str | None = None) -> str:
+        """Register a callable `(headers, body) -> status code` as a webhook endpoint.
+
+        Returns its URL, ``inproc://<name>``, which `POST /webhooks` of this sandbox
+        accepts; deliveries to it call `receiver` directly, with no socket, when timers
+        run (`advance()`). Real http(s) URLs are delivered over the network as usual.
+        """
+        return webhook_flow.add_receiver(self.engine, receiver, name)
+
+    def webhook_deliveries(self, merchant_id: str) -> list[WebhookDelivery]:
+        """Every delivery to the merchant's subscriptions with its attempts, oldest first."""
+        with self.engine.store.lock:
+            return webhook_flow.list_deliveries(self.engine.store.conn, merchant_id)
+
+    # -- MED (the central bank) -----------------------------------------------
+
+    def open_med_case(
+        self,
+        transaction_id: str,
+        *,
+        reason: str = "FRAUD",
+        details: str | None = None,
+        amount_centavos: int | None = None,
+    ) -> MedCase:
+        """The central bank notifies an infraction on a settled received PIX.
+
+        Emits `pix.refund.requested` and blocks the disputed amount (default: what is
+        still refundable), capped by the available balance. Reasons: FRAUD,
+        OPERATIONAL_FLAW, REFUND_REQUEST. MedError when the transaction cannot be disputed.
+        """
+        with self.engine.store.transaction() as conn:
+            return med_flow.open_case(
+                self.engine,
+                conn,
+                transaction_id,
+                reason=reason,
+                details=details,
+                amount_centavos=amount_centavos,
+                now=self.now(),
+            )
+
+    def resolve_med_case(
+        self, case_id: str, result: str = "AGREED", details: str | None = None
+    ) -> MedCase:
+        """The central bank's analysis closes the case and releases the block.
+
+        AGREED also refunds the payer automatically (a ``med_refund``, completed by
+        timers like any refund); DISAGREED refunds nothing.
+        """
+        with self.engine.store.transaction() as conn:
+            return med_flow.resolve_case(
+                self.engine, conn, case_id, result=result, details=details, now=self.now()
+            )
+
+    def cancel_med_case(self, case_id: str) -> MedCase:
+        """The notifier withdraws the notice: CANCELLED, block released, nothing refunded."""
+        with self.engine.store.transaction() as conn:
+            return med_flow.cancel_case(conn, case_id, now=self.now())
+
+    def med_case(self, case_id: str) -> MedCase:
+        with self.engine.store.lock:
+            return med_flow.require_case(self.engine.store.conn, case_id)
+
+    # -- the key directory (DICT) and the portal's dual control ---------------
+
+    def register_pix_key(
+        self,
+        key: str,
+        *,
+        owner_name: str,
+        owner_document: str | None = None,
+        ispb: str | None = None,
+        key_type: str | None = None,
+        behavior: str = "settle",
+        merchant_id: str | None = None,
+    ) -> directory.Entry:
+        """Add a key to the simulated DICT; returns the entry with the canonical key.
+
+        Without `merchant_id` it is a recipient's key at `ispb` (a real Pix participant,
+        default "60701190"); with it, one of the merchant's own keys at this institution
+        (listed by `GET /pix/keys`). `key_type` is detected when omitted (an 11-digit
+        key needs it). `behavior` forces what happens to payments to the key, as the
+        documented test keys do (docs/sandbox-test-keys.md): "settle", "settle_instant",
+        "reject:<CODE>", "orphan", "queue_client:<n>", "queue_bucket:<n>",
+        "queue_forever", "not_found", "blocked", "lookup_failed", "rate_limited",
+        "bucket_exhausted", "provider_rejected", "provider_schema_error",
+        "provider_unknown_error".
+        """
+        service_ispb = self.engine.config.service_ispb
+        if ispb is None:
+            ispb = "60701190" if merchant_id is None else service_ispb
+        with self.engine.store.transaction() as conn:
+            return directory.register_key(
+                conn,
+                key,
+                key_type,
+                owner_name,
+                owner_document,
+                ispb,
+                behavior,
+                merchant_id,
+                now=self.now(),
+                service_ispb=service_ispb,
+            )
+
+    def approve_payout(self, transaction_id: str) -> str:
+        """Dual control: approve a cash-out pending approval; returns its new status.
+
+        The payout is then dispatched like a fresh one (DICT lookup, queue, central
+        bank); a directory refusal at that point fails it with pix.payout.failed.
+        """
+        with self.engine.store.transaction() as conn:
+            row = payout_flow.approve_payout(self.engine, conn, transaction_id, self.now())
+            return str(row["status"])
+
+    def deny_payout(self, transaction_id: str) -> str:
+        """Dual control: deny a cash-out pending approval (failed, approval_denied)."""
+        with self.engine.store.transaction() as conn:
+            row = payout_flow.deny_payout(self.engine, conn, transaction_id, self.now())
+            return str(row["status"])
 
     # -- observation ----------------------------------------------------------
 

@@ -228,6 +228,26 @@ MIGRATIONS: tuple[str, ...] = (
     );
     CREATE INDEX med_merchant ON med_cases (merchant_id, opened_at);
     """,
+    # 2: charges name their expected payer (the cob API's `devedor`) and are found by
+    # tag, external id and the credit's transaction id.
+    """
+    ALTER TABLE charges ADD COLUMN debtor_name TEXT;
+    ALTER TABLE charges ADD COLUMN debtor_document TEXT;
+    CREATE INDEX charges_tag ON charges (merchant_id, tag);
+    CREATE INDEX charges_external ON charges (merchant_id, external_id);
+    CREATE INDEX charges_transaction ON charges (transaction_id);
+    CREATE INDEX charges_end_to_end ON charges (end_to_end_id);
+    """,
+    # 3: webhook deliveries know their transaction (per-transaction ordering); MED cases
+    # remember the precautionary block they placed.
+    """
+    ALTER TABLE webhook_deliveries ADD COLUMN transaction_id TEXT;
+    CREATE INDEX webhook_deliveries_order ON webhook_deliveries (webhook_id, transaction_id, state);
+    CREATE INDEX webhook_attempts_delivery ON webhook_attempts (delivery_seq, attempt);
+    CREATE INDEX webhooks_merchant ON webhooks (merchant_id, created_at);
+    ALTER TABLE med_cases ADD COLUMN blocked_base INTEGER NOT NULL DEFAULT 0;
+    CREATE INDEX med_transaction ON med_cases (transaction_id);
+    """,
 )
 
 

@@ -1,0 +1,203 @@
+"""Shared helpers over the `transactions` table: insert a row, find rows, reason codes.
+
+Every money movement a merchant can query is one row (see docs/engine-internals.md);
+this module is the one place that writes the column list.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import sqlite3
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Final
+
+from pixops.engine.clock import to_db
+from pixops.engine.merchants import AdminError
+from pixops.ids import new_hex_id
+from pixops.pixkeys import PixKeyError, detect_key_type
+
+__all__ = [
+    "EXTERNAL_ID_PATTERN",
+    "REASON_CODES",
+    "TAG_PATTERN",
+    "NewTransaction",
+    "SimulationError",
+    "failure_reason",
+    "find_by_end_to_end_id",
+    "find_by_transaction_id",
+    "insert",
+    "key_type_of",
+    "reason_description",
+]
+
+
+class SimulationError(AdminError):
+    """A simulated-world action the current state forbids (paying an expired QR, …)."""
+
+
+#: Central-bank (pacs.002) reason codes and their English descriptions.
+REASON_CODES: Final[dict[str, str]] = {
+    "AB03": "Settlement timeout",
+    "AB09": "Error at the receiving institution",
+    "AB11": "Payer institution timeout",
+    "AC03": "Account missing or invalid",
+    "AC06": "Account blocked",
+    "AC07": "Account closed",
+    "AC14": "Wrong account type",
+    "AG03": "Transaction type not supported",
+    "AM01": "Zero amount",
+    "AM02": "Amount over the account's limit",
+    "AM04": "Payer institution lacks settlement funds",
+    "AM09": "Refund exceeds the original amount",
+    "BE01": "Document inconsistent with the account holder",
+    "BE17": "QR code rejected",
+    "CH11": "Receiver document incorrect",
+    "DS04": "Order rejected",
+    "DS27": "Participant not active",
+    "DT05": "Refund outside the allowed window",
+    "DUPL": "Duplicate payment",
+    "ED05": "Settlement failed",
+    "FF08": "Malformed end-to-end ID",
+    "FRAD": "Well-founded fraud suspicion",
+    "RR04": "Sanctioned party",
+    "SL02": "Not a withdrawal or change transaction",
+}
+
+#: The merchant-facing category of a rejected credit, per the spec's list
+#: (limit exceeded, account blocked or nonexistent, duplicate, central-bank rejection).
+_FAILURE_REASONS: Final[dict[str, str]] = {
+    "AM02": "limit_exceeded",
+    "AC06": "account_blocked",
+    "AC07": "account_closed",
+    "AC03": "account_not_found",
+    "DUPL": "duplicate",
+}
+
+
+def reason_description(code: str) -> str:
+    return REASON_CODES.get(code, f"Rejected by the central bank ({code})")
+
+
+def failure_reason(code: str) -> str:
+    return _FAILURE_REASONS.get(code, "central_bank_rejection")
+
+
+def key_type_of(key: str | None) -> str | None:
+    """The detected type of a PIX key; None when unknown or ambiguous (11 digits)."""
+    if key is None:
+        return None
+    try:
+        return detect_key_type(key).value
+    except PixKeyError:
+        return None
+
+
+@dataclass(frozen=True)
+class NewTransaction:
+    """One row to insert; money in base units, times as aware datetimes."""
+
+    merchant_id: str
+    transaction_id: str
+    end_to_end_id: str
+    type: str
+    direction: str
+    kind: str
+    status: str
+    amount_base: int
+    created_at: datetime
+    fee_base: int = 0
+    stage: int = 3
+    external_id: str | None = None
+    tag: str | None = None
+    description: str | None = None
+    counterparty_name: str | None = None
+    payer_document: str | None = None
+    recipient_document: str | None = None
+    recipient_key: str | None = None
+    payer_ispb: str | None = None
+    recipient_ispb: str | None = None
+    reason_code: str | None = None
+    reason_description: str | None = None
+    failure_reason: str | None = None
+    charge_txid: str | None = None
+    original_transaction_id: str | None = None
+    refund_reason: str | None = None
+    completed_at: datetime | None = None
+    failed_at: datetime | None = None
+
+
+def insert(conn: sqlite3.Connection, rng: random.Random, tx: NewTransaction) -> str:
+    """Insert `tx` with a fresh internal id (32 lowercase hex); returns that id."""
+    internal_id = new_hex_id(rng)
+    conn.execute(
+        "INSERT INTO transactions (id, merchant_id, transaction_id, end_to_end_id, external_id,"
+        " tag, type, direction, kind, status, stage, amount_base, fee_base, description,"
+        " counterparty_name, payer_document, recipient_document, recipient_key,"
+        " recipient_key_type, payer_ispb, recipient_ispb, reason_code, reason_description,"
+        " failure_reason, charge_txid, original_transaction_id, refund_reason, created_at,"
+        " completed_at, failed_at)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
+        " ?, ?, ?)",
+        (
+            internal_id,
+            tx.merchant_id,
+            tx.transaction_id,
+            tx.end_to_end_id,
+            tx.external_id,
+            tx.tag,
+            tx.type,
+            tx.direction,
+            tx.kind,
+            tx.status,
+            tx.stage,
+            tx.amount_base,
+            tx.fee_base,
+            tx.description,
+            tx.counterparty_name,
+            tx.payer_document,
+            tx.recipient_document,
+            tx.recipient_key,
+            key_type_of(tx.recipient_key),
+            tx.payer_ispb,
+            tx.recipient_ispb,
+            tx.reason_code,
+            tx.reason_description,
+            tx.failure_reason,
+            tx.charge_txid,
+            tx.original_transaction_id,
+            tx.refund_reason,
+            to_db(tx.created_at),
+            None if tx.completed_at is None else to_db(tx.completed_at),
+            None if tx.failed_at is None else to_db(tx.failed_at),
+        ),
+    )
+    return internal_id
+
+
+def find_by_transaction_id(
+    conn: sqlite3.Connection, merchant_id: str, transaction_id: str
+) -> sqlite3.Row | None:
+    row: sqlite3.Row | None = conn.execute(
+        "SELECT * FROM transactions WHERE merchant_id = ? AND transaction_id = ?",
+        (merchant_id, transaction_id),
+    ).fetchone()
+    return row
+
+
+def find_by_end_to_end_id(
+    conn: sqlite3.Connection, merchant_id: str, end_to_end_id: str
+) -> sqlite3.Row | None:
+    """The merchant's row with this end-to-end ID; a settled one wins over a failed one."""
+    row: sqlite3.Row | None = conn.execute(
+        "SELECT * FROM transactions WHERE merchant_id = ? AND end_to_end_id = ?"
+        " ORDER BY status = 'settled' DESC, seq DESC LIMIT 1",
+        (merchant_id, end_to_end_id),
+    ).fetchone()
+    return row
+
+
+#: Caller references: `external_id` (cash-out's rule) and `tag`, both URL-path safe.
+EXTERNAL_ID_PATTERN: Final = re.compile(r"[a-zA-Z0-9._:-]{1,128}")
+TAG_PATTERN: Final = re.compile(r"[a-zA-Z0-9._:-]{1,64}")
