@@ -80,7 +80,9 @@ class AsgiApp:
             return
         limit = self.engine.config.max_body_bytes
         headers = _headers(list(scope.get("headers", [])))
-        declared = next((value for name, value in headers if name.lower() == "content-length"), None)
+        declared = next(
+            (value for name, value in headers if name.lower() == "content-length"), None
+        )
         if declared is not None and declared.strip().isdigit() and int(declared) > limit:
             await self._send(send, too_large(limit))
             return
@@ -107,13 +109,15 @@ class AsgiApp:
 
     @staticmethod
     async def _send(send: Send, response: Any) -> None:
+        # Content-Length last, as httpx adds it in-process: without it the server
+        # would switch to chunked encoding and the two ways in would differ.
+        headers = [*response.headers, ("content-length", str(len(response.body)))]
         await send(
             {
                 "type": "http.response.start",
                 "status": response.status,
                 "headers": [
-                    (name.encode("latin-1"), value.encode("latin-1"))
-                    for name, value in response.headers
+                    (name.encode("latin-1"), value.encode("latin-1")) for name, value in headers
                 ],
             }
         )

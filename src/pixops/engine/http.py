@@ -12,6 +12,7 @@ from typing import Any
 from urllib.parse import parse_qsl
 
 JSONObject = dict[str, Any]
+LIST_HEADERS = frozenset({"x-forwarded-for"})
 
 
 @dataclass(slots=True)
@@ -32,11 +33,20 @@ class Request:
         body: bytes,
         peer: str,
     ) -> Request:
-        """Split `target` into path and query; lower-case header names, first one wins."""
+        """Split `target` into path and query; lower-case header names, first one wins.
+
+        List headers are the exception: their repeated lines join in order (RFC 9110
+        5.3), so a proxy appending its own X-Forwarded-For line is read after the
+        client's, never shadowed by it.
+        """
         path, _, query = target.partition("?")
         folded: dict[str, str] = {}
         for name, value in headers:
-            folded.setdefault(name.lower(), value)
+            lowered = name.lower()
+            if lowered in LIST_HEADERS and lowered in folded:
+                folded[lowered] = f"{folded[lowered]}, {value}"
+            else:
+                folded.setdefault(lowered, value)
         return cls(method.upper(), path, query, folded, body, peer)
 
     def query_params(self) -> dict[str, list[str]]:

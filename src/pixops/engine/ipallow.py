@@ -38,21 +38,27 @@ def entry_matches(entry: str, caller: str) -> bool:
 
 
 def allowed(whitelist: list[str], caller: str) -> bool:
+    """Only a real address can match: an unreadable peer or hop is never admitted."""
+    if normalize_address(caller) != caller:
+        return False
     return any(entry_matches(entry, caller) for entry in whitelist)
 
 
 def client_address(peer: str, forwarded_for: str | None, trusted_proxies: frozenset[str]) -> str:
-    """The caller's address: the peer, or for a trusted proxy the nearest untrusted hop."""
+    """The caller's address: the peer, or behind trusted proxies the nearest untrusted hop.
+
+    Hops are read right to left (the order proxies append them), so whatever a client
+    writes into the header itself is reached only after every trusted hop; an unreadable
+    hop stops the walk and is returned as is, which no whitelist entry matches.
+    """
     direct = normalize_address(peer) or peer
-    if forwarded_for is None or direct not in trusted_proxies:
+    if forwarded_for is None or not forwarded_for.strip() or direct not in trusted_proxies:
         return direct
-    hops = [normalize_address(hop) for hop in forwarded_for.split(",")]
-    if not hops or any(hop is None for hop in hops):
-        return direct
+    hops = forwarded_for.split(",")
     for hop in reversed(hops):
-        assert hop is not None
-        if hop not in trusted_proxies:
-            return hop
-    first = hops[0]
-    assert first is not None
-    return first
+        address = normalize_address(hop)
+        if address is None:
+            return hop.strip()
+        if address not in trusted_proxies:
+            return address
+    return normalize_address(hops[0]) or direct

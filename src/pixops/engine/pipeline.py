@@ -7,6 +7,7 @@ other GET and DELETE run 1, 2, 3, 4, 6, 8; POST runs all eight.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import sqlite3
@@ -49,7 +50,8 @@ class Caller:
     merchant_id: str
     permissions: frozenset[str]
     hmac_enabled: bool
-    ip_whitelist: list[str]
+    ip_whitelist: tuple[str, ...]
+    account_active: bool
 
 
 def check_content_type(request: Request) -> None:
@@ -83,15 +85,18 @@ def authenticate(engine: Engine, request: Request) -> Caller:
     """Step 3: credentials; missing, invalid, inactive or expired gives 401."""
     try:
         client_id, secret = credentials.parse_authorization(request.headers.get("authorization"))
-    except credentials.MissingCredentials:
+    except credentials.MissingCredentialsError:
         raise pipeline_error(
             401,
             "Missing API key credentials. Use Authorization: ApiKey <client_id>:<client_secret>",
         ) from None
-    except credentials.MalformedCredentials:
+    except credentials.MalformedCredentialsError:
         raise pipeline_error(401, "Invalid API key credentials") from None
+    # The account's active flag comes along (step 4 reads it) to save a query per request.
     row = engine.store.conn.execute(
-        "SELECT * FROM api_keys WHERE client_id = ?", (client_id,)
+        "SELECT k.*, m.active AS account_active FROM api_keys AS k"
+        " LEFT JOIN merchants AS m ON m.id = k.merchant_id WHERE k.client_id = ?",
+        (client_id,),
     ).fetchone()
     if not credentials.secret_matches(secret, None if row is None else row["secret_sha256"]):
         raise pipeline_error(401, "Invalid API key credentials")
@@ -103,16 +108,38 @@ def authenticate(engine: Engine, request: Request) -> Caller:
         client_id=client_id,
         secret=secret,
         merchant_id=row["merchant_id"],
-        permissions=frozenset(json.loads(row["permissions"])),
+        permissions=_permissions(row["permissions"]),
         hmac_enabled=bool(row["hmac_enabled"]),
-        ip_whitelist=json.loads(row["ip_whitelist"]),
+        ip_whitelist=_whitelist(row["ip_whitelist"]),
+        account_active=bool(row["account_active"]),
     )
+
+
+# Pure functions of stored text or addresses, cached: every request of a key repeats them.
+@functools.lru_cache(maxsize=4096)
+def _permissions(stored: str) -> frozenset[str]:
+    return frozenset(json.loads(stored))
+
+
+@functools.lru_cache(maxsize=4096)
+def _whitelist(stored: str) -> tuple[str, ...]:
+    return tuple(json.loads(stored))
+
+
+@functools.lru_cache(maxsize=4096)
+def _client_address(peer: str, forwarded_for: str | None, trusted: frozenset[str]) -> str:
+    return ipallow.client_address(peer, forwarded_for, trusted)
+
+
+@functools.lru_cache(maxsize=4096)
+def _whitelisted(whitelist: tuple[str, ...], address: str) -> bool:
+    return ipallow.allowed(list(whitelist), address)
 
 
 def check_ip_and_account(engine: Engine, request: Request, caller: Caller) -> str:
     """Step 4: the whitelist (never empty) and the account's active flag; returns the IP."""
     whitelist = caller.ip_whitelist
-    address = ipallow.client_address(
+    address = _client_address(
         request.peer, request.headers.get("x-forwarded-for"), engine.config.trusted_proxies
     )
     if not whitelist:
@@ -120,12 +147,9 @@ def check_ip_and_account(engine: Engine, request: Request, caller: Caller) -> st
             403,
             "IP whitelist required. Configure at least one allowed IP to use this API key.",
         )
-    if not ipallow.allowed(whitelist, address):
+    if not _whitelisted(whitelist, address):
         raise pipeline_error(403, "Request IP not in API key whitelist")
-    active = engine.store.conn.execute(
-        "SELECT active FROM merchants WHERE id = ?", (caller.merchant_id,)
-    ).fetchone()
-    if active is None or not active[0]:
+    if not caller.account_active:
         raise pipeline_error(403, "Account is not active")
     return address
 
@@ -185,9 +209,7 @@ def fingerprint(request: Request) -> str:
     return hashlib.sha256(material).hexdigest()
 
 
-def find_replay(
-    engine: Engine, caller: Caller, request: Request, key: str
-) -> sqlite3.Row | None:
+def find_replay(engine: Engine, caller: Caller, request: Request, key: str) -> sqlite3.Row | None:
     """Step 7, second half: a cached 2xx for (key owner, method, path, key) within 24 h."""
     oldest = to_db(engine.clock.now() - timedelta(seconds=engine.config.idempotency_ttl_seconds))
     row: sqlite3.Row | None = engine.store.conn.execute(
@@ -196,9 +218,7 @@ def find_replay(
         (caller.client_id, request.method, request.path, key, oldest),
     ).fetchone()
     if row is not None and row["fingerprint"] != fingerprint(request):
-        raise pipeline_error(
-            422, "Idempotency-Key was already used with a different request body"
-        )
+        raise pipeline_error(422, "Idempotency-Key was already used with a different request body")
     return row
 
 
@@ -274,8 +294,9 @@ def run(
             converted = wire.camelize_keys(body_object)
             assert isinstance(converted, dict)
             body_object = converted
-        return Response(error.status, [*JSON_HEADERS, *error.headers, *headers],
-                        encode_json(body_object))
+        return Response(
+            error.status, [*JSON_HEADERS, *error.headers, *headers], encode_json(body_object)
+        )
 
 
 def _authorized(

@@ -1,0 +1,206 @@
+"""Shared fixtures: a sandbox with one merchant and key, and hand-built raw requests.
+
+The request helper is deliberately tiny and independent of any pixops client: it
+writes the `Authorization` header, the JSON bytes and the `hmac` header itself, so
+the tests check the service against the spec and not against our own client.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+import socket
+import threading
+import time
+from collections.abc import Awaitable, Callable, Iterator, MutableMapping
+from typing import Any
+
+import httpx
+import pytest
+import uvicorn
+
+from pixops import wire
+from pixops.sandbox import ApiKey, Merchant, Sandbox
+
+BASE_URL = "http://sandbox/api/external"
+JSONBody = dict[str, Any] | list[Any]
+
+
+def authorization(client_id: str, client_secret: str, scheme: str = "ApiKey") -> str:
+    """`ApiKey id:secret` or `Basic base64(id:secret)`, written out by hand."""
+    if scheme == "Basic":
+        token = base64.b64encode(f"{client_id}:{client_secret}".encode()).decode("ascii")
+        return f"Basic {token}"
+    return f"{scheme} {client_id}:{client_secret}"
+
+
+def send(
+    client: httpx.Client,
+    method: str,
+    path: str,
+    *,
+    key: ApiKey | None = None,
+    body: JSONBody | bytes | None = None,
+    scheme: str = "ApiKey",
+    sign: bool = True,
+    headers: dict[str, str | None] | None = None,
+) -> httpx.Response:
+    """One raw request. A dict/list body goes as `json.dumps` bytes with content-type and,
+    when a key is given and `sign` is true, its `hmac`; `headers` override or (None) drop."""
+    written: dict[str, str] = {}
+    if key is not None:
+        written["authorization"] = authorization(key.client_id, key.client_secret, scheme)
+    content: bytes | None = None
+    if body is not None:
+        content = body if isinstance(body, bytes) else json.dumps(body).encode("utf-8")
+        written["content-type"] = "application/json"
+        if key is not None and sign:
+            written["hmac"] = wire.sign(content, key.client_secret)
+    for name, value in (headers or {}).items():
+        written.pop(name.lower(), None)
+        if value is not None:
+            written[name.lower()] = value
+    return client.request(method, path, content=content, headers=written)
+
+
+class Api:
+    """`send` bound to one client and a default key: `api("GET", "/balance")`."""
+
+    def __init__(self, client: httpx.Client, key: ApiKey | None) -> None:
+        self.client = client
+        self.key = key
+
+    def __call__(
+        self,
+        method: str,
+        path: str,
+        body: JSONBody | bytes | None = None,
+        *,
+        key: ApiKey | str | None = "default",
+        **options: Any,
+    ) -> httpx.Response:
+        chosen = self.key if key == "default" else key
+        assert chosen is None or isinstance(chosen, ApiKey)
+        return send(self.client, method, path, key=chosen, body=body, **options)
+
+
+@pytest.fixture
+def sandbox() -> Sandbox:
+    return Sandbox()
+
+
+@pytest.fixture
+def merchant(sandbox: Sandbox) -> Merchant:
+    return sandbox.create_merchant("Loja Exemplo", balance_centavos=1_000_000)
+
+
+@pytest.fixture
+def key(sandbox: Sandbox, merchant: Merchant) -> ApiKey:
+    """Every permission, HMAC on, whitelisted for 127.0.0.1 (in-process and loopback)."""
+    return sandbox.issue_api_key(merchant.id, ip_whitelist=["127.0.0.1"])
+
+
+Connect = Callable[..., Api]
+
+
+@pytest.fixture
+def connect() -> Iterator[Connect]:
+    """`connect(sandbox, key, client_ip="127.0.0.1")`: an `Api` over the in-process transport."""
+    clients: list[httpx.Client] = []
+
+    def make(sb: Sandbox, key: ApiKey | None, client_ip: str = "127.0.0.1") -> Api:
+        client = httpx.Client(transport=sb.transport(client_ip=client_ip), base_url=BASE_URL)
+        clients.append(client)
+        return Api(client, key)
+
+    yield make
+    for client in clients:
+        client.close()
+
+
+@pytest.fixture
+def api(connect: Connect, sandbox: Sandbox, key: ApiKey) -> Api:
+    """Requests from 127.0.0.1 with the all-permission key; override with `key=`."""
+    return connect(sandbox, key)
+
+
+# -- a real HTTP server on loopback --------------------------------------------
+
+Scope = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
+Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
+AsgiApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+
+class LiveServer:
+    """One uvicorn for the whole session; each test points it at its own sandbox's app."""
+
+    def __init__(self) -> None:
+        self.app: AsgiApp | None = None
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+            probe.bind(("127.0.0.1", 0))
+            self.port = int(probe.getsockname()[1])
+        # proxy_headers off: the engine reads X-Forwarded-For itself, only from trusted
+        # proxies; uvicorn's own rewriting would let any loopback caller spoof its IP.
+        config = uvicorn.Config(
+            self._dispatch,
+            host="127.0.0.1",
+            port=self.port,
+            interface="asgi3",
+            lifespan="off",
+            log_level="warning",
+            proxy_headers=False,
+            access_log=False,
+        )
+        self.server = uvicorn.Server(config)
+        self.thread = threading.Thread(target=self._run, name="uvicorn-live", daemon=True)
+
+    def _run(self) -> None:
+        asyncio.run(self.server.serve())
+
+    async def _dispatch(self, scope: Scope, receive: Receive, send: Send) -> None:
+        assert self.app is not None, "live_client attaches a sandbox before any request"
+        await self.app(scope, receive, send)
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/api/external"
+
+    def start(self) -> None:
+        self.thread.start()
+        deadline = time.monotonic() + 10
+        while not self.server.started:
+            if not self.thread.is_alive() or time.monotonic() > deadline:
+                raise RuntimeError("uvicorn did not start")
+            time.sleep(0.01)
+
+    def stop(self) -> None:
+        self.server.should_exit = True
+        self.thread.join(timeout=10)
+
+
+@pytest.fixture(scope="session")
+def live_server() -> Iterator[LiveServer]:
+    server = LiveServer()
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def live_connect(live_server: LiveServer) -> Iterator[Connect]:
+    """Like `connect`, but through the real uvicorn on loopback (the peer is 127.0.0.1)."""
+    clients: list[httpx.Client] = []
+
+    def make(sb: Sandbox, key: ApiKey | None, client_ip: str = "127.0.0.1") -> Api:
+        assert client_ip == "127.0.0.1", "a loopback server only ever sees 127.0.0.1"
+        live_server.app = sb.asgi_app
+        client = httpx.Client(base_url=live_server.base_url, trust_env=False, timeout=10)
+        clients.append(client)
+        return Api(client, key)
+
+    yield make
+    for client in clients:
+        client.close()
+    live_server.app = None
