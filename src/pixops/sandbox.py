@@ -34,6 +34,7 @@ from pixops.engine.pix.records import SimulationError
 from pixops.engine.store import Store
 from pixops.engine.webhooks import Receiver, WebhookDelivery
 from pixops.engine.world import dict as directory
+from pixops.simulation import SimulationSummary, simulate
 
 __all__ = [
     "AdminError",
@@ -364,6 +365,33 @@ class Sandbox:
             return str(row["status"])
 
     # -- observation ----------------------------------------------------------
+
+    def merchant(self, merchant_id: str) -> Merchant:
+        """The merchant with this id (AdminError when there is none)."""
+        with self.engine.store.lock:
+            row = merchants.require_merchant(self.engine.store.conn, merchant_id)
+        return Merchant(row["id"], row["name"], row["document"], bool(row["active"]))
+
+    def transaction_status(self, transaction_id: str) -> str | None:
+        """The stored status of a transaction row (None when there is no such row)."""
+        with self.engine.store.lock:
+            row = self.engine.store.conn.execute(
+                "SELECT status FROM transactions WHERE transaction_id = ?", (transaction_id,)
+            ).fetchone()
+        return None if row is None else str(row[0])
+
+    def simulate(
+        self,
+        merchant_id: str | None = None,
+        *,
+        days: int = 30,
+        seed: int = 0,
+        charges_per_day: int = 300,
+    ) -> SimulationSummary:
+        """A seeded, realistic month of activity (see `pixops.simulation.simulate`)."""
+        return simulate(
+            self, merchant_id, days=days, seed=seed, charges_per_day=charges_per_day
+        )
 
     def events(self, merchant_id: str) -> list[Event]:
         """Every event emitted for the merchant, oldest first."""

@@ -1,10 +1,84 @@
-"""PLACEHOLDER: replaced by the module that implements these routes."""
+"""`POST /pix/refund`: read the aliased fields, validate them, hand over to `pix.refunds`."""
 
 from __future__ import annotations
 
-from pixops.engine.http import ApiError, Reply
+from typing import Any, Final
+
+from pixops.engine.http import Reply, bad_request
+from pixops.engine.pix import refunds
 from pixops.engine.routing import Context
+from pixops.money import CENTAVO_IN_BASE, INT64_MAX
+
+#: Accepted names of the original's ID and of the reason, in the spec's order: first match wins.
+ORIGINAL_ID_ALIASES: Final = (
+    "original_transaction_id",
+    "original_e2e_id",
+    "originalTransactionId",
+    "transaction_id",
+    "end_to_end_id",
+)
+REASON_ALIASES: Final = ("reason", "return_code")
+MAX_DESCRIPTION_LENGTH: Final = 140
+MAX_AMOUNT_CENTAVOS: Final = INT64_MAX // CENTAVO_IN_BASE
+_DETAIL: Final = (
+    "Refund accepted; the outcome arrives by webhook (pix.refund.completed or pix.payout.failed)"
+)
 
 
 def create_refund(ctx: Context) -> Reply:
-    raise ApiError(501, {"worked": False, "detail": "create_refund is being built"})
+    body = ctx.body()
+    original_id = _original_id(body)
+    amount = body.get("amount")
+    if amount is not None and (
+        isinstance(amount, bool)
+        or not isinstance(amount, int)
+        or not 1 <= amount <= MAX_AMOUNT_CENTAVOS
+    ):
+        raise bad_request("amount must be a positive integer number of centavos")
+    reason = _first(body, REASON_ALIASES)
+    if reason is not None and not isinstance(reason, str):
+        raise bad_request("reason must be a string")
+    description = body.get("description")
+    if description is not None and not isinstance(description, str):
+        raise bad_request("description must be a string")
+    if description is not None and len(description) > MAX_DESCRIPTION_LENGTH:
+        raise bad_request(f"description must be at most {MAX_DESCRIPTION_LENGTH} characters")
+    row = refunds.request_refund(
+        ctx.engine,
+        ctx.conn,
+        merchant_id=ctx.merchant_id,
+        original_id=original_id,
+        amount_centavos=amount,
+        reason=refunds.DEFAULT_REASON if reason is None else reason,
+        description=refunds.DEFAULT_DESCRIPTION if description is None else description,
+        now=ctx.now,
+    )
+    return Reply(
+        202,
+        {
+            "worked": True,
+            "transaction_id": row["transaction_id"],
+            "end_to_end_id": row["end_to_end_id"],
+            "amount": int(row["amount_base"]),
+            "status": "accepted",
+            "detail": _DETAIL,
+        },
+    )
+
+
+def _first(body: dict[str, Any], names: tuple[str, ...]) -> Any:
+    """The value of the first alias present with a non-null value."""
+    for name in names:
+        value = body.get(name)
+        if value is not None:
+            return value
+    return None
+
+
+def _original_id(body: dict[str, Any]) -> str:
+    value = _first(body, ORIGINAL_ID_ALIASES)
+    if value is None or (isinstance(value, str) and not value.strip()):
+        raise bad_request("original_transaction_id is required")
+    if not isinstance(value, str):
+        raise bad_request("original_transaction_id must be a string")
+    return value.strip()
