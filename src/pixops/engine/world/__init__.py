@@ -1,0 +1,1 @@
+"""The simulated world behind the engine: payers, the DICT key directory, the central bank."""
