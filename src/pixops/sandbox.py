@@ -389,9 +389,7 @@ class Sandbox:
         charges_per_day: int = 300,
     ) -> SimulationSummary:
         """A seeded, realistic month of activity (see `pixops.simulation.simulate`)."""
-        return simulate(
-            self, merchant_id, days=days, seed=seed, charges_per_day=charges_per_day
-        )
+        return simulate(self, merchant_id, days=days, seed=seed, charges_per_day=charges_per_day)
 
     def events(self, merchant_id: str) -> list[Event]:
         """Every event emitted for the merchant, oldest first."""

@@ -46,19 +46,21 @@ class WallClock:
 
 def to_db(moment: datetime) -> str:
     """Fixed-width sortable text form used in storage."""
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    utc = moment.astimezone(UTC)
+    return (
+        f"{utc.year:04d}-{utc.month:02d}-{utc.day:02d}T{utc.hour:02d}:{utc.minute:02d}:"
+        f"{utc.second:02d}.{utc.microsecond:06d}Z"
+    )
 
 
 def from_db(text: str) -> datetime:
-    return datetime.strptime(text, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=UTC)
+    return datetime.fromisoformat(text)
 
 
 def to_wire(moment: datetime) -> str:
     """ISO 8601 UTC with milliseconds and `Z`, as every response shows time."""
-    utc = moment.astimezone(UTC)
-    return utc.strftime("%Y-%m-%dT%H:%M:%S.") + f"{utc.microsecond // 1000:03d}Z"
+    return to_db(moment)[:23] + "Z"
 
 
 def db_to_wire(text: str | None) -> str | None:
-    return None if text is None else to_wire(from_db(text))
-
+    return None if text is None else text[:23] + "Z"

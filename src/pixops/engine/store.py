@@ -248,6 +248,11 @@ MIGRATIONS: tuple[str, ...] = (
     ALTER TABLE med_cases ADD COLUMN blocked_base INTEGER NOT NULL DEFAULT 0;
     CREATE INDEX med_transaction ON med_cases (transaction_id);
     """,
+    # 4: lookups the engine makes on every request and timer.
+    """
+    CREATE INDEX timers_ref ON timers (kind, ref);
+    CREATE INDEX holds_transaction ON holds (transaction_id);
+    """,
 )
 
 

@@ -136,7 +136,9 @@ def effective_status(charge: sqlite3.Row, now: datetime) -> str:
 def find_charge(conn: sqlite3.Connection, merchant_id: str, ident: str) -> sqlite3.Row | None:
     """The merchant's charge by its txid or by the credit's transaction_id."""
     row: sqlite3.Row | None = conn.execute(
-        "SELECT * FROM charges WHERE merchant_id = ? AND (txid = ? OR transaction_id = ?)",
+        "SELECT * FROM charges WHERE merchant_id = ? AND id IN ("
+        "SELECT id FROM charges WHERE txid = ?"
+        " UNION SELECT id FROM charges WHERE transaction_id = ?)",
         (merchant_id, ident, ident),
     ).fetchone()
     return row

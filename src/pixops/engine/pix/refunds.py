@@ -45,8 +45,9 @@ def find_original(
 ) -> sqlite3.Row | None:
     """The merchant's received PIX with this transaction_id or end-to-end ID."""
     row: sqlite3.Row | None = conn.execute(
-        "SELECT * FROM transactions WHERE merchant_id = ? AND kind = 'cash_in'"
-        " AND (transaction_id = ? OR end_to_end_id = ?)"
+        "SELECT * FROM transactions WHERE merchant_id = ? AND kind = 'cash_in' AND seq IN ("
+        "SELECT seq FROM transactions WHERE transaction_id = ?"
+        " UNION SELECT seq FROM transactions WHERE end_to_end_id = ?)"
         " ORDER BY status = 'settled' DESC, seq DESC LIMIT 1",
         (merchant_id, identifier, identifier),
     ).fetchone()
