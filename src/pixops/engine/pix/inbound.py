@@ -20,6 +20,7 @@ from pixops.engine.fees import FeeSchedule
 from pixops.engine.merchants import require_merchant
 from pixops.engine.pix import records
 from pixops.engine.pix.records import NewTransaction, SimulationError
+from pixops.engine.world import central_bank
 from pixops.engine.world.payers import Payer, PayerError, random_ispb, resolve_payer
 from pixops.ids import (
     CASH_IN_PREFIX,
@@ -201,7 +202,7 @@ def record_failed_credit(
             recipient_key=recipient_key,
             recipient_ispb=engine.config.service_ispb,
             reason_code=reason_code,
-            reason_description=records.reason_description(reason_code),
+            reason_description=central_bank.describe(reason_code),
             failure_reason=records.failure_reason(reason_code),
             charge_txid=charge_txid,
         ),
@@ -234,9 +235,9 @@ def receive_pix(
         not isinstance(recipient_key, str) or not 1 <= len(recipient_key) <= MAX_KEY_LENGTH
     ):
         raise SimulationError(f"recipient_key must be a string of 1 to {MAX_KEY_LENGTH} characters")
-    if fail_reason is not None and fail_reason not in records.REASON_CODES:
+    if fail_reason is not None and fail_reason not in central_bank.REASON_CODES:
         raise SimulationError(
-            f"fail_reason must be a central-bank code, one of {sorted(records.REASON_CODES)}"
+            f"fail_reason must be a central-bank code, one of {sorted(central_bank.REASON_CODES)}"
         )
     payer = payer_from(engine, payer_name, payer_document, payer_ispb)
     end_to_end_id = new_end_to_end_id(payer.ispb, now, engine.rng)

@@ -20,7 +20,6 @@ from pixops.pixkeys import PixKeyError, detect_key_type
 
 __all__ = [
     "EXTERNAL_ID_PATTERN",
-    "REASON_CODES",
     "TAG_PATTERN",
     "NewTransaction",
     "SimulationError",
@@ -29,7 +28,6 @@ __all__ = [
     "find_by_transaction_id",
     "insert",
     "key_type_of",
-    "reason_description",
 ]
 
 
@@ -38,32 +36,6 @@ class SimulationError(AdminError):
 
 
 #: Central-bank (pacs.002) reason codes and their English descriptions.
-REASON_CODES: Final[dict[str, str]] = {
-    "AB03": "Settlement timeout",
-    "AB09": "Error at the receiving institution",
-    "AB11": "Payer institution timeout",
-    "AC03": "Account missing or invalid",
-    "AC06": "Account blocked",
-    "AC07": "Account closed",
-    "AC14": "Wrong account type",
-    "AG03": "Transaction type not supported",
-    "AM01": "Zero amount",
-    "AM02": "Amount over the account's limit",
-    "AM04": "Payer institution lacks settlement funds",
-    "AM09": "Refund exceeds the original amount",
-    "BE01": "Document inconsistent with the account holder",
-    "BE17": "QR code rejected",
-    "CH11": "Receiver document incorrect",
-    "DS04": "Order rejected",
-    "DS27": "Participant not active",
-    "DT05": "Refund outside the allowed window",
-    "DUPL": "Duplicate payment",
-    "ED05": "Settlement failed",
-    "FF08": "Malformed end-to-end ID",
-    "FRAD": "Well-founded fraud suspicion",
-    "RR04": "Sanctioned party",
-    "SL02": "Not a withdrawal or change transaction",
-}
 
 #: The merchant-facing category of a rejected credit, per the spec's list
 #: (limit exceeded, account blocked or nonexistent, duplicate, central-bank rejection).
@@ -76,8 +48,6 @@ _FAILURE_REASONS: Final[dict[str, str]] = {
 }
 
 
-def reason_description(code: str) -> str:
-    return REASON_CODES.get(code, f"Rejected by the central bank ({code})")
 
 
 def failure_reason(code: str) -> str:
