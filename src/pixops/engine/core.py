@@ -16,7 +16,7 @@ from pixops.engine.config import EngineConfig
 from pixops.engine.http import Request, Response, encode_json
 from pixops.engine.ratelimit import RateLimiter
 from pixops.engine.routes import ROUTES
-from pixops.engine.routing import Router
+from pixops.engine.routing import PREFIX, Route, Router
 from pixops.engine.store import Store
 
 if TYPE_CHECKING:
@@ -50,6 +50,7 @@ class Engine:
         self.rng = random.Random(seed)  # noqa: S311 - simulation ids, never secrets
         self.limiter = RateLimiter(self.config.rate_limit_per_minute)
         self.router = Router(ROUTES)
+        self._static = (self.router, static_routes(self.router))
         self.event_hooks: list[EventHook] = [webhooks.fan_out]
         self.public_documents: dict[str, Callable[[], bytes]] = {
             openapi.PATH: openapi.document_bytes
@@ -71,7 +72,7 @@ class Engine:
         document = self.public_documents.get(request.path)
         if document is not None and request.method == "GET":
             return Response(200, list(_JSON), document())
-        route, params, allowed = self.router.resolve(request.method, request.path)
+        route, params, allowed = self._resolve(request.method, request.path)
         try:
             with self.store.lock:
                 try:
@@ -87,6 +88,17 @@ class Engine:
         if not self._work_ready.is_set():
             self._work_ready.set()
         return response
+
+    def _resolve(self, method: str, path: str) -> tuple[Route | None, dict[str, str], list[str]]:
+        """The router's answer; paths without parameters come from a dict built per router."""
+        router, static = self._static
+        if router is not self.router:
+            static = static_routes(self.router)
+            self._static = (self.router, static)
+        route = static.get((method, path))
+        if route is not None:
+            return route, {}, []
+        return self.router.resolve(method, path)
 
     def now(self) -> datetime:
         return self.clock.now()
@@ -109,6 +121,17 @@ class Engine:
     def wait_for_work(self, timeout_s: float) -> None:
         self._work_ready.wait(timeout_s)
         self._work_ready.clear()
+
+
+def static_routes(router: Router) -> dict[tuple[str, str], Route]:
+    """(method, full path) of every route without parameters whose path the router itself
+    resolves to that route (so the shortcut can never disagree with the router)."""
+    found: dict[tuple[str, str], Route] = {}
+    for route in router.routes:
+        path = PREFIX + route.pattern
+        if ":" not in route.pattern and router.resolve(route.method, path)[0] is route:
+            found[(route.method, path)] = route
+    return found
 
 
 def too_large(limit: int) -> Response:

@@ -350,7 +350,7 @@ def _authorized(
         merchant_id=caller.merchant_id,
         client_id=caller.client_id,
         params=params,
-        query=request.query_params(),
+        query=request.query_params() if request.query else {},
         raw_body=parsed,
     )
     reply: Reply = route.handler(context)

@@ -48,8 +48,6 @@ _FAILURE_REASONS: Final[dict[str, str]] = {
 }
 
 
-
-
 def failure_reason(code: str) -> str:
     return _FAILURE_REASONS.get(code, "central_bank_rejection")
 

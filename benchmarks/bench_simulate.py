@@ -1,0 +1,67 @@
+"""How long `Sandbox.simulate(days=30)` takes, and what it produced.
+
+    python benchmarks/bench_simulate.py                 # 30 days, 300 charges a day
+    python benchmarks/bench_simulate.py --days 7 --charges-per-day 100
+    python benchmarks/bench_simulate.py --db /tmp/month.db   # on a file (WAL, full fsync)
+
+Prints wall and CPU seconds, the counts of what happened, requests per second through
+the engine, and whether the merchant's ledger audit is consistent afterwards.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from pixops.engine.http import Response
+from pixops.sandbox import Sandbox
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--days", type=int, default=30)
+    parser.add_argument("--charges-per-day", type=int, default=300)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--db", type=Path, help="SQLite file (default: in memory)")
+    args = parser.parse_args(argv)
+    print(
+        f"pixops simulate benchmark: Python {platform.python_version()}, {os.cpu_count()} CPUs,"
+        f" load average {os.getloadavg()[0]:.2f}; {args.days} days,"
+        f" {args.charges_per_day} charges a day, store {args.db or 'in memory'}",
+        flush=True,
+    )
+    if args.db is not None and args.db.exists():
+        parser.error(f"{args.db} exists; give a path for a new database")
+    sandbox = Sandbox(args.db, seed=args.seed)
+    engine = sandbox.engine
+    handle = engine.handle
+    requests = 0
+
+    def counting_handle(
+        method: str, target: str, headers: list[tuple[str, str]], body: bytes, peer: str
+    ) -> Response:
+        nonlocal requests
+        requests += 1
+        return handle(method, target, headers, body, peer)
+
+    engine.handle = counting_handle  # type: ignore[method-assign]
+    wall_before = time.perf_counter()
+    cpu_before = time.process_time()
+    summary = sandbox.simulate(days=args.days, seed=args.seed, charges_per_day=args.charges_per_day)
+    cpu = time.process_time() - cpu_before
+    wall = time.perf_counter() - wall_before
+    audit = sandbox.audit(summary.merchant.id)
+    balance = sandbox.balance(summary.merchant.id)
+    engine.store.close()
+    print(summary)
+    print(f"  API requests              {requests:>7}")
+    print(f"wall {wall:.1f} s, CPU {cpu:.1f} s, {requests / wall:,.0f} API requests per second")
+    print(f"ledger balance {balance.ledger_base} base units; audit consistent: {audit.consistent}")
+
+
+if __name__ == "__main__":
+    main()
