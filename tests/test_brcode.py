@@ -438,3 +438,19 @@ def test_limits_are_inclusive() -> None:
 def test_encode_refuses(changes: dict[str, object], message: str) -> None:
     with pytest.raises(BRCodeError, match=message):
         brcode.encode(dataclasses.replace(BASE, **changes))  # type: ignore[arg-type]
+
+
+def bitwise_crc16_ccitt_false(data: bytes) -> int:
+    """The textbook bit-at-a-time definition, independent of the implementation."""
+    crc = 0xFFFF
+    for byte in data:
+        crc ^= byte << 8
+        for _ in range(8):
+            crc = ((crc << 1) ^ 0x1021) if crc & 0x8000 else (crc << 1)
+            crc &= 0xFFFF
+    return crc
+
+
+@given(st.binary(max_size=600))
+def test_crc_matches_the_bitwise_definition(data: bytes) -> None:
+    assert brcode.crc16_ccitt_false(data) == bitwise_crc16_ccitt_false(data)
