@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import logging
+from typing import TYPE_CHECKING
 
 import pytest
-from tests.conftest import Api
 
 from pixops.engine.http import Reply
 from pixops.engine.routing import Context, Route, Router
 from pixops.sandbox import ApiKey, Merchant, Sandbox
+
+if TYPE_CHECKING:
+    from tests.conftest import Api
 
 
 def breaking_route(ctx: Context) -> Reply:
