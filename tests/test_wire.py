@@ -298,3 +298,14 @@ def test_verify_rejects_any_tampered_signature_character(data: st.DataObject) ->
 def test_verify_returns_false_for_malformed_signatures(transform: Any) -> None:
     signature = wire.sign(b"{}", "sk_test")
     assert wire.verify(b"{}", "sk_test", transform(signature)) is False
+
+
+@given(DOCUMENTS)
+def test_parse_strict_reads_back_the_canonical_form(document: Any) -> None:
+    assert wire.parse_strict(wire.canonical_json(document)) == document
+
+
+def test_parse_strict_refuses_what_canonicalize_refuses() -> None:
+    for body in (b'{"a":1,"a":2}', b"[NaN]", b"\xff", b"{"):
+        with pytest.raises(wire.WireError):
+            wire.parse_strict(body)

@@ -100,12 +100,12 @@ def canonical_json(value: JSON) -> bytes:
         raise WireError(f"cannot write canonical JSON: {error}") from None
 
 
-def canonicalize(body: bytes) -> bytes:
-    """Parse a JSON body strictly and return its canonical bytes.
+def parse_strict(body: bytes) -> JSON:
+    """Parse a JSON body strictly.
 
     Refused with WireError: invalid UTF-8 (a BOM included), invalid JSON, ``NaN``
     or ``Infinity``, numbers too large for a float, and duplicate keys in an
-    object, because parsers disagree on which duplicate wins and the signed
+    object, because parsers disagree on which duplicate wins and a signed
     document must mean one thing.
     """
     try:
@@ -113,14 +113,19 @@ def canonicalize(body: bytes) -> bytes:
     except UnicodeDecodeError as error:
         raise WireError(f"body is not valid UTF-8: {error}") from None
     try:
-        value = json.loads(
+        value: JSON = json.loads(
             text, object_pairs_hook=_reject_duplicates, parse_constant=_reject_constant
         )
     except json.JSONDecodeError as error:
         raise WireError(f"body is not valid JSON: {error}") from None
     except (ValueError, RecursionError) as error:
         raise WireError(f"body is not acceptable JSON: {error}") from None
-    return canonical_json(value)
+    return value
+
+
+def canonicalize(body: bytes) -> bytes:
+    """Parse a JSON body strictly (see `parse_strict`) and return its canonical bytes."""
+    return canonical_json(parse_strict(body))
 
 
 def sign(body: bytes, secret: str) -> str:

@@ -166,15 +166,14 @@ def check_hmac(request: Request, caller: Caller) -> Any:
     try:
         # Strict: duplicate keys, NaN and invalid UTF-8 are refused, so the signed
         # document means one thing to every parser.
-        canonical = wire.canonicalize(request.body)
-        parsed = json.loads(canonical)
+        parsed = wire.parse_strict(request.body)
+        signature = signature.strip()
+        if wire.verify(request.body, caller.secret, signature):
+            return parsed
+        canonical = wire.canonical_json(parsed)
     except (ValueError, RecursionError):
         raise detail_error(400, "Request body must be valid JSON for HMAC validation") from None
-    signature = signature.strip()
-    if not (
-        wire.verify(canonical, caller.secret, signature)
-        or wire.verify(request.body, caller.secret, signature)
-    ):
+    if not wire.verify(canonical, caller.secret, signature):
         raise detail_error(401, "Invalid HMAC signature")
     return parsed
 
