@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import threading
 from datetime import UTC, datetime
+from functools import lru_cache
 from typing import Protocol
 
 DEFAULT_START = datetime(2026, 1, 5, 12, 0, tzinfo=UTC)
@@ -44,8 +45,9 @@ class WallClock:
         return datetime.now(UTC)
 
 
+@lru_cache(maxsize=4096)
 def to_db(moment: datetime) -> str:
-    """Fixed-width sortable text form used in storage."""
+    """Fixed-width sortable text form used in storage (cached: one instant, many rows)."""
     utc = moment.astimezone(UTC)
     return (
         f"{utc.year:04d}-{utc.month:02d}-{utc.day:02d}T{utc.hour:02d}:{utc.minute:02d}:"

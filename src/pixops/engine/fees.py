@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass, field
+from functools import lru_cache
 
 from pixops.money import CENTAVO_IN_BASE
 
@@ -42,8 +43,14 @@ class FeeSchedule:
 
     @classmethod
     def from_json(cls, text: str) -> FeeSchedule:
-        raw = json.loads(text)
-        return cls(**{name: Fee(**raw[name]) for name in ("cash_in", "cash_out", "refund")})
+        """The schedule stored as `text` (parsed once per distinct text: they are few)."""
+        return _parse_schedule(text)
 
 
 DEFAULT_FEES = FeeSchedule()
+
+
+@lru_cache(maxsize=256)
+def _parse_schedule(text: str) -> FeeSchedule:
+    raw = json.loads(text)
+    return FeeSchedule(**{name: Fee(**raw[name]) for name in ("cash_in", "cash_out", "refund")})

@@ -336,15 +336,22 @@ def admit_lookup(
         "SELECT count FROM dict_lookups WHERE merchant_id = ? AND minute = ?",
         (merchant_id, minute),
     ).fetchone()
-    used = 0 if row is None else int(row[0])
-    if used >= per_minute:
+    if row is None:
+        if per_minute < 1:
+            return False
+        # The first lookup of a new minute: earlier minutes no longer matter.
+        conn.execute(
+            "DELETE FROM dict_lookups WHERE merchant_id = ? AND minute < ?", (merchant_id, minute)
+        )
+        conn.execute(
+            "INSERT INTO dict_lookups (merchant_id, minute, count) VALUES (?, ?, 1)",
+            (merchant_id, minute),
+        )
+        return True
+    if int(row[0]) >= per_minute:
         return False
     conn.execute(
-        "DELETE FROM dict_lookups WHERE merchant_id = ? AND minute < ?", (merchant_id, minute)
-    )
-    conn.execute(
-        "INSERT INTO dict_lookups (merchant_id, minute, count) VALUES (?, ?, 1)"
-        " ON CONFLICT (merchant_id, minute) DO UPDATE SET count = count + 1",
+        "UPDATE dict_lookups SET count = count + 1 WHERE merchant_id = ? AND minute = ?",
         (merchant_id, minute),
     )
     return True
