@@ -7,16 +7,12 @@ the receiver's de-duplication by `webhook-id`.
 
 from __future__ import annotations
 
-import asyncio
 import json
-import socket
-import threading
-import time
 from collections.abc import Awaitable, Callable, Iterator, MutableMapping
 from typing import TYPE_CHECKING, Any
 
 import pytest
-import uvicorn
+from tests.conftest import LiveServer
 
 from pixops.engine.events import EVENT_TYPES
 from pixops.sandbox import Sandbox
@@ -71,45 +67,12 @@ class FailFirst:
         self.seen.append((headers, body, statuses[-1]))
 
 
-class ReceiverServer:
-    """uvicorn on 127.0.0.1 and a free port, in a thread; `app` is set once known."""
-
-    def __init__(self) -> None:
-        self.app: App | None = None
-        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-            probe.bind(("127.0.0.1", 0))
-            self.port = int(probe.getsockname()[1])
-        config = uvicorn.Config(
-            self._dispatch,
-            host="127.0.0.1",
-            port=self.port,
-            lifespan="off",
-            interface="asgi3",
-            log_level="warning",
-            access_log=False,
-        )
-        self.server = uvicorn.Server(config)
-        self.thread = threading.Thread(target=lambda: asyncio.run(self.server.serve()), daemon=True)
+class ReceiverServer(LiveServer):
+    """The shared loopback uvicorn, serving a webhook receiver at `/hooks`."""
 
     @property
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}/hooks"
-
-    async def _dispatch(self, scope: Scope, receive: Receive, send: Send) -> None:
-        assert self.app is not None
-        await self.app(scope, receive, send)
-
-    def start(self) -> None:
-        self.thread.start()
-        deadline = time.monotonic() + 10
-        while not self.server.started:
-            if not self.thread.is_alive() or time.monotonic() > deadline:
-                raise RuntimeError("uvicorn did not start")
-            time.sleep(0.01)
-
-    def stop(self) -> None:
-        self.server.should_exit = True
-        self.thread.join(timeout=10)
 
 
 @pytest.fixture
