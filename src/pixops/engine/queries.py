@@ -13,6 +13,7 @@ Statement items are one flat shape for every row, with the display status.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import re
 import sqlite3
@@ -124,10 +125,8 @@ class _Params:
         if text is None:
             return None
         if _DATE.fullmatch(text) is not None:
-            try:
+            with contextlib.suppress(ValueError):  # 2026-02-30 has the shape, not the date
                 return date.fromisoformat(text)
-            except ValueError:
-                pass
         self.fail(name, "must be a calendar date written YYYY-MM-DD")
         return None
 

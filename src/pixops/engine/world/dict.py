@@ -16,6 +16,7 @@ quota a cash-out waits in the retry queue instead of reaching the directory.
 
 from __future__ import annotations
 
+import contextlib
 import re
 import sqlite3
 from dataclasses import dataclass
@@ -450,10 +451,8 @@ def _document(value: str | None) -> str | None:
         return None
     if not isinstance(value, str):
         raise DictError("owner_document must be a string")
-    try:
+    with contextlib.suppress(documents.DocumentError):
         return documents.normalize_cpf(value)
-    except documents.DocumentError:
-        pass
     try:
         return documents.normalize_cnpj(value)
     except documents.DocumentError:
