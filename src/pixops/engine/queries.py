@@ -338,9 +338,10 @@ def statement_item(row: sqlite3.Row, *, with_tag: bool = False) -> JSONObject:
         "amount": row["amount_base"],
         "fee_amount": row["fee_base"],
         "net_amount": _net_base(row),
-        "description": row["description"],
+        # The spec types these two as plain strings in the statement (not "or null").
+        "description": row["description"] or "",
         "direction": row["direction"],
-        "counterparty_name": row["counterparty_name"],
+        "counterparty_name": row["counterparty_name"] or "",
         "recipient_key": _outbound_only(row, row["recipient_key"]),
         "payer_document": _inbound_only(row, row["payer_document"]),
         "recipient_document": _outbound_only(row, row["recipient_document"]),

@@ -17,7 +17,7 @@ from pixops.engine.config import EngineConfig
 from pixops.engine.http import Reply, bad_request, payment_rejection
 from pixops.engine.pix import payouts
 from pixops.engine.routing import Context
-from pixops.ids import is_end_to_end_id
+from pixops.ids import end_to_end_parts, is_strict_end_to_end_id
 from pixops.money import CENTAVO_IN_BASE, INT64_MAX
 from pixops.pixkeys import (
     AmbiguousPixKeyError,
@@ -78,7 +78,7 @@ def parse_request(body: dict[str, Any], config: EngineConfig) -> payouts.PayoutR
                 [],
             )
     end_to_end_id = body.get("end_to_end_id")
-    if end_to_end_id is not None and not is_end_to_end_id(end_to_end_id):
+    if end_to_end_id is not None and not _own_end_to_end_id(end_to_end_id, config.service_ispb):
         raise bad_request("invalid end_to_end_id")
     return payouts.PayoutRequest(
         amount_centavos=amount,
@@ -90,6 +90,14 @@ def parse_request(body: dict[str, Any], config: EngineConfig) -> payouts.PayoutR
         end_to_end_id=end_to_end_id,
         purpose=_purpose(body),
     )
+
+
+def _own_end_to_end_id(value: object, service_ispb: str) -> bool:
+    """A payer-chosen e2e must be in the central bank's layout, issued by this institution."""
+    if not is_strict_end_to_end_id(value):
+        return False
+    assert isinstance(value, str)
+    return end_to_end_parts(value).ispb == service_ispb
 
 
 def _key(body: dict[str, Any]) -> tuple[str, str]:
