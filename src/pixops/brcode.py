@@ -67,6 +67,9 @@ _SUB_TXID = "05"
 _AMOUNT_TEXT = re.compile(r"([0-9]+)(?:\.([0-9]{1,2}))?")
 _TXID = re.compile(r"[a-zA-Z0-9]{1,25}")
 _CRC_TEXT = re.compile(r"[0-9A-F]{4}")
+_COUNTRY_CODE = re.compile(r"[A-Z]{2}")
+#: A field's length as written: "00" to "99" (MAX_VALUE_LENGTH).
+_TWO_DIGITS: Final = tuple(f"{length:02d}" for length in range(MAX_VALUE_LENGTH + 1))
 
 
 class BRCodeError(ValueError):
@@ -237,7 +240,7 @@ def _field(field_id: str, value: str) -> str:
         raise BRCodeError(
             f"field {field_id} is {len(value)} characters, more than {MAX_VALUE_LENGTH}"
         )
-    return f"{field_id}{len(value):02d}{value}"
+    return field_id + _TWO_DIGITS[len(value)] + value
 
 
 def _parse(text: str, base: int, parent: str) -> list[tuple[str, str, int]]:
@@ -335,7 +338,7 @@ def _validate(code: BRCode) -> None:
         raise BRCodeError(f"mcc (52) must be 4 digits, got {code.mcc!r}")
     if not (len(code.currency) == 3 and _is_digits(code.currency)):
         raise BRCodeError(f"currency (53) must be 3 digits, got {code.currency!r}")
-    if re.fullmatch(r"[A-Z]{2}", code.country) is None:
+    if _COUNTRY_CODE.fullmatch(code.country) is None:
         raise BRCodeError(f"country (58) must be 2 upper-case letters, got {code.country!r}")
     if code.reusable is not None and not isinstance(code.reusable, bool):
         raise BRCodeError(f"reusable must be a bool or None, got {code.reusable!r}")

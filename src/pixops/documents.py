@@ -145,7 +145,9 @@ def _require_str(value: object) -> None:
 
 def _mod11_digit(body: str, weights: tuple[int, ...]) -> str:
     """One check digit: 0 when the remainder is below 2, else 11 - remainder."""
-    total = sum((ord(char) - ord("0")) * weight for char, weight in zip(body, weights, strict=True))
+    total = 0
+    for char, weight in zip(body, weights, strict=True):
+        total += (ord(char) - 48) * weight  # 48 is ord("0")
     remainder = total % 11
     return "0" if remainder < 2 else str(11 - remainder)
 

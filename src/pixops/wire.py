@@ -113,9 +113,10 @@ def parse_strict(body: bytes) -> JSON:
     except UnicodeDecodeError as error:
         raise WireError(f"body is not valid UTF-8: {error}") from None
     try:
-        value: JSON = json.loads(
-            text, object_pairs_hook=_reject_duplicates, parse_constant=_reject_constant
-        )
+        if text.startswith("\ufeff"):
+            # What json.loads says; the shared decoder below does not look for a BOM.
+            raise json.JSONDecodeError("Unexpected UTF-8 BOM (decode using utf-8-sig)", text, 0)
+        value: JSON = _STRICT_DECODER.decode(text)
     except json.JSONDecodeError as error:
         raise WireError(f"body is not valid JSON: {error}") from None
     except (ValueError, RecursionError) as error:
@@ -169,3 +170,9 @@ def _reject_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 def _reject_constant(name: str) -> Any:
     raise WireError(f"{name} is not valid JSON")
+
+
+#: The strict decoder, built once (json.loads given hooks builds one on every call).
+_STRICT_DECODER = json.JSONDecoder(
+    object_pairs_hook=_reject_duplicates, parse_constant=_reject_constant
+)

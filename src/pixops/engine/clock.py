@@ -28,8 +28,8 @@ class ManualClock:
         self._lock = threading.Lock()
 
     def now(self) -> datetime:
-        with self._lock:
-            return self._now
+        # One attribute read is atomic; the lock serialises `set`'s check and write.
+        return self._now
 
     def set(self, moment: datetime) -> None:
         with self._lock:

@@ -135,6 +135,9 @@ def payment_rejection(
     return ApiError(status, {"worked": False, "status": "failed", "errors": [error]})
 
 
+_ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
+
+
 def encode_json(body: JSONObject) -> bytes:
     """Compact UTF-8 JSON, the one encoding of every response body."""
-    return json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    return _ENCODER.encode(body).encode("utf-8")

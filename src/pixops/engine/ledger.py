@@ -7,6 +7,7 @@ balance read costs one row. `audit` checks both against their sources.
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
@@ -78,6 +79,33 @@ def post(
         "INSERT INTO journal (merchant_id, at, amount_base, kind, transaction_id, memo)"
         " VALUES (?, ?, ?, ?, ?, ?)",
         (merchant_id, to_db(at), amount_base, kind, transaction_id, memo),
+    )
+
+
+def post_entries(
+    conn: sqlite3.Connection,
+    merchant_id: str,
+    entries: Sequence[tuple[int, str]],
+    at: datetime,
+    *,
+    transaction_id: str | None = None,
+) -> None:
+    """Several journal entries of one movement, `(amount_base, kind)` each and in order
+    (an amount and its fee), with one balance update for their sum."""
+    for amount_base, _ in entries:
+        if not isinstance(amount_base, int) or isinstance(amount_base, bool):
+            raise LedgerError("journal amounts are integers in base units")
+    updated = conn.execute(
+        "UPDATE accounts SET ledger_base = ledger_base + ? WHERE merchant_id = ?",
+        (sum(amount_base for amount_base, _ in entries), merchant_id),
+    ).rowcount
+    if updated != 1:
+        raise LedgerError(f"no account for merchant {merchant_id}")
+    at_db = to_db(at)
+    conn.executemany(
+        "INSERT INTO journal (merchant_id, at, amount_base, kind, transaction_id, memo)"
+        " VALUES (?, ?, ?, ?, ?, NULL)",
+        [(merchant_id, at_db, amount_base, kind, transaction_id) for amount_base, kind in entries],
     )
 
 

@@ -94,7 +94,8 @@ def authenticate(engine: Engine, request: Request) -> Caller:
         raise pipeline_error(401, "Invalid API key credentials") from None
     # The account's active flag comes along (step 4 reads it) to save a query per request.
     row = engine.store.conn.execute(
-        "SELECT k.*, m.active AS account_active FROM api_keys AS k"
+        "SELECT k.merchant_id, k.secret_sha256, k.active, k.expires_at, k.permissions,"
+        " k.ip_whitelist, k.hmac_enabled, m.active AS account_active FROM api_keys AS k"
         " LEFT JOIN merchants AS m ON m.id = k.merchant_id WHERE k.client_id = ?",
         (client_id,),
     ).fetchone()

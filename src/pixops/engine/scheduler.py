@@ -3,6 +3,10 @@
 Under a manual clock `run_due` moves the clock to each timer's due time before
 running it, so `Sandbox.advance()` replays the world deterministically. Under the
 wall clock a background worker calls `run_due(now)`.
+
+Timers are written only through `schedule`: on an in-memory store `run_due` remembers
+the earliest due time it saw and `schedule` lowers that memo, so asking "is anything
+due?" costs no query while the answer is no (most `Sandbox.advance()` calls).
 """
 
 from __future__ import annotations
@@ -12,10 +16,11 @@ import logging
 import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any, Final
 
 from pixops.engine.clock import ManualClock, from_db, to_db
+from pixops.engine.store import Connection
 
 if TYPE_CHECKING:
     from pixops.engine.core import Engine
@@ -34,6 +39,8 @@ class TimerKind:
 
 
 _KINDS: dict[str, TimerKind] = {}
+#: The memo of an empty timers table.
+_NO_TIMERS: Final = datetime.max.replace(tzinfo=UTC)
 
 
 def timer(kind: str, *, atomic: bool = True) -> Callable[[TimerFunction], TimerFunction]:
@@ -55,10 +62,14 @@ def schedule(
 ) -> None:
     if kind not in _KINDS:
         raise ValueError(f"unknown timer kind {kind!r}")
+    due_db = to_db(due_at)
     conn.execute(
         "INSERT INTO timers (due_at, kind, ref, payload) VALUES (?, ?, ?, ?)",
-        (to_db(due_at), kind, ref, json.dumps(payload or {})),
+        (due_db, kind, ref, json.dumps(payload) if payload else "{}"),
     )
+    # Lowered even if this transaction rolls back: the memo only has to stay a floor.
+    if isinstance(conn, Connection) and conn.timers_due_floor is not None:
+        conn.timers_due_floor = min(conn.timers_due_floor, from_db(due_db))
 
 
 def cancel(conn: sqlite3.Connection, kind: str, ref: str) -> None:
@@ -77,17 +88,22 @@ def run_due(engine: Engine, until: datetime) -> int:
     while True:
         deferred: tuple[TimerKind, str, dict[str, Any]] | None = None
         with store.lock:
-            row = store.conn.execute(
-                "SELECT * FROM timers WHERE due_at <= ? ORDER BY due_at, seq LIMIT 1",
-                (to_db(until),),
-            ).fetchone()
-            if row is None:
+            conn = store.conn
+            floor = conn.timers_due_floor
+            if floor is not None and until < floor:
                 return ran
-            due = from_db(row["due_at"])
+            row = conn.execute("SELECT * FROM timers ORDER BY due_at, seq LIMIT 1").fetchone()
+            due = _NO_TIMERS if row is None else from_db(row["due_at"])
+            if due > until:
+                # Only what is committed is remembered: a rollback could bring back an
+                # earlier timer that an open transaction has deleted.
+                if conn.private and not conn.in_transaction:
+                    conn.timers_due_floor = due
+                return ran
             if isinstance(engine.clock, ManualClock) and due > engine.clock.now():
                 engine.clock.set(due)
             kind = _KINDS[row["kind"]]
-            payload = json.loads(row["payload"])
+            payload = {} if row["payload"] == "{}" else json.loads(row["payload"])
             try:
                 with store.transaction() as conn:
                     conn.execute("DELETE FROM timers WHERE seq = ?", (row["seq"],))

@@ -11,8 +11,10 @@ answers the QR fallback shape.
 
 from __future__ import annotations
 
+import functools
 import sqlite3
 import unicodedata
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, Final
@@ -50,6 +52,9 @@ LOCATION_PREFIX: Final = "pix.sandbox.pixops.dev/qr/v2/"
 MERCHANT_CITY: Final = "SAO PAULO"
 _FALLBACK_NAME: Final = "PIXOPS RECEBEDOR"
 
+#: A charge's columns: its stored row, or the values just written to it.
+_Charge = sqlite3.Row | Mapping[str, Any]
+
 
 @dataclass(frozen=True)
 class ChargeRequest:
@@ -67,12 +72,16 @@ class ChargeRequest:
 def create_charge(
     engine: Engine,
     conn: sqlite3.Connection,
-    merchant_id: str,
+    merchant: sqlite3.Row,
     request: ChargeRequest,
     now: datetime,
-) -> sqlite3.Row:
-    """Store a pending charge with its BR Code and schedule its expiry; returns its row."""
-    merchant = require_merchant(conn, merchant_id)
+) -> dict[str, Any]:
+    """Store a pending charge with its BR Code and schedule its expiry.
+
+    `merchant` is the merchant's row, already read by the caller in this transaction.
+    Returns the stored row as a column-to-value dict (exactly the values written, so
+    there is no need to read them back).
+    """
     lifetime = (
         int(merchant["qr_lifetime_seconds"])
         if request.expires_in_seconds is None
@@ -89,28 +98,37 @@ def create_charge(
             reusable=False,
         )
     )
+    row: dict[str, Any] = {
+        "id": new_hex_id(engine.rng),
+        "merchant_id": merchant["id"],
+        "txid": txid,
+        "amount_base": centavos_to_base(request.amount_centavos),
+        "description": request.description,
+        "external_id": request.external_id,
+        "tag": request.tag,
+        "pix_key": inbound.receiving_key(engine, conn, merchant),
+        "status": "pending",
+        "brcode": payload,
+        "created_at": to_db(now),
+        "expires_at": to_db(expires_at),
+        "paid_at": None,
+        "cancelled_at": None,
+        "end_to_end_id": None,
+        "transaction_id": None,
+        "payer_name": None,
+        "payer_document": None,
+        "payer_ispb": None,
+        "debtor_name": request.debtor_name,
+        "debtor_document": request.debtor_document,
+    }
     conn.execute(
         "INSERT INTO charges (id, merchant_id, txid, amount_base, description, external_id, tag,"
         " pix_key, status, brcode, created_at, expires_at, debtor_name, debtor_document)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?)",
-        (
-            new_hex_id(engine.rng),
-            merchant_id,
-            txid,
-            centavos_to_base(request.amount_centavos),
-            request.description,
-            request.external_id,
-            request.tag,
-            inbound.receiving_key(engine, conn, merchant),
-            payload,
-            to_db(now),
-            to_db(expires_at),
-            request.debtor_name,
-            request.debtor_document,
-        ),
+        " VALUES (:id, :merchant_id, :txid, :amount_base, :description, :external_id, :tag,"
+        " :pix_key, :status, :brcode, :created_at, :expires_at, :debtor_name, :debtor_document)",
+        row,
     )
     scheduler.schedule(conn, expires_at, "charge.expire", txid)
-    row: sqlite3.Row = conn.execute("SELECT * FROM charges WHERE txid = ?", (txid,)).fetchone()
     return row
 
 
@@ -118,8 +136,12 @@ def location_of(txid: str) -> str:
     return LOCATION_PREFIX + txid
 
 
+@functools.lru_cache(maxsize=1024)
 def brcode_name(name: str) -> str:
-    """Field 59: the merchant's name in plain ASCII, at most 25 characters."""
+    """Field 59: the merchant's name in plain ASCII, at most 25 characters.
+
+    Cached: a pure function of the name, and every charge of a merchant repeats it.
+    """
     folded = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode("ascii")
     printable = " ".join("".join(c for c in folded if c.isprintable()).split())
     return printable[: brcode.MAX_NAME_LENGTH].rstrip() or _FALLBACK_NAME
@@ -206,14 +228,27 @@ def pay_charge(
             charge_txid=txid,
         )
     transaction_id = cash_in_transaction_id(end_to_end_id)
+    paid_at = to_db(now)
     conn.execute(
         "UPDATE charges SET status = 'paid', paid_at = ?, end_to_end_id = ?, transaction_id = ?,"
         " payer_name = ?, payer_document = ?, payer_ispb = ? WHERE txid = ?",
-        (to_db(now), end_to_end_id, transaction_id, payer.name, payer.document, payer.ispb, txid),
+        (paid_at, end_to_end_id, transaction_id, payer.name, payer.document, payer.ispb, txid),
     )
     scheduler.cancel(conn, "charge.expire", txid)
     if delay == 0:
-        link_charge(engine, conn, txid, now)
+        # The row as the UPDATE above left it: link without reading it back.
+        paid = {
+            **dict(charge),
+            "status": "paid",
+            "paid_at": paid_at,
+            "end_to_end_id": end_to_end_id,
+            "transaction_id": transaction_id,
+            "payer_name": payer.name,
+            "payer_document": payer.document,
+            "payer_ispb": payer.ispb,
+        }
+        if not _already_linked(conn, paid):
+            _book_paid_charge(engine, conn, paid, merchant, now)
     else:
         scheduler.schedule(conn, now + timedelta(seconds=delay), "charge.link", txid)
     return transaction_id
@@ -238,12 +273,29 @@ def link_charge(engine: Engine, conn: sqlite3.Connection, txid: str, now: dateti
     charge = _require_charge(conn, txid)
     if charge["status"] != "paid":
         return None
+    if _already_linked(conn, charge):
+        return None
+    merchant = require_merchant(conn, charge["merchant_id"])
+    return _book_paid_charge(engine, conn, charge, merchant, now)
+
+
+def _already_linked(conn: sqlite3.Connection, charge: _Charge) -> bool:
     linked = conn.execute(
         "SELECT 1 FROM transactions WHERE transaction_id = ?", (charge["transaction_id"],)
     ).fetchone()
-    if linked is not None:
-        return None
-    merchant = require_merchant(conn, charge["merchant_id"])
+    return linked is not None
+
+
+def _book_paid_charge(
+    engine: Engine,
+    conn: sqlite3.Connection,
+    charge: _Charge,
+    merchant: sqlite3.Row,
+    now: datetime,
+) -> str:
+    """The second half of `link_charge`: a paid, not yet linked charge's values (as
+    stored) and its merchant's row, both read in this transaction."""
+    txid = charge["txid"]
     payer = Payer(charge["payer_name"], charge["payer_document"], charge["payer_ispb"])
     amount_base = int(charge["amount_base"])
     paid_at = from_db(charge["paid_at"])

@@ -155,13 +155,10 @@ def book_credit(
             charge_txid=charge_txid,
         ),
     )
-    ledger.post(
-        conn, merchant["id"], amount_base, "cash_in", booked_at, transaction_id=transaction_id
-    )
+    entries = [(amount_base, "cash_in")]
     if fee_base:
-        ledger.post(
-            conn, merchant["id"], -fee_base, "cash_in_fee", booked_at, transaction_id=transaction_id
-        )
+        entries.append((-fee_base, "cash_in_fee"))
+    ledger.post_entries(conn, merchant["id"], entries, booked_at, transaction_id=transaction_id)
     return transaction_id, fee_base
 
 

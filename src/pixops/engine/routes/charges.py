@@ -9,7 +9,7 @@ Answers HTTP 201 with the charge, like the central bank's cob API.
 from __future__ import annotations
 
 import re
-import sqlite3
+from collections.abc import Mapping
 from typing import Any, Final
 
 from pixops.engine.clock import db_to_wire, from_db
@@ -47,11 +47,11 @@ def create_charge(ctx: Context) -> Reply:
             f"amount {format_brl_base(amount_base)} exceeds the account's per-transaction "
             f"limit of {format_brl_base(int(merchant['ceiling_base']))}"
         )
-    charge = charges.create_charge(ctx.engine, ctx.conn, ctx.merchant_id, request, ctx.now)
+    charge = charges.create_charge(ctx.engine, ctx.conn, merchant, request, ctx.now)
     return Reply(201, {"worked": True, "data": charge_body(charge)})
 
 
-def charge_body(charge: sqlite3.Row) -> dict[str, Any]:
+def charge_body(charge: Mapping[str, Any]) -> dict[str, Any]:
     lifetime = from_db(charge["expires_at"]) - from_db(charge["created_at"])
     payer = None
     if charge["debtor_name"] is not None:

@@ -135,6 +135,8 @@ def resolve_payer(
     accounts of the same institution is not supported).
     """
     filler = random_payer(rng, exclude_ispb=service_ispb)
+    if name is None and document is None and ispb is None:
+        return filler
     if name is not None:
         if not isinstance(name, str) or not name.strip():
             raise PayerError("payer_name must be a non-empty string")

@@ -1,0 +1,111 @@
+"""The scheduler's memo of the earliest due time: skipping the query never skips a timer."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pixops.engine import scheduler
+from pixops.engine.core import Engine
+from pixops.sandbox import Sandbox
+
+KIND = "test.scheduler_tick"
+RAN: list[str] = []
+
+
+@scheduler.timer(KIND)
+def _tick(engine: Engine, conn: sqlite3.Connection, ref: str, payload: dict[str, Any]) -> None:
+    RAN.append(ref)
+
+
+@pytest.fixture(autouse=True)
+def _forget_runs() -> Iterator[None]:
+    RAN.clear()
+    yield
+    RAN.clear()
+
+
+def schedule(sandbox: Sandbox, seconds: int, ref: str) -> None:
+    """A timer due `seconds` after the sandbox's current time, written like any other."""
+    with sandbox.engine.store.transaction() as conn:
+        scheduler.schedule(conn, sandbox.now() + timedelta(seconds=seconds), KIND, ref)
+
+
+def test_a_timer_scheduled_after_an_empty_look_still_runs_on_time() -> None:
+    sandbox = Sandbox()
+    assert sandbox.advance(10) == 0
+    assert sandbox.engine.store.conn.timers_due_floor is not None  # the memo is in use
+    schedule(sandbox, 5, "a")
+    assert sandbox.advance(4) == 0
+    assert RAN == []
+    assert sandbox.advance(1) == 1
+    assert RAN == ["a"]
+
+
+def test_a_timer_earlier_than_the_remembered_one_runs_first() -> None:
+    sandbox = Sandbox()
+    schedule(sandbox, 100, "late")
+    assert sandbox.advance(10) == 0  # remembers when "late" is due
+    schedule(sandbox, 20, "early")
+    assert sandbox.advance(19) == 0
+    assert sandbox.advance(1) == 1
+    assert RAN == ["early"]
+    assert sandbox.advance(70) == 1
+    assert RAN == ["early", "late"]
+
+
+class RolledBackError(Exception):
+    """Raised inside a transaction to roll it back."""
+
+
+def test_a_look_inside_an_open_transaction_is_not_remembered() -> None:
+    """A rollback can bring back a timer that the open transaction had deleted."""
+    sandbox = Sandbox()
+    schedule(sandbox, 5, "a")
+
+    def delete_look_and_roll_back() -> None:
+        with sandbox.engine.store.transaction() as conn:
+            conn.execute("DELETE FROM timers")
+            later = sandbox.now() + timedelta(seconds=60)
+            assert scheduler.run_due(sandbox.engine, later) == 0
+            raise RolledBackError
+
+    with pytest.raises(RolledBackError):
+        delete_look_and_roll_back()
+    assert sandbox.advance(5) == 1
+    assert RAN == ["a"]
+
+
+def test_a_rolled_back_timer_leaves_nothing_to_run() -> None:
+    sandbox = Sandbox()
+
+    def schedule_and_roll_back() -> None:
+        with sandbox.engine.store.transaction() as conn:
+            scheduler.schedule(conn, sandbox.now() + timedelta(seconds=5), KIND, "gone")
+            raise RolledBackError
+
+    with pytest.raises(RolledBackError):
+        schedule_and_roll_back()
+    assert sandbox.advance(60) == 0
+    assert RAN == []
+
+
+def test_two_engines_on_one_file_run_each_others_timers(tmp_path: Path) -> None:
+    """A file can be shared, so nothing is remembered about it between looks."""
+    path = tmp_path / "shared.db"
+    first, second = Sandbox(path), Sandbox(path)
+    try:
+        assert first.advance(10) == 0
+        schedule(second, 20, "from-second")  # the second engine's clock is 10 s behind
+        assert first.advance(9) == 0
+        assert first.advance(1) == 1
+        assert RAN == ["from-second"]
+        assert second.advance(30) == 0  # already run, and removed, by the first engine
+    finally:
+        first.engine.store.close()
+        second.engine.store.close()
