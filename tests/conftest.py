@@ -24,6 +24,30 @@ from pixops import wire
 from pixops.sandbox import ApiKey, Merchant, Sandbox
 
 BASE_URL = "http://sandbox/api/external"
+
+# The spec's Endpoints table (method, path pattern, permission), copied from the spec,
+# never from the code, so a route table mistake cannot hide in both.
+SPEC_ENDPOINTS = [
+    ("POST", "/pix/cash-in", "pix:write"),
+    ("POST", "/pix/cash-out", "transfer:write"),
+    ("POST", "/pix/refund", "payment:write"),
+    ("POST", "/med/:id/defense", "payment:write"),
+    ("POST", "/cpf/validate", "account:read"),
+    ("POST", "/webhooks", "account:write"),
+    ("GET", "/webhooks", "account:read"),
+    ("DELETE", "/webhooks/:id", "account:write"),
+    ("GET", "/balance", "account:read"),
+    ("GET", "/transactions", "transfer:read"),
+    ("GET", "/transactions/:id", "transfer:read"),
+    ("GET", "/transactions/e2e/:e2e_id", "transfer:read"),
+    ("GET", "/transactions/tag/:tag", "transfer:read"),
+    ("GET", "/transactions/ref/:external_id", "transfer:read"),
+    ("GET", "/transactions/:id/receipt", "transfer:read"),
+    ("GET", "/pix/keys", "pix:read"),
+    ("GET", "/med", "payment:read"),
+    ("GET", "/med/:id", "payment:read"),
+    ("GET", "/statement", "statement:read"),
+]
 JSONBody = dict[str, Any] | list[Any]
 
 

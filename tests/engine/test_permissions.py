@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import pytest
+from tests.conftest import SPEC_ENDPOINTS
 
 from pixops.engine.permissions import PERMISSIONS
 from pixops.engine.routes import ROUTES
@@ -17,29 +18,6 @@ from pixops.sandbox import Merchant, Sandbox
 
 if TYPE_CHECKING:
     from tests.conftest import Connect
-
-# (method, path pattern, permission), copied from the spec, not from the code.
-SPEC_ENDPOINTS = [
-    ("POST", "/pix/cash-in", "pix:write"),
-    ("POST", "/pix/cash-out", "transfer:write"),
-    ("POST", "/pix/refund", "payment:write"),
-    ("POST", "/med/:id/defense", "payment:write"),
-    ("POST", "/cpf/validate", "account:read"),
-    ("POST", "/webhooks", "account:write"),
-    ("GET", "/webhooks", "account:read"),
-    ("DELETE", "/webhooks/:id", "account:write"),
-    ("GET", "/balance", "account:read"),
-    ("GET", "/transactions", "transfer:read"),
-    ("GET", "/transactions/:id", "transfer:read"),
-    ("GET", "/transactions/e2e/:e2e_id", "transfer:read"),
-    ("GET", "/transactions/tag/:tag", "transfer:read"),
-    ("GET", "/transactions/ref/:external_id", "transfer:read"),
-    ("GET", "/transactions/:id/receipt", "transfer:read"),
-    ("GET", "/pix/keys", "pix:read"),
-    ("GET", "/med", "payment:read"),
-    ("GET", "/med/:id", "payment:read"),
-    ("GET", "/statement", "statement:read"),
-]
 
 SAMPLE_PARAMS = {
     ":id": "PIXINE99999999202601051200abcdefghijk",

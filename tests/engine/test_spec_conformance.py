@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 import pytest
+from tests.conftest import SPEC_ENDPOINTS
 
 from pixops import wire
 from pixops.sandbox import ApiKey, Merchant, Sandbox
@@ -48,30 +49,6 @@ MISSING_CREDENTIALS = {
         "<client_id>:<client_secret>",
     }
 }
-
-# (method, path pattern, permission): the spec's Endpoints table, copied from the spec.
-SPEC_ENDPOINTS = [
-    ("POST", "/pix/cash-in", "pix:write"),
-    ("POST", "/pix/cash-out", "transfer:write"),
-    ("POST", "/pix/refund", "payment:write"),
-    ("POST", "/med/:id/defense", "payment:write"),
-    ("POST", "/cpf/validate", "account:read"),
-    ("POST", "/webhooks", "account:write"),
-    ("GET", "/webhooks", "account:read"),
-    ("DELETE", "/webhooks/:id", "account:write"),
-    ("GET", "/balance", "account:read"),
-    ("GET", "/transactions", "transfer:read"),
-    ("GET", "/transactions/:id", "transfer:read"),
-    ("GET", "/transactions/e2e/:e2e_id", "transfer:read"),
-    ("GET", "/transactions/tag/:tag", "transfer:read"),
-    ("GET", "/transactions/ref/:external_id", "transfer:read"),
-    ("GET", "/transactions/:id/receipt", "transfer:read"),
-    ("GET", "/pix/keys", "pix:read"),
-    ("GET", "/med", "payment:read"),
-    ("GET", "/med/:id", "payment:read"),
-    ("GET", "/statement", "statement:read"),
-]
-
 
 # -- helpers ---------------------------------------------------------------------
 
