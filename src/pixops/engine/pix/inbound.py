@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 import sqlite3
 from datetime import datetime
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from pixops.engine import events, ledger
 from pixops.engine.clock import to_db
@@ -127,8 +127,44 @@ def book_credit(
     charge_txid: str | None = None,
 ) -> tuple[str, int]:
     """Insert a settled received PIX and post it; returns (transaction_id, fee_base)."""
-    transaction_id = cash_in_transaction_id(end_to_end_id)
     fee_base = cash_in_fee_base(merchant, amount_base)
+    transaction_id = _insert_received(
+        engine,
+        conn,
+        merchant,
+        payer=payer,
+        end_to_end_id=end_to_end_id,
+        amount_base=amount_base,
+        recipient_key=recipient_key,
+        status="settled",
+        fee_base=fee_base,
+        created_at=settled_at,
+        completed_at=settled_at,
+        external_id=external_id,
+        tag=tag,
+        description=description,
+        charge_txid=charge_txid,
+    )
+    entries = [(amount_base, "cash_in")]
+    if fee_base:
+        entries.append((-fee_base, "cash_in_fee"))
+    ledger.post_entries(conn, merchant["id"], entries, booked_at, transaction_id=transaction_id)
+    return transaction_id, fee_base
+
+
+def _insert_received(
+    engine: Engine,
+    conn: sqlite3.Connection,
+    merchant: sqlite3.Row,
+    *,
+    payer: Payer,
+    end_to_end_id: str,
+    amount_base: int,
+    recipient_key: str,
+    **outcome: Any,
+) -> str:
+    """Insert a received PIX row: the fields every credit shares, plus its outcome's."""
+    transaction_id = cash_in_transaction_id(end_to_end_id)
     records.insert(
         conn,
         engine.rng,
@@ -139,27 +175,16 @@ def book_credit(
             type="pix",
             direction="inbound",
             kind="cash_in",
-            status="settled",
             amount_base=amount_base,
-            fee_base=fee_base,
-            created_at=settled_at,
-            completed_at=settled_at,
-            external_id=external_id,
-            tag=tag,
-            description=description,
             counterparty_name=payer.name,
             payer_document=payer.document,
             payer_ispb=payer.ispb,
             recipient_key=recipient_key,
             recipient_ispb=engine.config.service_ispb,
-            charge_txid=charge_txid,
+            **outcome,
         ),
     )
-    entries = [(amount_base, "cash_in")]
-    if fee_base:
-        entries.append((-fee_base, "cash_in_fee"))
-    ledger.post_entries(conn, merchant["id"], entries, booked_at, transaction_id=transaction_id)
-    return transaction_id, fee_base
+    return transaction_id
 
 
 def record_failed_credit(
@@ -177,34 +202,23 @@ def record_failed_credit(
     charge_txid: str | None = None,
 ) -> str:
     """Store a refused credit as a failed inbound transaction; no money moves."""
-    transaction_id = cash_in_transaction_id(end_to_end_id)
-    records.insert(
+    return _insert_received(
+        engine,
         conn,
-        engine.rng,
-        NewTransaction(
-            merchant_id=merchant["id"],
-            transaction_id=transaction_id,
-            end_to_end_id=end_to_end_id,
-            type="pix",
-            direction="inbound",
-            kind="cash_in",
-            status="failed",
-            amount_base=amount_base,
-            created_at=at,
-            failed_at=at,
-            description=description,
-            counterparty_name=payer.name,
-            payer_document=payer.document,
-            payer_ispb=payer.ispb,
-            recipient_key=recipient_key,
-            recipient_ispb=engine.config.service_ispb,
-            reason_code=reason_code,
-            reason_description=central_bank.describe(reason_code),
-            failure_reason=records.failure_reason(reason_code),
-            charge_txid=charge_txid,
-        ),
+        merchant,
+        payer=payer,
+        end_to_end_id=end_to_end_id,
+        amount_base=amount_base,
+        recipient_key=recipient_key,
+        status="failed",
+        created_at=at,
+        failed_at=at,
+        description=description,
+        reason_code=reason_code,
+        reason_description=central_bank.describe(reason_code),
+        failure_reason=records.failure_reason(reason_code),
+        charge_txid=charge_txid,
     )
-    return transaction_id
 
 
 def receive_pix(
