@@ -12,8 +12,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 # conda-forge spells a few packages differently from PyPI.
 CONDA_TO_PYPI = {"python-duckdb": "duckdb", "types-pyyaml": "types-PyYAML"}
-# Present only in the conda environment: the interpreter, pip, and the interactive UI.
-CONDA_ONLY = {"python", "pip", "jupyterlab"}
+# Present only in the conda environment: the interpreter and pip.
+CONDA_ONLY = {"python", "pip"}
 REQUIREMENT = re.compile(r"^([A-Za-z0-9_.\-]+)\s*(>=\s*[0-9][0-9.]*)?")
 
 

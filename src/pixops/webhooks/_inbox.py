@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from pixops.webhooks._signing import DEFAULT_TOLERANCE_SECONDS, Headers, _fold, verify
 
 if TYPE_CHECKING:
-    import pandas as pd  # type: ignore[import-untyped]
+    import pandas as pd
 
 __all__ = ["FRAME_COLUMNS", "Inbox"]
 
@@ -98,7 +98,7 @@ class Inbox:
     def to_frame(self) -> pd.DataFrame:
         """One row per event with Arrow dtypes; the full ``data`` object stays as JSON text."""
         import pandas as pd
-        import pyarrow as pa  # type: ignore[import-untyped]
+        import pyarrow as pa
 
         events = self.events
         columns: dict[str, pa.Array] = {
@@ -120,8 +120,8 @@ class Inbox:
         columns["data"] = pa.array(
             [json.dumps(d, sort_keys=True, ensure_ascii=False) for d in datas], type=pa.string()
         )
-        table = pa.table(columns)
-        return table.to_pandas(types_mapper=pd.ArrowDtype)
+        frame: pd.DataFrame = pa.table(columns).to_pandas(types_mapper=pd.ArrowDtype)
+        return frame
 
 
 def _data(event: dict[str, Any]) -> dict[str, Any]:
