@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import re
 import signal
 import socket
@@ -12,7 +13,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from pixops.cli import main
+from pixops.cli import Commands, build_parser, main
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -50,6 +51,33 @@ def test_dev_cert_writes_a_certificate_and_key(
     assert "PRIVATE KEY" in (out_dir / "key.pem").read_text()
     out = capsys.readouterr().out
     assert f"pixops serve --tls-cert {out_dir / 'cert.pem'} --tls-key {out_dir / 'key.pem'}" in out
+
+
+def _register_echo(commands: Commands) -> None:
+    parser = commands.add("echo", help="print a word", handler=lambda args: len(args.word))
+    parser.add_argument("word")
+
+
+def test_a_module_registers_its_own_subcommand(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys.modules[__name__], "register", _register_echo, raising=False)
+    parser = build_parser(("pixops.cli", __name__))
+    args = parser.parse_args(["echo", "four"])
+    assert args.handler(args) == 4
+    assert "echo" in parser.format_help()
+    assert "serve" in parser.format_help()
+
+
+def test_a_subcommand_registered_twice_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys.modules[__name__], "register", _register_echo, raising=False)
+    with pytest.raises(ValueError, match="registered twice"):
+        build_parser((__name__, __name__))
+
+
+@pytest.mark.parametrize("name", ["", "-x"])
+def test_a_subcommand_needs_a_word_for_a_name(name: str) -> None:
+    commands = Commands(argparse.ArgumentParser().add_subparsers())
+    with pytest.raises(ValueError, match="non-empty word"):
+        commands.add(name, help="nothing", handler=lambda _args: 0)
 
 
 @pytest.mark.parametrize(

@@ -1,19 +1,32 @@
-"""The `pixops` command line: `serve`, `dev-cert` and `demo`.
+"""The `pixops` command line: one parser, subcommands registered from their own modules.
 
 pixops serve [--host H] [--port P] [--db PATH] [--tls-cert F --tls-key F]
              [--rate-limit N] [--trusted-proxy IP ...]
 pixops dev-cert --out DIR [--host NAME ...]
 pixops demo
+
+Adding a subcommand takes two lines here and one function in its own module::
+
+    # in pixops/recon/_cli.py
+    def register(commands: Commands) -> None:
+        parser = commands.add("recon", help="reconcile a ledger", handler=run_recon)
+        parser.add_argument("--ledger", type=Path, required=True)
+
+    # in COMMAND_MODULES below
+    "pixops.recon._cli",
+
+The handler takes the parsed `argparse.Namespace` and returns the exit status.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import importlib
 import ipaddress
 import sqlite3
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -68,16 +81,52 @@ def _existing_file(text: str) -> Path:
     return path
 
 
-def build_parser() -> argparse.ArgumentParser:
+Handler = Callable[[argparse.Namespace], int]
+"""Runs one subcommand from its parsed arguments and returns the process exit status."""
+
+COMMAND_MODULES: tuple[str, ...] = ("pixops.cli",)
+"""Modules whose `register(commands: Commands) -> None` adds subcommands, in `--help` order."""
+
+
+class Commands:
+    """The `pixops` subcommand table; each module adds its own with `add`."""
+
+    def __init__(self, subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+        self._subparsers = subparsers
+        self._names: set[str] = set()
+
+    def add(self, name: str, *, help: str, handler: Handler) -> argparse.ArgumentParser:
+        """Add subcommand `name` run by `handler`; returns its parser for the arguments."""
+        if not isinstance(name, str) or not name or name.startswith("-"):
+            raise ValueError(f"a subcommand name is a non-empty word, not {name!r}")
+        if name in self._names:
+            raise ValueError(f"subcommand {name!r} is registered twice")
+        if not callable(handler):
+            raise TypeError(f"the handler of {name!r} must be callable")
+        self._names.add(name)
+        parser = self._subparsers.add_parser(name, help=help, description=help)
+        parser.set_defaults(handler=handler)
+        return parser
+
+
+def build_parser(modules: Sequence[str] = COMMAND_MODULES) -> argparse.ArgumentParser:
+    """The full parser: every module in `modules` registers its subcommands."""
     parser = argparse.ArgumentParser(
         prog="pixops",
         description="pixops: analysis and operations toolkit for a PIX account, "
         "with an embedded sandbox of the service.",
     )
-    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    commands = Commands(subparsers)
+    for module_name in modules:
+        importlib.import_module(module_name).register(commands)
+    return parser
 
-    serve = commands.add_parser(
-        "serve", help="run the engine as an HTTP(S) server on the wall clock"
+
+def register(commands: Commands) -> None:
+    """The built-in subcommands: serve, dev-cert and demo."""
+    serve = commands.add(
+        "serve", help="run the engine as an HTTP(S) server on the wall clock", handler=run_serve
     )
     serve.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     serve.add_argument("--port", type=_port, default=8000, help="TCP port, 0 picks a free one")
@@ -108,8 +157,8 @@ def build_parser() -> argparse.ArgumentParser:
         default="warning",
     )
 
-    cert = commands.add_parser(
-        "dev-cert", help="write a self-signed development certificate and key"
+    cert = commands.add(
+        "dev-cert", help="write a self-signed development certificate and key", handler=dev_cert
     )
     cert.add_argument("--out", type=Path, required=True, help="directory for cert.pem, key.pem")
     cert.add_argument(
@@ -120,11 +169,15 @@ def build_parser() -> argparse.ArgumentParser:
         help="extra host name or IP for the certificate (repeatable); loopback is always in",
     )
 
-    commands.add_parser("demo", help="run a short scenario against the in-process sandbox")
-    return parser
+    commands.add(
+        "demo",
+        help="run a short scenario against the in-process sandbox",
+        handler=lambda _args: run_demo(sys.stdout),
+    )
 
 
-def serve(args: argparse.Namespace) -> int:
+def run_serve(args: argparse.Namespace) -> int:
+    """`pixops serve`: the engine over HTTP(S) until interrupted."""
     if (args.tls_cert is None) != (args.tls_key is None):
         print("pixops serve: --tls-cert and --tls-key go together", file=sys.stderr)
         return 2
@@ -154,6 +207,7 @@ def serve(args: argparse.Namespace) -> int:
 
 
 def dev_cert(args: argparse.Namespace) -> int:
+    """`pixops dev-cert`: a self-signed certificate for local TLS."""
     try:
         written = write_dev_certificate(args.out, hosts=tuple(args.host))
     except OSError as error:
@@ -307,9 +361,7 @@ def _demo_steps(sandbox: Sandbox, merchant_id: str, api: _DemoApi, say: Any) -> 
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Parse `argv` (default: the process arguments) and run the chosen subcommand."""
     args = build_parser().parse_args(argv)
-    if args.command == "serve":
-        return serve(args)
-    if args.command == "dev-cert":
-        return dev_cert(args)
-    return run_demo(sys.stdout)
+    handler: Handler = args.handler
+    return handler(args)
