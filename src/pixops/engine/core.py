@@ -55,6 +55,8 @@ class Engine:
         self.public_documents: dict[str, Callable[[], bytes]] = {
             openapi.PATH: openapi.document_bytes
         }
+        # Handlers for paths outside /api/external, by prefix (server mode's test helpers).
+        self.mounts: dict[str, Callable[[Request], Response]] = {}
         self._work_ready = threading.Event()
 
     def handle(
@@ -69,6 +71,9 @@ class Engine:
         request = Request.build(method, target, headers, body, peer)
         if len(body) > self.config.max_body_bytes:
             return too_large(self.config.max_body_bytes)
+        for prefix, mounted in self.mounts.items():
+            if request.path.startswith(prefix):
+                return mounted(request)
         document = self.public_documents.get(request.path)
         if document is not None and request.method == "GET":
             return Response(200, list(_JSON), document())
