@@ -72,6 +72,19 @@ class Sandbox:
         )
         self._asgi = AsgiApp(self.engine)
 
+    @classmethod
+    def over(cls, engine: Engine) -> Sandbox:
+        """The sandbox's actions on an engine built elsewhere (server mode, any clock).
+
+        `advance()` then works only if that engine runs on a manual clock.
+        """
+        if not isinstance(engine, Engine):
+            raise TypeError(f"Sandbox.over() takes an Engine, not {type(engine).__name__}")
+        sandbox = cls.__new__(cls)
+        sandbox.engine = engine
+        sandbox._asgi = AsgiApp(engine)
+        return sandbox
+
     # -- administration (the merchant portal) ---------------------------------
 
     def create_merchant(
