@@ -5,7 +5,7 @@ central bank's later answer (completed or failed), totals under concurrency, and
 from __future__ import annotations
 
 import threading
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, time, timedelta
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -434,21 +434,43 @@ def test_reason_outside_the_accepted_set_fails_later(
     assert sandbox.audit(merchant.id).consistent
 
 
+def advance_to(sb: Sandbox, moment: datetime) -> None:
+    sb.advance(int((moment - sb.now()).total_seconds()))
+    assert sb.now() == moment
+
+
+def test_refund_timely_when_requested_is_settled_however_late_the_answer(
+    sandbox: Sandbox, merchant: Merchant, api: Api
+) -> None:
+    """Issue 8.1: a credit of 2026-01-05T12:00Z refunded with MD06 at 2026-04-05T11:59:59Z
+    is in time; the central bank answers seconds later and must not judge that moment."""
+    assert sandbox.now() == datetime(2026, 1, 5, 12, tzinfo=UTC)
+    original = received(sandbox, merchant.id, 1_000)
+    advance_to(sandbox, datetime(2026, 4, 5, 11, 59, 59, tzinfo=UTC))
+    response = refund(api, {"original_transaction_id": original, "reason": "MD06"})
+    assert response.status_code == 202
+    sandbox.advance(2)
+    assert row(sandbox, response.json()["transaction_id"])["status"] == "settled"
+    assert "pix.refund.completed" in [e.type for e in sandbox.events(merchant.id)]
+
+
 @pytest.mark.parametrize(
     ("reason", "days"),
     [("MD06", 90), ("BE08", 80), ("FR01", 80), ("AM09", 30), ("SL02", 30), ("RR04", 30)],
 )
-def test_refund_deadlines(
+def test_refund_deadlines_are_calendar_days_in_sao_paulo(
     sandbox: Sandbox, merchant: Merchant, api: Api, reason: str, days: int
 ) -> None:
-    early = received(sandbox, merchant.id, 1_000)
+    """Received 2026-01-05 09:00 in São Paulo: the last allowed day is that date + `days`,
+    to 23:59:59 local (02:59:59Z the next UTC day); local midnight after it is late."""
+    on_time_original = received(sandbox, merchant.id, 1_000)
+    late_original = received(sandbox, merchant.id, 1_000)
+    last_day = date(2026, 1, 5) + timedelta(days=days)
+    local_midnight_after = datetime.combine(last_day + timedelta(days=1), time(3), tzinfo=UTC)
+    advance_to(sandbox, local_midnight_after - timedelta(seconds=1))
+    on_time = refund(api, {"original_transaction_id": on_time_original, "reason": reason})
     sandbox.advance(1)
-    late = received(sandbox, merchant.id, 1_000)
-    # The central bank answers 2 s after the request: time it to land exactly on the
-    # deadline of `late` and one second past the deadline of `early`.
-    sandbox.advance(days * 86_400 - 2)
-    on_time = refund(api, {"original_transaction_id": late, "reason": reason})
-    too_late = refund(api, {"original_transaction_id": early, "reason": reason})
+    too_late = refund(api, {"original_transaction_id": late_original, "reason": reason})
     assert on_time.status_code == too_late.status_code == 202
     sandbox.advance(2)
     assert row(sandbox, on_time.json()["transaction_id"])["status"] == "settled"
@@ -465,10 +487,15 @@ def test_refund_deadlines(
 
 def test_judge_refund_unit() -> None:
     settled = datetime(2026, 1, 5, 12, tzinfo=UTC)
-    assert central_bank.judge_refund("MD06", settled, settled + timedelta(days=90)) is None
-    late = central_bank.judge_refund("MD06", settled, settled + timedelta(days=90, seconds=1))
+    last_local_second = datetime(2026, 4, 6, 2, 59, 59, tzinfo=UTC)  # 2026-04-05 23:59:59 -03
+    assert central_bank.judge_refund("MD06", settled, last_local_second) is None
+    late = central_bank.judge_refund("MD06", settled, last_local_second + timedelta(seconds=1))
     assert late is not None
     assert late.code == "DT05"
+    # A credit at 01:00Z is still the previous day in São Paulo: its window starts then.
+    evening = datetime(2026, 1, 6, 1, tzinfo=UTC)  # 2026-01-05 22:00 -03
+    assert central_bank.judge_refund("AM09", evening, datetime(2026, 2, 5, 2, tzinfo=UTC)) is None
+    assert central_bank.judge_refund("AM09", evening, datetime(2026, 2, 5, 3, 30, tzinfo=UTC))
     invalid = central_bank.judge_refund("ZZZZ", settled, settled)
     assert invalid is not None
     assert invalid.code == "AG03"

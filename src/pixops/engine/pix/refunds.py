@@ -204,7 +204,8 @@ def _answer(engine: Engine, conn: sqlite3.Connection, ref: str, payload: dict[st
     verdict = None
     if row["kind"] == "refund":
         settled_at = from_db(original["completed_at"] or original["created_at"])
-        verdict = central_bank.judge_refund(row["refund_reason"], settled_at, now)
+        requested_at = from_db(row["created_at"])
+        verdict = central_bank.judge_refund(row["refund_reason"], settled_at, requested_at)
     if verdict is None:
         _complete(engine, conn, row, original, now)
     else:

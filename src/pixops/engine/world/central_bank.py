@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Final
+from zoneinfo import ZoneInfo
 
 from pixops import participants
 
@@ -19,10 +20,12 @@ __all__ = [
     "LATE_REFUND_CODE",
     "REASON_CODES",
     "REFUND_DEADLINE_DAYS",
+    "REFUND_DEADLINE_ZONE",
     "Rejection",
     "describe",
     "judge_payment",
     "judge_refund",
+    "refund_deadline_passed",
 ]
 
 #: Central-bank (pacs.002 RJCT) reason codes and their English descriptions.
@@ -56,6 +59,7 @@ REASON_CODES: Final[dict[str, str]] = {
 #: Refund reason codes the central bank accepts, with the window in calendar days
 #: after the original's settlement: MD06 90 days (spec), BE08 and FR01 the MED
 #: notification window of 80 days, the others the operational maximum of 30 days.
+#: Days are calendar days in `REFUND_DEADLINE_ZONE`, the central bank's own calendar.
 REFUND_DEADLINE_DAYS: Final[dict[str, int]] = {
     "MD06": 90,
     "BE08": 80,
@@ -64,6 +68,9 @@ REFUND_DEADLINE_DAYS: Final[dict[str, int]] = {
     "SL02": 30,
     "RR04": 30,
 }
+
+#: The calendar refund deadlines are counted in: the central bank's, Brasília time.
+REFUND_DEADLINE_ZONE: Final = ZoneInfo("America/Sao_Paulo")
 
 #: A refund whose reason is outside `REFUND_DEADLINE_DAYS`: the return type is unsupported.
 INVALID_REFUND_REASON_CODE: Final = "AG03"
@@ -111,8 +118,25 @@ def judge_payment(
     return None
 
 
-def judge_refund(reason: str, original_settled_at: datetime, now: datetime) -> Rejection | None:
-    """The SPI's verdict on a voluntary refund (pacs.004); None settles it."""
+def refund_deadline_passed(
+    days: int, original_settled_at: datetime, requested_at: datetime
+) -> bool:
+    """Whether a refund requested at `requested_at` is past `days` calendar days after the
+    original settled: both instants are read as dates in `REFUND_DEADLINE_ZONE`, and the
+    last allowed day is the settlement's date plus `days`, to its very end."""
+    settled_day = original_settled_at.astimezone(REFUND_DEADLINE_ZONE).date()
+    requested_day = requested_at.astimezone(REFUND_DEADLINE_ZONE).date()
+    return requested_day > settled_day + timedelta(days=days)
+
+
+def judge_refund(
+    reason: str, original_settled_at: datetime, requested_at: datetime
+) -> Rejection | None:
+    """The SPI's verdict on a voluntary refund (pacs.004); None settles it.
+
+    The deadline is judged against the moment the merchant requested the refund, not
+    when the central bank answers: a refund asked for in time is in time.
+    """
     days = REFUND_DEADLINE_DAYS.get(reason)
     if days is None:
         allowed = ", ".join(REFUND_DEADLINE_DAYS)
@@ -120,7 +144,7 @@ def judge_refund(reason: str, original_settled_at: datetime, now: datetime) -> R
             INVALID_REFUND_REASON_CODE,
             f"Refund reason {reason!r} is not an accepted return code ({allowed})",
         )
-    if now > original_settled_at + timedelta(days=days):
+    if refund_deadline_passed(days, original_settled_at, requested_at):
         return Rejection(
             LATE_REFUND_CODE,
             f"Refund outside the allowed window: {reason} refunds are accepted up to "
