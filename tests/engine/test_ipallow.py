@@ -3,12 +3,14 @@
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING
 
 import pytest
 
 from pixops.engine import ipallow
 from pixops.engine.config import EngineConfig
+from pixops.engine.merchants import AdminError
 from pixops.sandbox import Merchant, Sandbox
 
 if TYPE_CHECKING:
@@ -53,7 +55,10 @@ def test_normalize_address(raw: str, normal: str | None) -> None:
         ("10.1.0.0/16", "10.1.255.255", True),
         ("10.1.0.0/16", "10.2.0.0", False),
         ("0.0.0.0/0", "198.51.100.1", True),
-        ("10.1.2.3/24", "10.1.2.99", True),  # host bits set: the network still reads as written
+        ("10.1.2.3/24", "10.1.2.99", False),  # host bits set: not a network, matches nothing
+        ("10.0.0.5/24", "10.0.0.77", False),
+        ("10.0.0.5/24", "10.0.0.5", False),
+        ("10.0.0.5/32", "10.0.0.5", True),
         (" 127.0.0.1", "127.0.0.1", False),
         ("127.0.0.1 ", "127.0.0.1", False),
         ("127.0.0.01", "127.0.0.1", False),
@@ -190,10 +195,6 @@ def test_ipv4_mapped_peer_is_normalised(
         ("2001:db8::1", "2001:0db8::0001", 200),  # the peer is normalised, not the entry
         ("2001:db8::1", "2001:db8::2", 403),
         ("::1", "::1", 200),
-        (" 10.1.2.3", "10.1.2.3", 403),
-        ("10.1.2.3 ", "10.1.2.3", 403),
-        ("10.01.2.3", "10.1.2.3", 403),
-        ("10.1.2.3/40", "10.1.2.3", 403),
     ],
 )
 def test_whitelist_entries_through_the_pipeline(
@@ -204,6 +205,58 @@ def test_whitelist_entries_through_the_pipeline(
     assert response.status_code == status
     if status == 403:
         assert response.json() == NOT_LISTED
+
+
+NEVER_MATCHING = [
+    (" 10.1.2.3", "10.1.2.3"),
+    ("10.1.2.3 ", "10.1.2.3"),
+    ("10.01.2.3", "10.1.2.3"),
+    ("10.1.2.3/40", "10.1.2.3"),
+    ("10.0.0.5/24", "10.0.0.77"),  # issue 8.2: host bits set admitted the whole /24
+    ("10.0.0.5/24", "10.0.0.5"),
+    ("2001:DB8::1", "2001:db8::1"),
+    ("2001:db8::/32", "2001:db8::1"),
+    ("::ffff:10.1.2.3", "10.1.2.3"),
+    ("", "10.1.2.3"),
+]
+
+
+@pytest.mark.parametrize(("entry", "peer"), NEVER_MATCHING)
+def test_a_stored_entry_that_is_not_canonical_admits_nobody(
+    connect: Connect, sandbox: Sandbox, merchant: Merchant, entry: str, peer: str
+) -> None:
+    """Entries written before issuance refused them (or by hand) still match nothing."""
+    key = sandbox.issue_api_key(merchant.id, ip_whitelist=["192.0.2.1"])
+    with sandbox.engine.store.transaction() as conn:
+        conn.execute(
+            "UPDATE api_keys SET ip_whitelist = ? WHERE client_id = ?",
+            (json.dumps([entry]), key.client_id),
+        )
+    response = connect(sandbox, key, client_ip=peer)("GET", "/balance")
+    assert (response.status_code, response.json()) == (403, NOT_LISTED)
+
+
+@pytest.mark.parametrize(("entry", "peer"), NEVER_MATCHING)
+def test_an_entry_that_can_never_match_is_refused_at_issue(
+    sandbox: Sandbox, merchant: Merchant, entry: str, peer: str
+) -> None:
+    with pytest.raises(AdminError, match="ip_whitelist entries never match"):
+        sandbox.issue_api_key(merchant.id, ip_whitelist=["127.0.0.1", entry])
+
+
+@pytest.mark.parametrize(
+    "entry", ["127.0.0.1", "10.0.0.0/24", "10.0.0.5/32", "0.0.0.0/0", "2001:db8::1", "::1"]
+)
+def test_canonical_entries_are_accepted_at_issue(entry: str) -> None:
+    assert ipallow.entry_problem(entry) is None
+
+
+def test_entry_problem_says_what_is_wrong() -> None:
+    assert ipallow.entry_problem(5) == "must be a string"
+    problem = ipallow.entry_problem("10.0.0.5/24")
+    assert problem is not None
+    assert "host bits" in problem
+    assert "10.0.0.0/24" in problem
 
 
 def test_repeated_forwarded_for_lines_are_read_in_order(

@@ -662,6 +662,13 @@ def _fuzz_world() -> tuple[Sandbox, ApiKey]:
     if not _FUZZ:
         sandbox = Sandbox(config=EngineConfig(trusted_proxies=frozenset({"127.0.0.1"})))
         owner = sandbox.create_merchant("Loja", balance_centavos=10_000)
-        whitelist = ["127.0.0.1", "10.0.0.0/8", "::1", "bad", ""]
-        _FUZZ.append((sandbox, sandbox.issue_api_key(owner.id, ip_whitelist=whitelist)))
+        key = sandbox.issue_api_key(owner.id, ip_whitelist=["127.0.0.1", "10.0.0.0/8", "::1"])
+        # Entries that issuance refuses today may still be stored: they must match nothing.
+        stored = ["127.0.0.1", "10.0.0.0/8", "::1", "bad", "", "10.0.0.5/24"]
+        with sandbox.engine.store.transaction() as conn:
+            conn.execute(
+                "UPDATE api_keys SET ip_whitelist = ? WHERE client_id = ?",
+                (json.dumps(stored), key.client_id),
+            )
+        _FUZZ.append((sandbox, key))
     return _FUZZ[0]

@@ -2,7 +2,8 @@
 
 Entries are matched as written: a single IPv4 or IPv6 address must equal the caller's
 address in its standard text form, and an IPv4 CIDR must be written canonically
-(no spaces, no leading zeros, mask 0-32). Anything else never matches.
+(no spaces, no leading zeros, mask 0-32, no host bits set: `10.0.0.5/24` is not a
+network). Anything else never matches, and `entry_problem` refuses it at issue.
 """
 
 from __future__ import annotations
@@ -26,15 +27,38 @@ def normalize_address(address: str) -> str | None:
     return str(parsed)
 
 
+def entry_problem(entry: object) -> str | None:
+    """Why `entry` can never admit anyone, or None for an accepted entry: a single IPv4
+    address, an IPv4 CIDR network, or an IPv6 address, each in its standard text form."""
+    if not isinstance(entry, str):
+        return "must be a string"
+    if _CIDR.match(entry) is not None:
+        if _network(entry) is None:
+            return f"{entry!r} has host bits set; write the network address (e.g. 10.0.0.0/24)"
+        return None
+    if "/" in entry:
+        return f"{entry!r} is not an IPv4 CIDR in standard form (IPv6 CIDR is not accepted)"
+    if normalize_address(entry) != entry:
+        return f"{entry!r} is not an IPv4 or IPv6 address in standard form"
+    return None
+
+
+def _network(entry: str) -> ipaddress.IPv4Network | None:
+    """The network a canonical CIDR entry names; None when host bits are set."""
+    try:
+        return ipaddress.IPv4Network(entry, strict=True)
+    except ValueError:
+        return None
+
+
 def entry_matches(entry: str, caller: str) -> bool:
     """Does one whitelist entry admit the (normalised) caller address?"""
     if entry == caller:
         return True
-    match = _CIDR.match(entry)
-    if match is None or ":" in caller:
+    if ":" in caller or _CIDR.match(entry) is None:
         return False
-    network = ipaddress.IPv4Network(entry, strict=False)
-    return ipaddress.IPv4Address(caller) in network
+    network = _network(entry)
+    return network is not None and ipaddress.IPv4Address(caller) in network
 
 
 def allowed(whitelist: list[str], caller: str) -> bool:

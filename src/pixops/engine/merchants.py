@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from pixops.engine import credentials, ledger
+from pixops.engine import credentials, ipallow, ledger
 from pixops.engine.clock import to_db
 from pixops.engine.fees import DEFAULT_FEES, FeeSchedule
 from pixops.engine.permissions import PERMISSIONS
@@ -130,8 +130,9 @@ def issue_api_key(
     unknown = sorted(set(permissions) - PERMISSIONS)
     if unknown:
         raise AdminError(f"unknown permissions {unknown}; known: {sorted(PERMISSIONS)}")
-    if not all(isinstance(entry, str) for entry in ip_whitelist):
-        raise AdminError("ip_whitelist entries must be strings")
+    problems = [p for p in (ipallow.entry_problem(entry) for entry in ip_whitelist) if p]
+    if problems:
+        raise AdminError(f"ip_whitelist entries never match: {'; '.join(problems)}")
     if expires_at is not None and expires_at.tzinfo is None:
         raise AdminError("expires_at must be timezone-aware")
     client_id = credentials.new_client_id()
