@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import threading
 from dataclasses import replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import httpx
 
 from pixops.engine.http import Reply
 from pixops.engine.routing import Context, Handler, Router
+from pixops.engine.store import Store
 from pixops.sandbox import ApiKey, Merchant, Sandbox
 
 if TYPE_CHECKING:
@@ -72,7 +74,7 @@ def test_same_key_on_another_path_does_not_collide(api: Api) -> None:
     assert b'"valid"' not in other.content
 
 
-def test_scope_is_the_api_key(connect: Connect, sandbox: Sandbox, merchant: Merchant) -> None:
+def test_two_merchants_never_share(connect: Connect, sandbox: Sandbox, merchant: Merchant) -> None:
     second_merchant = sandbox.create_merchant("Outra Loja")
     mine = connect(sandbox, sandbox.issue_api_key(merchant.id))
     theirs = connect(sandbox, sandbox.issue_api_key(second_merchant.id))
@@ -82,18 +84,64 @@ def test_scope_is_the_api_key(connect: Connect, sandbox: Sandbox, merchant: Merc
     assert REPLAY not in other.headers
     assert other.json()["data"]["cpf"] == OTHER_CPF
     assert first.json()["data"]["cpf"] == VALID_CPF
-    # Same body from the other key: executed for that key, not served from mine.
+    # Same body from the other merchant: executed for it, not served from mine.
     assert REPLAY not in validate(theirs, VALID_CPF, "other-key").headers
     assert REPLAY not in validate(mine, VALID_CPF, "other-key").headers
 
 
-def test_two_keys_of_one_merchant_do_not_share(
+def test_two_keys_of_one_merchant_share_the_scope(
     connect: Connect, sandbox: Sandbox, merchant: Merchant
 ) -> None:
+    """Issue 8.3: the scope is (merchant, method, path, key), so one Idempotency-Key sent
+    by two keys of one merchant creates one payout, and the second gets the replay."""
     one = connect(sandbox, sandbox.issue_api_key(merchant.id))
     two = connect(sandbox, sandbox.issue_api_key(merchant.id))
-    validate(one, VALID_CPF, "k")
-    assert validate(two, OTHER_CPF, "k").status_code == 200
+    body = {"amount": 1_000, "pix_key": "maria.silva@sandbox.pixops.dev"}
+    first = one("POST", "/pix/cash-out", body, headers={"idempotency-key": "pay-1"})
+    second = two("POST", "/pix/cash-out", body, headers={"idempotency-key": "pay-1"})
+    assert first.status_code == second.status_code == 202
+    assert second.headers[REPLAY] == "true"
+    assert second.content == first.content
+    with sandbox.engine.store.lock:
+        payouts = sandbox.engine.store.conn.execute(
+            "SELECT COUNT(*) FROM transactions WHERE merchant_id = ? AND kind = 'cash_out'",
+            (merchant.id,),
+        ).fetchone()[0]
+    assert payouts == 1
+    other_body = validate(two, OTHER_CPF, "pay-1")
+    assert (other_body.status_code, REPLAY in other_body.headers) == (200, False)
+
+
+def test_a_database_from_before_the_merchant_scope_keeps_its_entries(tmp_path: Path) -> None:
+    """Migration 6 rescopes stored entries by the owner of the key that wrote them."""
+    path = tmp_path / "old.db"
+    old = Store(path)
+    with old.transaction() as conn:
+        conn.execute("DROP TABLE idempotency")
+        conn.execute(
+            "CREATE TABLE idempotency (client_id TEXT NOT NULL, method TEXT NOT NULL,"
+            " path TEXT NOT NULL, key TEXT NOT NULL, fingerprint TEXT NOT NULL,"
+            " status INTEGER NOT NULL, body BLOB NOT NULL, created_at TEXT NOT NULL,"
+            " PRIMARY KEY (client_id, method, path, key))"
+        )
+        conn.execute(
+            "INSERT INTO merchants VALUES ('m1', 'Loja', NULL, 1, '2026-01-05', 3600, 0, '{}',"
+            " 1, 1)"
+        )
+        conn.execute(
+            "INSERT INTO api_keys VALUES ('cli_1', 'm1', 'h', 1, NULL, '[]', '[]', 1, '2026')"
+        )
+        conn.execute(
+            "INSERT INTO idempotency VALUES ('cli_1', 'POST', '/p', 'k', 'f', 200, x'7b7d',"
+            " '2026-01-05')"
+        )
+        conn.execute("PRAGMA user_version = 5")
+    old.close()
+    migrated = Store(path)
+    with migrated.lock:
+        rows = migrated.conn.execute("SELECT merchant_id, key, body FROM idempotency").fetchall()
+    assert [tuple(row) for row in rows] == [("m1", "k", b"{}")]
+    migrated.close()
 
 
 def test_cache_lasts_24_hours(api: Api, sandbox: Sandbox) -> None:

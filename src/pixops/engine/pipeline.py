@@ -210,12 +210,16 @@ def fingerprint(request: Request) -> str:
 
 
 def find_replay(engine: Engine, caller: Caller, request: Request, key: str) -> sqlite3.Row | None:
-    """Step 7, second half: a cached 2xx for (key owner, method, path, key) within 24 h."""
+    """Step 7, second half: a cached 2xx for (merchant, method, path, key) within 24 h.
+
+    Scoped by merchant, not by API key: the spec's (method, path, key) per account, so
+    two keys of one merchant never execute one request twice, and two merchants never
+    see each other's responses."""
     oldest = to_db(engine.clock.now() - timedelta(seconds=engine.config.idempotency_ttl_seconds))
     row: sqlite3.Row | None = engine.store.conn.execute(
-        "SELECT * FROM idempotency WHERE client_id = ? AND method = ? AND path = ? AND key = ?"
+        "SELECT * FROM idempotency WHERE merchant_id = ? AND method = ? AND path = ? AND key = ?"
         " AND created_at > ?",
-        (caller.client_id, request.method, request.path, key, oldest),
+        (caller.merchant_id, request.method, request.path, key, oldest),
     ).fetchone()
     if row is not None and row["fingerprint"] != fingerprint(request):
         raise pipeline_error(422, "Idempotency-Key was already used with a different request body")
@@ -226,9 +230,10 @@ def remember(
     engine: Engine, caller: Caller, request: Request, key: str, status: int, body: bytes
 ) -> None:
     engine.store.conn.execute(
-        "INSERT OR REPLACE INTO idempotency VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        "INSERT OR REPLACE INTO idempotency (merchant_id, method, path, key, fingerprint,"
+        " status, body, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
         (
-            caller.client_id,
+            caller.merchant_id,
             request.method,
             request.path,
             key,

@@ -257,6 +257,28 @@ MIGRATIONS: tuple[str, ...] = (
     """
     CREATE INDEX dict_keys_merchant ON dict_keys (merchant_id, created_at, key);
     """,
+    # 6: idempotency entries are scoped by merchant, not by API key (issue 8.3): two keys
+    # of one merchant sending one Idempotency-Key create one payout, never two.
+    """
+    CREATE TABLE idempotency_by_merchant (
+        merchant_id TEXT NOT NULL,
+        method TEXT NOT NULL,
+        path TEXT NOT NULL,
+        key TEXT NOT NULL,
+        fingerprint TEXT NOT NULL,
+        status INTEGER NOT NULL,
+        body BLOB NOT NULL,
+        created_at TEXT NOT NULL,
+        PRIMARY KEY (merchant_id, method, path, key)
+    );
+    INSERT OR IGNORE INTO idempotency_by_merchant
+        SELECT k.merchant_id, i.method, i.path, i.key, i.fingerprint, i.status, i.body,
+            i.created_at
+        FROM idempotency AS i JOIN api_keys AS k ON k.client_id = i.client_id
+        ORDER BY i.created_at DESC;
+    DROP TABLE idempotency;
+    ALTER TABLE idempotency_by_merchant RENAME TO idempotency;
+    """,
 )
 
 
