@@ -369,7 +369,7 @@ def test_later_events_of_a_transaction_wait_for_earlier_ones(
     receiver = Recorder(500, 200)
     subscribe(api, sandbox.add_webhook_receiver(receiver))
     first = emit(sandbox, merchant.id, "pix.refund.completed", "PIXRETD1")
-    second = emit(sandbox, merchant.id, "pix.payout.returned", "PIXRETD1")
+    second = emit(sandbox, merchant.id, "pix.payout.failed", "PIXRETD1")
     unrelated = emit(sandbox, merchant.id, "pix.payout.confirmed", "PIXOUTE7")
     sandbox.advance(0)
     assert receiver.ids == [first.id, unrelated.id]
@@ -397,7 +397,7 @@ def test_delete_cancels_outstanding_deliveries(
     receiver = Recorder(500)
     created = subscribe(api, sandbox.add_webhook_receiver(receiver))
     emit(sandbox, merchant.id, "pix.refund.completed", "PIXRETD1")
-    emit(sandbox, merchant.id, "pix.payout.returned", "PIXRETD1")
+    emit(sandbox, merchant.id, "pix.payout.failed", "PIXRETD1")
     sandbox.advance(0)
     assert api("DELETE", f"/webhooks/{created['id']}").status_code == 200
     sandbox.advance(hours=1)
@@ -500,3 +500,33 @@ def test_an_interrupted_attempt_is_retried_by_its_lease(
     [delivery] = sandbox.webhook_deliveries(merchant.id)
     assert delivery.state == "delivered"
     assert [(a.attempt, a.status_code) for a in delivery.attempts] == [(2, 200)]
+
+
+def test_payout_returned_goes_only_to_subscriptions_that_name_it(
+    sandbox: Sandbox, merchant: Merchant, api: Api
+) -> None:
+    """Issue 8.4: a refund emits pix.refund.completed and its alternative
+    pix.payout.returned; a subscription to every event gets the refund once."""
+    everything, named, both = Recorder(), Recorder(), Recorder()
+    subscribe(api, sandbox.add_webhook_receiver(everything))
+    subscribe(api, sandbox.add_webhook_receiver(named), ["pix.payout.returned"])
+    subscribe(
+        api,
+        sandbox.add_webhook_receiver(both),
+        ["pix.refund.completed", "pix.payout.returned"],
+    )
+    credit = sandbox.receive_pix(merchant.id, amount_centavos=5_000)
+    refunded = api("POST", "/pix/refund", {"original_transaction_id": credit})
+    assert refunded.status_code == 202
+    sandbox.advance(5)
+
+    def types(receiver: Recorder) -> list[str]:
+        return [json.loads(body)["type"] for _, body in receiver.calls]
+
+    assert types(everything) == ["pix.refund.completed"]
+    assert types(named) == ["pix.payout.returned"]
+    assert types(both) == ["pix.refund.completed", "pix.payout.returned"]
+    assert [e.type for e in sandbox.events(merchant.id)] == [
+        "pix.refund.completed",
+        "pix.payout.returned",
+    ]

@@ -51,6 +51,7 @@ __all__ = [
     "INPROC_SCHEME",
     "MAX_ATTEMPTS",
     "MAX_SUBSCRIPTIONS",
+    "NAMED_ONLY",
     "RETRY_DELAYS_SECONDS",
     "Receiver",
     "Subscription",
@@ -69,6 +70,10 @@ __all__ = [
 ]
 
 ALL_EVENTS: Final = "*"
+#: Events delivered only to subscriptions that name them, never to "*": the spec calls
+#: `pix.payout.returned` an alternative to `pix.refund.completed` (same refund, same data),
+#: so a subscription to every event would book each refund twice.
+NAMED_ONLY: Final = frozenset({"pix.payout.returned"})
 RETRY_DELAYS_SECONDS: Final = (5, 300, 1800, 7200, 18000, 36000, 36000)
 MAX_ATTEMPTS: Final = 1 + len(RETRY_DELAYS_SECONDS)
 DELIVERY_TIMEOUT_SECONDS: Final = 5
@@ -348,7 +353,7 @@ def fan_out(engine: Engine, conn: sqlite3.Connection, event: Event) -> None:
     now = engine.clock.now()
     for row in rows:
         wanted = json.loads(row["event_types"])
-        if ALL_EVENTS in wanted or event.type in wanted:
+        if event.type in wanted or (ALL_EVENTS in wanted and event.type not in NAMED_ONLY):
             _enqueue(conn, row["id"], event, now)
 
 
