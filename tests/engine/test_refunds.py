@@ -585,3 +585,55 @@ def test_concurrent_refunds_never_exceed_the_original(
     assert refunds.refunded_total_base(sandbox.engine.store.conn, original) == 900_000
     assert sandbox.balance(merchant.id).held_base == 0
     assert sandbox.audit(merchant.id).consistent
+
+
+# -- refund by the charge's own reference (issue 8.5) ----------------------------------
+
+
+def charge(api: Api, amount_centavos: int) -> str:
+    response = api("POST", "/pix/cash-in", {"amount": amount_centavos})
+    assert response.status_code == 201
+    tx_id: str = response.json()["data"]["transaction_id"]
+    return tx_id
+
+
+def test_a_paid_qr_tx_id_refunds_its_credit(sandbox: Sandbox, merchant: Merchant, api: Api) -> None:
+    tx_id = charge(api, 5_000)
+    credit = sandbox.pay_charge(tx_id, payer_name="Joana Prado")
+    sandbox.advance(0)
+    response = refund(api, {"original_transaction_id": tx_id, "amount": 2_000})
+    assert response.status_code == 202, response.text
+    refund_row = row(sandbox, response.json()["transaction_id"])
+    assert refund_row["original_transaction_id"] == credit
+    sandbox.advance(2)
+    completed = [e.data for e in sandbox.events(merchant.id) if e.type == "pix.refund.completed"]
+    assert completed[0]["original_transaction_id"] == credit
+    assert completed[0]["remaining_refundable"] == 300_000
+    # The credit's own id and the QR's tx_id draw on one refundable total.
+    over = refund(api, {"original_transaction_id": credit, "amount": 3_001})
+    assert over.status_code == 422
+
+
+@pytest.mark.parametrize("state", ["pending", "expired", "cancelled"])
+def test_an_unpaid_qr_tx_id_is_the_ordinary_404(
+    sandbox: Sandbox, merchant: Merchant, api: Api, state: str
+) -> None:
+    tx_id = charge(api, 5_000)
+    if state == "expired":
+        sandbox.advance(hours=2)
+    elif state == "cancelled":
+        sandbox.cancel_charge(tx_id)
+    response = refund(api, {"original_transaction_id": tx_id})
+    assert (response.status_code, response.json()) == (404, NOT_FOUND)
+
+
+def test_another_merchants_paid_qr_is_the_ordinary_404(
+    connect: Connect, sandbox: Sandbox, merchant: Merchant, api: Api
+) -> None:
+    other = sandbox.create_merchant("Outra Loja", balance_centavos=100_000)
+    theirs = connect(sandbox, sandbox.issue_api_key(other.id))
+    tx_id = charge(theirs, 5_000)
+    sandbox.pay_charge(tx_id)
+    sandbox.advance(0)
+    response = refund(api, {"original_transaction_id": tx_id})
+    assert (response.status_code, response.json()) == (404, NOT_FOUND)

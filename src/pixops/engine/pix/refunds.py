@@ -43,7 +43,9 @@ _REFUND_KINDS: Final = ("refund", "med_refund")
 def find_original(
     conn: sqlite3.Connection, merchant_id: str, identifier: str
 ) -> sqlite3.Row | None:
-    """The merchant's received PIX with this transaction_id or end-to-end ID."""
+    """The merchant's received PIX with this transaction_id or end-to-end ID, or the credit
+    of the merchant's paid charge whose QR tx_id this is (the charge's own reference, which
+    `GET /transactions/:id` accepts too). An unpaid, expired or cancelled QR has no credit."""
     # `+merchant_id` keeps SQLite on the id indexes instead of scanning the merchant's rows.
     row: sqlite3.Row | None = conn.execute(
         "SELECT * FROM transactions WHERE +merchant_id = ? AND kind = 'cash_in' AND seq IN ("
@@ -52,6 +54,14 @@ def find_original(
         " ORDER BY status = 'settled' DESC, seq DESC LIMIT 1",
         (merchant_id, identifier, identifier),
     ).fetchone()
+    if row is None:
+        row = conn.execute(
+            "SELECT t.* FROM charges AS c JOIN transactions AS t"
+            " ON t.transaction_id = c.transaction_id AND t.kind = 'cash_in'"
+            " WHERE c.txid = ? AND c.merchant_id = ? AND c.status = 'paid'"
+            " AND t.merchant_id = c.merchant_id",
+            (identifier, merchant_id),
+        ).fetchone()
     return row
 
 
