@@ -1,0 +1,32 @@
+"""Scheduled reports: a notebook run headless and written as one offline HTML page.
+
+    from pixops.report import render_report
+    render_report("notebooks/03_daily_reconciliation.ipynb", "recon-2026-01-31.html",
+                  parameters={"business_date": "2026-01-31"})
+
+The notebook runs on a fresh kernel with papermill (values go into its cell tagged
+`parameters`), then nbconvert writes the outputs without code. Charts carry plotly.js
+inline and widgets are drawn by the `@jupyter-widgets/html-manager` renderer shipped in
+this package, so the page renders with no network; a page that would still fetch a
+script from the web is refused with `ReportError`.
+"""
+
+from pixops.report._assets import WIDGET_RENDERER_PATH, WIDGET_RENDERER_VERSION
+from pixops.report._errors import ReportError
+from pixops.report._execute import PLOTLY_RENDERER, declared_parameters, execute_notebook
+from pixops.report._export import export_html
+from pixops.report._offline import remote_references, strip_remote_scripts
+from pixops.report._render import render_report
+
+__all__ = [
+    "PLOTLY_RENDERER",
+    "WIDGET_RENDERER_PATH",
+    "WIDGET_RENDERER_VERSION",
+    "ReportError",
+    "declared_parameters",
+    "execute_notebook",
+    "export_html",
+    "remote_references",
+    "render_report",
+    "strip_remote_scripts",
+]

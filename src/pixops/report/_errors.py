@@ -1,0 +1,8 @@
+"""The one exception of the report package."""
+
+from __future__ import annotations
+
+
+class ReportError(Exception):
+    """A report could not be produced: bad arguments, a failing cell, or a page that would
+    need the network to render."""

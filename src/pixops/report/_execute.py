@@ -1,0 +1,87 @@
+"""Run a notebook headless with papermill, the way a scheduler would."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from pixops.report._errors import ReportError
+
+#: Figures carry both the plotly JSON (for JupyterLab) and HTML with plotly.js inlined
+#: (for the static page).
+PLOTLY_RENDERER = "plotly_mimetype+notebook"
+_PARAMETER_TYPES = (str, int, bool)
+
+
+def declared_parameters(notebook: Path) -> set[str]:
+    """The names assigned in the notebook's cell tagged `parameters`."""
+    import papermill
+
+    found: dict[str, Any] = papermill.inspect_notebook(str(notebook))
+    return set(found)
+
+
+def execute_notebook(
+    notebook: Path,
+    parameters: Mapping[str, str | int | bool],
+    *,
+    timeout_seconds: int = 300,
+) -> Any:
+    """The executed notebook (an `nbformat` node), run in its own folder on a fresh kernel.
+
+    Every parameter must be declared in the notebook's `parameters` cell: a misspelt name
+    would otherwise be injected, ignored, and give a report of the wrong day.
+    """
+    import nbformat
+    import papermill
+
+    if not isinstance(notebook, Path) or not notebook.is_file():
+        raise ReportError(f"no such notebook: {notebook}")
+    if not isinstance(timeout_seconds, int) or timeout_seconds < 1:
+        raise ReportError(f"timeout_seconds must be a positive integer, not {timeout_seconds!r}")
+    for name, value in parameters.items():
+        if not isinstance(value, _PARAMETER_TYPES):
+            raise ReportError(f"parameter {name} must be str, int or bool, not {type(value)}")
+    unknown = set(parameters) - declared_parameters(notebook)
+    if unknown:
+        raise ReportError(
+            f"{notebook.name} declares no parameter {sorted(unknown)} in its `parameters` cell"
+        )
+    with tempfile.TemporaryDirectory(prefix="pixops-report-") as scratch:
+        executed = Path(scratch) / notebook.name
+        with _environment(PLOTLY_RENDERER=PLOTLY_RENDERER):
+            try:
+                papermill.execute_notebook(
+                    str(notebook),
+                    str(executed),
+                    parameters=dict(parameters),
+                    cwd=str(notebook.parent),
+                    progress_bar=False,
+                    log_output=False,
+                    execution_timeout=timeout_seconds,
+                )
+            except papermill.PapermillExecutionError as failure:
+                raise ReportError(
+                    f"{notebook.name} failed in cell {failure.exec_count}: "
+                    f"{failure.ename}: {failure.evalue}"
+                ) from failure
+        return nbformat.read(executed, as_version=4)  # type: ignore[no-untyped-call]
+
+
+@contextmanager
+def _environment(**values: str) -> Iterator[None]:
+    """Set environment variables for the kernel about to start, then restore them."""
+    saved = {name: os.environ.get(name) for name in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for name, previous in saved.items():
+            if previous is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = previous

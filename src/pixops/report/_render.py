@@ -1,0 +1,56 @@
+"""A notebook, run with parameters, written as an offline HTML report in one step."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Mapping
+from pathlib import Path
+
+from pixops.report._errors import ReportError
+from pixops.report._execute import execute_notebook
+from pixops.report._export import export_html
+
+#: Readable by the team like any file a scheduler writes (mkstemp would leave 0600).
+_REPORT_MODE = 0o644
+
+
+def render_report(
+    notebook: str | Path,
+    out: str | Path,
+    *,
+    parameters: Mapping[str, str | int | bool] | None = None,
+    title: str | None = None,
+    timeout_seconds: int = 300,
+) -> Path:
+    """Execute `notebook` headless with `parameters` and write its HTML report to `out`.
+
+    The page is written to a temporary file beside `out` and renamed into place, so a
+    failed run never leaves a half-written report where a scheduler expects the last one.
+    """
+    notebook_path = _path(notebook, "notebook")
+    out_path = _path(out, "out")
+    if out_path.suffix.lower() not in {".html", ".htm"}:
+        raise ReportError(f"the report is HTML: give a .html path, not {out_path.name}")
+    if not out_path.parent.is_dir():
+        raise ReportError(f"no such folder for the report: {out_path.parent}")
+    executed = execute_notebook(notebook_path, parameters or {}, timeout_seconds=timeout_seconds)
+    page = export_html(executed, title=title or notebook_path.stem.replace("_", " "))
+    handle, temporary = tempfile.mkstemp(dir=out_path.parent, suffix=".html.tmp")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            stream.write(page)
+        os.chmod(temporary, _REPORT_MODE)
+        os.replace(temporary, out_path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+    return out_path
+
+
+def _path(value: str | Path, name: str) -> Path:
+    if isinstance(value, Path):
+        return value
+    if isinstance(value, str) and value.strip():
+        return Path(value)
+    raise ReportError(f"{name} must be a path, not {value!r}")
