@@ -1,0 +1,27 @@
+"""ipywidgets panels for the people who run a PIX account day to day.
+
+    import pixops
+    from pixops.widgets import MedDefensePanel, RefundPanel, TransactionInspector
+    client = pixops.connect()
+    RefundPanel(client)            # find a received payment, refund it, follow the outcome
+    MedDefensePanel(client)        # MED disputes by deadline, submit a defense
+    TransactionInspector(client)   # support: any identifier -> everything about it
+
+The panels hold no business rules: they ask the client (the same API a merchant's own
+code uses) and show money in pt-BR reais. Each also works headless: set its widgets'
+values and call its methods (or `button.click()`), then read its widgets.
+"""
+
+from pixops.widgets._inspector import TransactionInspector
+from pixops.widgets._med import MAX_DEFENSE_CHARS, MedDefensePanel, urgency
+from pixops.widgets._refund import REFUND_REASONS, RefundPanel, RefundReason
+
+__all__ = [
+    "MAX_DEFENSE_CHARS",
+    "REFUND_REASONS",
+    "MedDefensePanel",
+    "RefundPanel",
+    "RefundReason",
+    "TransactionInspector",
+    "urgency",
+]

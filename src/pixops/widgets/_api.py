@@ -1,0 +1,259 @@
+"""What the panels ask the API, through the public client only, as plain dictionaries.
+
+The client returns typed models; the panels only read fields, so every answer is turned
+into a snake_case ``dict`` here, with money kept as integer base units. The few
+look-ups the API has no endpoint for (refunds of a transaction, received payments by
+payer or amount) are scans of the statement, bounded by dates.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from datetime import date, datetime, timedelta
+from typing import Any, Final
+
+from pixops import money
+from pixops.errors import PixopsError
+
+__all__ = [
+    "MAX_MATCHES",
+    "Record",
+    "base_units",
+    "find_received",
+    "is_refund_id",
+    "lookup",
+    "med_cases",
+    "parse_time",
+    "plain",
+    "refunds_of",
+    "statement_rows",
+]
+
+Record = dict[str, Any]
+
+#: A search by payer or amount shows at most this many matches, newest first.
+MAX_MATCHES: Final = 50
+#: The spec's refund identifiers start with this literal prefix.
+_REFUND_PREFIX: Final = "PIXRET"
+_END_TO_END: Final = re.compile(r"[ED][0-9A-Z]{8}[0-9A-Za-z]{22,26}")
+_PAGE: Final = 100
+
+
+def plain(value: Any) -> Record:
+    """A client answer as a snake_case dict (a pydantic model, a mapping, or an object)."""
+    if isinstance(value, dict):
+        return dict(value)
+    dump = getattr(value, "model_dump", None)
+    if callable(dump):
+        dumped = dump(mode="json")
+        if isinstance(dumped, dict):
+            return dumped
+    raise TypeError(f"cannot read a {type(value).__name__} as a record")
+
+
+def items_of(value: Any) -> list[Record]:
+    """The records of a list answer: a list, or an object with ``data`` or ``items``."""
+    if isinstance(value, list | tuple):
+        return [plain(item) for item in value]
+    for name in ("data", "items"):
+        inner = getattr(value, name, None)
+        if isinstance(inner, list | tuple):
+            return [plain(item) for item in inner]
+    if isinstance(value, dict) and isinstance(value.get("data"), list):
+        return [plain(item) for item in value["data"]]
+    if isinstance(value, Iterable) and not isinstance(value, str | bytes):
+        return [plain(item) for item in value]
+    raise TypeError(f"cannot read a {type(value).__name__} as a list of records")
+
+
+def base_units(value: Any) -> int | None:
+    """Money from a record as integer base units (None stays None; floats are refused)."""
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        raise TypeError("a boolean is not an amount")
+    if isinstance(value, int):
+        return money.check_int64(value)
+    inner = getattr(value, "base", None)
+    if isinstance(inner, int) and not isinstance(inner, bool):
+        return money.check_int64(inner)
+    raise TypeError(f"amounts must be integers in base units, got {value!r}")
+
+
+def parse_time(value: Any) -> datetime | None:
+    """An ISO 8601 UTC timestamp from a record, as an aware datetime."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, datetime):
+        return value
+    if not isinstance(value, str):
+        raise TypeError(f"timestamps must be ISO 8601 strings, got {value!r}")
+    return datetime.fromisoformat(value.replace("Z", "+00:00"))
+
+
+def status_of(error: PixopsError) -> int | None:
+    status = getattr(error, "status", None)
+    return status if isinstance(status, int) else None
+
+
+def _missing(error: PixopsError) -> bool:
+    """True for "no such record" answers (404, or a 400 for an id of the wrong shape)."""
+    return status_of(error) in (400, 404)
+
+
+def is_refund_id(transaction_id: str) -> bool:
+    return transaction_id.startswith(_REFUND_PREFIX)
+
+
+def lookup(client: Any, identifier: str) -> list[Record]:
+    """Every transaction an identifier names: transaction_id, QR tx_id, e2e, external_id,
+    tag or MED case id, in that order of preference, without duplicates."""
+    if not isinstance(identifier, str):
+        raise TypeError("the identifier must be text")
+    ident = identifier.strip()
+    if not ident:
+        raise ValueError("type an identifier first")
+    if len(ident) > 128 or any(ch.isspace() for ch in ident):
+        return []
+    found: dict[str, Record] = {}
+
+    def keep(records: Iterable[Record]) -> None:
+        for record in records:
+            key = str(record.get("transaction_id") or record.get("id"))
+            found.setdefault(key, record)
+
+    if ident.startswith("med_"):
+        try:
+            case = plain(client.med.get(ident))
+        except PixopsError as error:
+            if not _missing(error):
+                raise
+        else:
+            keep(lookup(client, str(case["transaction_id"])))
+    if _END_TO_END.fullmatch(ident):
+        keep(_one(lambda: client.transactions.by_e2e(ident)))
+    keep(_one(lambda: client.transactions.get(ident)))
+    keep(_many(lambda: client.transactions.by_external_id(ident)))
+    keep(_many(lambda: client.transactions.by_tag(ident)))
+    return list(found.values())
+
+
+def _one(call: Any) -> list[Record]:
+    try:
+        return [plain(call())]
+    except PixopsError as error:
+        if _missing(error):
+            return []
+        raise
+
+
+def _many(call: Any) -> list[Record]:
+    try:
+        return items_of(call())
+    except PixopsError as error:
+        if _missing(error):
+            return []
+        raise
+
+
+def statement_rows(
+    client: Any, date_from: date | None = None, date_to: date | None = None, **filters: Any
+) -> Iterator[Record]:
+    """Statement items of a range of UTC days (all pages, each id once), newest first."""
+    if date_from is not None:
+        filters["date_from"] = date_from
+    if date_to is not None:
+        filters["date_to"] = date_to
+    for item in client.statement.iter(**filters):
+        yield plain(item)
+
+
+def refunds_of(client: Any, original: Record, *, until: date | None = None) -> list[Record]:
+    """The refunds (voluntary and MED) of a received transaction, oldest first.
+
+    The statement does not link a refund to its original, so refunds made from the
+    original's day on are read one by one (`GET /transactions/:id` carries
+    ``original_transaction_id``); only outbound rows to the original's payer are read.
+    """
+    original_id = original.get("transaction_id")
+    created = parse_time(original.get("created_at"))
+    if not isinstance(original_id, str) or created is None:
+        return []
+    payer = original.get("counterparty_name") or ""
+    found: list[Record] = []
+    for row in statement_rows(client, created.date(), until):
+        row_id = str(row.get("transaction_id", ""))
+        if row.get("direction") != "outbound" or not is_refund_id(row_id):
+            continue
+        if payer and row.get("counterparty_name") not in ("", payer):
+            continue
+        record = plain(client.transactions.get(row_id))
+        if record.get("original_transaction_id") == original_id:
+            found.append(record)
+    found.sort(key=lambda r: str(r.get("created_at")))
+    return found
+
+
+def refunded_base(refunds: Iterable[Record]) -> int:
+    """What the refunds take from the original: every refund that has not failed."""
+    return sum(
+        base_units(r.get("amount")) or 0
+        for r in refunds
+        if r.get("status") not in ("failed", "rejected")
+    )
+
+
+def find_received(
+    client: Any, query: str, date_from: date | None, date_to: date | None
+) -> list[Record]:
+    """Settled received payments matching an amount (``"R$ 12,34"``) or a payer's name or
+    document, newest first, at most `MAX_MATCHES`."""
+    text = query.strip()
+    if not text:
+        raise ValueError("type a payer name, a CPF/CNPJ or an amount")
+    amount_base = _amount_in(text)
+    digits = re.sub(r"[.\-/ ]", "", text)
+    document = digits if digits.isdigit() and len(digits) in (11, 14) else None
+    needle = text.casefold()
+    matches: list[Record] = []
+    for row in statement_rows(client, date_from, date_to, status="settled"):
+        if row.get("direction") != "inbound":
+            continue
+        if document is not None:
+            hit = row.get("payer_document") == document
+        elif amount_base is not None:
+            hit = base_units(row.get("amount")) == amount_base
+        else:
+            hit = needle in str(row.get("counterparty_name") or "").casefold()
+        if hit:
+            matches.append(row)
+            if len(matches) >= MAX_MATCHES:
+                break
+    return matches
+
+
+def _amount_in(text: str) -> int | None:
+    """The amount a search means in base units, or None when it is not an amount."""
+    if not re.fullmatch(r"-?(R\$)?\s*[0-9][0-9.,]*", text):
+        return None
+    try:
+        return money.centavos_to_base(money.parse_centavos(text))
+    except money.MoneyError:
+        return None
+
+
+def med_cases(client: Any, **filters: Any) -> list[Record]:
+    """Every MED case matching the filters, across all pages."""
+    cases: list[Record] = []
+    page = 1
+    while True:
+        batch = items_of(client.med.list(page=page, per_page=_PAGE, **filters))
+        cases.extend(batch)
+        if len(batch) < _PAGE:
+            return cases
+        page += 1
+
+
+def days_after(moment: datetime, days: int) -> datetime:
+    return moment + timedelta(days=days)

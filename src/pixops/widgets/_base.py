@@ -1,0 +1,66 @@
+"""What every panel shares: the client check, the service's clock, the webhook inbox."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any
+
+from pixops._connect import connection_of
+from pixops.widgets._api import Record
+
+__all__ = ["Clock", "check_client", "clock_for", "events_for", "inbox_for"]
+
+Clock = Callable[[], datetime]
+
+
+def check_client(client: Any, *needs: str) -> None:
+    """Refuse anything that is not a pixops client, with a clear message."""
+    missing = [name for name in needs if not hasattr(client, name)]
+    if client is None or missing:
+        raise TypeError(
+            "pass a pixops.Client (for example pixops.connect()); "
+            f"this object has no {', '.join(missing) or 'client API'}"
+        )
+
+
+def clock_for(client: Any, now: Clock | None) -> Clock:
+    """The given clock, else the connection's (the sandbox's virtual time), else UTC now."""
+    if now is not None:
+        if not callable(now):
+            raise TypeError("now must be a callable returning an aware datetime")
+        return now
+    connection = connection_of(client)
+    if connection is not None:
+        return connection.now
+    return lambda: datetime.now(UTC)
+
+
+def inbox_for(client: Any, inbox: Any) -> Any:
+    """The given webhook inbox, else the connection's, else None."""
+    if inbox is not None:
+        if not hasattr(inbox, "events"):
+            raise TypeError("inbox must be a pixops.webhooks.Inbox")
+        return inbox
+    connection = connection_of(client)
+    return None if connection is None else connection.inbox
+
+
+def events_for(inbox: Any, ids: set[str]) -> list[Record]:
+    """Webhook events about any of these ids (transaction, original or MED case), in order."""
+    if inbox is None or not ids:
+        return []
+    found: list[Record] = []
+    for event in inbox.events:
+        data = event.get("data")
+        if not isinstance(data, dict):
+            continue
+        keys = {
+            data.get("transaction_id"),
+            data.get("original_transaction_id"),
+            data.get("med_case_id"),
+            data.get("charge_txid"),
+        }
+        if keys & ids:
+            found.append(event)
+    return found

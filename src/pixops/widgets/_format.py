@@ -1,0 +1,111 @@
+"""How the panels show things to a finance or support reader: reais, local times, tables.
+
+Money is always shown in pt-BR reais (``R$ 1.234,56``), never as base units; times in
+São Paulo, where the merchant's business day is counted.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+from typing import Any, Final
+from zoneinfo import ZoneInfo
+
+from pixops import money
+from pixops.widgets._api import Record, base_units, parse_time
+
+__all__ = ["BUSINESS_TZ", "HtmlBlock", "brl", "html_table", "local_time", "message", "pairs"]
+
+BUSINESS_TZ: Final = ZoneInfo("America/Sao_Paulo")
+
+_TONES: Final = {
+    "info": "#1f4e79",
+    "ok": "#1b5e20",
+    "warn": "#8a5300",
+    "error": "#b00020",
+}
+
+
+def brl(amount_base: Any) -> str:
+    """Base units as reais, or an em dash when there is no amount."""
+    value = base_units(amount_base)
+    return "—" if value is None else money.format_brl_base(value)
+
+
+def local_time(value: Any, *, seconds: bool = False) -> str:
+    """An API timestamp as São Paulo time, ``13/02/2026 17:21``; a dash when absent."""
+    moment = parse_time(value) if not isinstance(value, datetime) else value
+    if moment is None:
+        return "—"
+    shown = moment.astimezone(BUSINESS_TZ)
+    return shown.strftime("%d/%m/%Y %H:%M:%S" if seconds else "%d/%m/%Y %H:%M")
+
+
+def message(text: str, tone: str = "info") -> str:
+    """A one-line coloured message for an `HTML` widget (text is escaped)."""
+    colour = _TONES.get(tone, _TONES["info"])
+    return f'<div style="color:{colour};padding:2px 0">{html.escape(text)}</div>'
+
+
+def html_table(
+    rows: Iterable[Record],
+    columns: Sequence[tuple[str, str]],
+    *,
+    money_columns: Iterable[str] = (),
+    time_columns: Iterable[str] = (),
+    empty: str = "Nothing to show.",
+) -> str:
+    """Rows as an HTML table; money columns in reais (right-aligned), times in São Paulo."""
+    money_set, time_set = set(money_columns), set(time_columns)
+    head = "".join(
+        f'<th style="text-align:{"right" if key in money_set else "left"};padding:2px 8px">'
+        f"{html.escape(label)}</th>"
+        for key, label in columns
+    )
+    body: list[str] = []
+    for row in rows:
+        cells = []
+        for key, _ in columns:
+            value = row.get(key)
+            if key in money_set:
+                text, align = brl(value), "right"
+            elif key in time_set:
+                text, align = local_time(value), "left"
+            else:
+                text, align = ("—" if value in (None, "") else str(value)), "left"
+            cells.append(
+                f'<td style="text-align:{align};padding:2px 8px;white-space:nowrap">'
+                f"{html.escape(text)}</td>"
+            )
+        body.append("<tr>" + "".join(cells) + "</tr>")
+    if not body:
+        return f"<p><i>{html.escape(empty)}</i></p>"
+    return (
+        '<table style="border-collapse:collapse;font-size:13px">'
+        f"<thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+    )
+
+
+def pairs(items: Iterable[tuple[str, str]]) -> str:
+    """Label/value pairs as a compact two-column HTML table (values escaped)."""
+    rows = "".join(
+        f'<tr><th style="text-align:left;padding:1px 10px 1px 0;font-weight:600">'
+        f"{html.escape(label)}</th><td>{html.escape(value)}</td></tr>"
+        for label, value in items
+    )
+    return f'<table style="font-size:13px">{rows}</table>'
+
+
+class HtmlBlock:
+    """HTML for `Output.append_display_data`: rendered as HTML, readable as plain text."""
+
+    def __init__(self, markup: str) -> None:
+        self.markup = markup
+
+    def _repr_html_(self) -> str:
+        return self.markup
+
+    def __repr__(self) -> str:
+        return re.sub(r"<[^>]+>", " ", html.unescape(self.markup)).strip()

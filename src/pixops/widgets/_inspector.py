@@ -1,0 +1,330 @@
+"""`TransactionInspector`: support's tool. Paste any identifier, see everything about it.
+
+Any of transaction_id, end-to-end id, external_id, tag, QR tx_id or MED case id finds
+the transaction; the panel shows its summary, a timeline of what happened (the record's
+own times, webhook events, refunds, MED cases), its refunds and disputes, the receipt,
+and the record in every shape the API returns it.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Final
+
+import ipywidgets as w
+
+from pixops.errors import PixopsError
+from pixops.widgets._api import (
+    Record,
+    lookup,
+    med_cases,
+    parse_time,
+    plain,
+    refunded_base,
+    refunds_of,
+    statement_rows,
+)
+from pixops.widgets._base import Clock, check_client, clock_for, events_for, inbox_for
+from pixops.widgets._format import brl, html_table, local_time, message, pairs
+
+__all__ = ["TransactionInspector"]
+
+TABS: Final = ("Summary", "Timeline", "Refunds", "MED", "Receipt", "API shapes")
+_TIMELINE_COLUMNS: Final = (("at", "When (São Paulo)"), ("source", "Source"), ("what", "What"))
+_REFUND_COLUMNS: Final = (
+    ("transaction_id", "Refund"),
+    ("created_at", "Requested"),
+    ("completed_at", "Completed"),
+    ("amount", "Amount"),
+    ("status", "Status"),
+)
+_MED_COLUMNS: Final = (
+    ("id", "Case"),
+    ("opened_at", "Opened"),
+    ("amount", "Disputed"),
+    ("reason", "Reason"),
+    ("status", "Status"),
+    ("analysis_result", "Result"),
+)
+
+
+class TransactionInspector(w.VBox):  # type: ignore[misc]
+    """Everything the API knows about one transaction, from any of its identifiers."""
+
+    def __init__(self, client: Any, *, now: Clock | None = None, inbox: Any = None) -> None:
+        check_client(client, "transactions", "statement", "med")
+        self.client = client
+        self._now = clock_for(client, now)
+        self._inbox = inbox_for(client, inbox)
+        self.record: Record | None = None
+        self.shapes: dict[str, Any] = {}
+        self.timeline: list[Record] = []
+        self.refunds: list[Record] = []
+        self.cases: list[Record] = []
+
+        self.identifier = w.Text(
+            placeholder="transaction_id, end-to-end id, external_id, tag, QR tx_id or MED case",
+            layout=w.Layout(width="560px"),
+        )
+        self.inspect_button = w.Button(description="Inspect", button_style="primary", icon="search")
+        self.matches = w.Dropdown(description="Matches", options=[], layout=w.Layout(width="720px"))
+        self.status = w.HTML()
+        self.summary = w.HTML()
+        self.timeline_view = w.HTML()
+        self.refunds_view = w.HTML()
+        self.med_view = w.HTML()
+        self.receipt_view = w.HTML()
+        self.shapes_view = w.Output()
+        self.tabs = w.Tab(
+            children=[
+                self.summary,
+                self.timeline_view,
+                self.refunds_view,
+                self.med_view,
+                self.receipt_view,
+                self.shapes_view,
+            ]
+        )
+        for index, title in enumerate(TABS):
+            self.tabs.set_title(index, title)
+
+        self.inspect_button.on_click(lambda _: self.inspect())
+        self.identifier.on_submit(lambda _: self.inspect())
+        self.matches.observe(lambda change: self.show(change["new"]), names="value")
+        super().__init__(
+            [
+                w.HTML("<h3 style='margin:4px 0'>Transaction inspector</h3>"),
+                w.HBox([self.identifier, self.inspect_button]),
+                self.matches,
+                self.status,
+                self.tabs,
+            ]
+        )
+        self._found: dict[str, Record] = {}
+
+    def inspect(self, identifier: str | None = None) -> None:
+        """Find the transactions an identifier names and show the first."""
+        if identifier is not None:
+            if not isinstance(identifier, str):
+                raise TypeError("the identifier must be text")
+            self.identifier.value = identifier
+        try:
+            found = lookup(self.client, self.identifier.value)
+        except (PixopsError, ValueError) as error:
+            self._set_status(str(error), "error")
+            return
+        self._found = {str(r.get("transaction_id")): r for r in found}
+        options = [(_label(r), key) for key, r in self._found.items()]
+        self.matches.options = options
+        if not options:
+            self._clear()
+            self._set_status(
+                f"Nothing found for {self.identifier.value.strip()!r}: no transaction, QR code, "
+                "external id, tag or MED case has it.",
+                "warn",
+            )
+            return
+        many = (
+            f"{len(options)} transactions carry it; showing the newest." if len(options) > 1 else ""
+        )
+        self._set_status(f"Found. {many}".strip(), "ok")
+        if self.matches.value == options[0][1]:
+            self.show(options[0][1])
+        else:
+            self.matches.value = options[0][1]
+
+    def show(self, transaction_id: str | None) -> None:
+        """Load and show one transaction in every view."""
+        if not transaction_id:
+            return
+        try:
+            self._load(transaction_id)
+        except PixopsError as error:
+            self._set_status(f"Could not read {transaction_id}: {error}", "error")
+            return
+        self._render()
+
+    # -- loading -------------------------------------------------------------------
+
+    def _load(self, transaction_id: str) -> None:
+        record = plain(self.client.transactions.get(transaction_id))
+        self.record = record
+        shapes: dict[str, Any] = {f"GET /transactions/{transaction_id}": record}
+        e2e = record.get("end_to_end_id")
+        if isinstance(e2e, str) and e2e:
+            shapes[f"GET /transactions/e2e/{e2e}"] = plain(self.client.transactions.by_e2e(e2e))
+        for field, method, path in (
+            ("external_id", "by_external_id", "ref"),
+            ("tag", "by_tag", "tag"),
+        ):
+            value = record.get(field)
+            if isinstance(value, str) and value:
+                answer = getattr(self.client.transactions, method)(value)
+                shapes[f"GET /transactions/{path}/{value}"] = _listed(answer)
+        item = self._statement_item(record)
+        if item is not None:
+            shapes["GET /statement (its row)"] = item
+        self.receipt: Record | None = None
+        if record.get("status") == "settled" and record.get("type") != "pix_qrcode":
+            self.receipt = plain(self.client.transactions.receipt(transaction_id))
+            shapes[f"GET /transactions/{transaction_id}/receipt"] = self.receipt
+        self.shapes = shapes
+        received = record.get("direction") == "inbound" and record.get("type") == "pix"
+        self.refunds = refunds_of(self.client, record) if received else []
+        self.cases = med_cases(self.client, transaction_id=transaction_id) if received else []
+        self.timeline = self._timeline(record)
+
+    def _statement_item(self, record: Record) -> Record | None:
+        created = parse_time(record.get("created_at"))
+        if created is None or record.get("type") == "pix_qrcode":
+            return None
+        day = created.date()
+        for row in statement_rows(self.client, day, day):
+            if row.get("transaction_id") == record.get("transaction_id"):
+                return row
+        return None
+
+    def _timeline(self, record: Record) -> list[Record]:
+        steps: list[Record] = []
+        tid = str(record.get("transaction_id"))
+
+        def add(at: Any, source: str, what: str) -> None:
+            if at:
+                steps.append({"at": at, "source": source, "what": what})
+
+        amount = brl(record.get("amount"))
+        add(record.get("created_at") or record.get("started_at"), "record", f"Created ({amount})")
+        if record.get("status") == "settled":
+            add(record.get("completed_at"), "record", "Settled")
+        add(
+            record.get("failed_at"),
+            "record",
+            f"Failed: {record.get('reason_code')} {record.get('reason_description') or ''}".strip(),
+        )
+        ids = {tid} | {str(r.get("transaction_id")) for r in self.refunds}
+        ids |= {str(c.get("id")) for c in self.cases}
+        for event in events_for(self._inbox, ids):
+            data = event.get("data") or {}
+            detail = data.get("status") or data.get("reason_code") or ""
+            about = "" if data.get("transaction_id") == tid else f" ({data.get('transaction_id')})"
+            add(event.get("created_at"), "webhook", f"{event.get('type')} {detail}{about}".strip())
+        for refund in self.refunds:
+            rid = refund.get("transaction_id")
+            add(
+                refund.get("created_at"),
+                "refund",
+                f"Refund {rid} requested, {brl(refund.get('amount'))}",
+            )
+            add(refund.get("completed_at"), "refund", f"Refund {rid} settled")
+        for case in self.cases:
+            cid = case.get("id")
+            add(case.get("opened_at"), "MED", f"Case {cid} opened: {case.get('reason')}")
+            add(case.get("defended_at"), "MED", f"Case {cid}: defense submitted")
+            add(case.get("closed_at"), "MED", f"Case {cid} closed: {case.get('analysis_result')}")
+        steps.sort(key=lambda s: str(s["at"]))
+        return steps
+
+    # -- showing -------------------------------------------------------------------
+
+    def _render(self) -> None:
+        record = self.record
+        assert record is not None
+        inbound = record.get("direction") in ("inbound", "credit")
+        rows = [
+            ("Transaction", str(record.get("transaction_id"))),
+            ("End-to-end id", str(record.get("end_to_end_id") or "—")),
+            ("External id", str(record.get("external_id") or "—")),
+            ("Type", str(record.get("type"))),
+            ("Direction", "received" if inbound else "sent"),
+            ("Status", str(record.get("status"))),
+            ("Amount", brl(record.get("amount"))),
+            ("Fee", brl(record.get("fee_amount"))),
+            ("Net", brl(record.get("net_amount"))),
+            ("Counterparty", str(record.get("counterparty_name") or "—")),
+            (
+                "Bank",
+                str(record.get("payer_bank_name") or record.get("recipient_bank_name") or "—"),
+            ),
+            ("Created", local_time(record.get("created_at") or record.get("started_at"))),
+            ("Completed", local_time(record.get("completed_at"))),
+        ]
+        if record.get("reason_code"):
+            rows.append(
+                ("Reason", f"{record['reason_code']} {record.get('reason_description') or ''}")
+            )
+        if record.get("original_transaction_id"):
+            rows.append(("Refund of", str(record["original_transaction_id"])))
+        if self.refunds:
+            left = (int(record.get("amount") or 0)) - refunded_base(self.refunds)
+            rows.append(("Refunded", brl(refunded_base(self.refunds))))
+            rows.append(("Left to refund", brl(max(0, left))))
+        if self.cases:
+            rows.append(("MED cases", ", ".join(f"{c['id']} ({c['status']})" for c in self.cases)))
+        self.summary.value = pairs(rows)
+        self.timeline_view.value = html_table(
+            self.timeline, _TIMELINE_COLUMNS, time_columns={"at"}, empty="No events."
+        )
+        self.refunds_view.value = html_table(
+            self.refunds,
+            _REFUND_COLUMNS,
+            money_columns={"amount"},
+            time_columns={"created_at", "completed_at"},
+            empty="No refund of this transaction.",
+        )
+        self.med_view.value = html_table(
+            self.cases,
+            _MED_COLUMNS,
+            money_columns={"amount"},
+            time_columns={"opened_at"},
+            empty="No MED case on this transaction.",
+        )
+        self.receipt_view.value = self._receipt_html()
+        self.shapes_view.outputs = ()
+        for title, shape in self.shapes.items():
+            text = json.dumps(shape, indent=2, ensure_ascii=False, sort_keys=True)
+            self.shapes_view.append_stdout(f"{title}\n{text}\n\n")
+
+    def _receipt_html(self) -> str:
+        receipt = self.receipt
+        if receipt is None:
+            return message("A receipt exists only for settled transactions.", "info")
+        payer = receipt.get("payer") or {}
+        recipient = receipt.get("recipient") or {}
+        return pairs(
+            [
+                ("Receipt", str(receipt.get("receipt_id"))),
+                ("Amount", brl(receipt.get("amount"))),
+                ("Paid by", f"{payer.get('name') or '—'} ({payer.get('bank_name') or '—'})"),
+                (
+                    "Paid to",
+                    f"{recipient.get('name') or '—'} ({recipient.get('bank_name') or '—'})",
+                ),
+                ("Settled", local_time(receipt.get("completed_at"), seconds=True)),
+                ("Authentication code", str(receipt.get("authentication_code") or "—")),
+            ]
+        )
+
+    def _clear(self) -> None:
+        self.record, self.shapes, self.timeline = None, {}, []
+        self.refunds, self.cases = [], []
+        for view in (self.summary, self.timeline_view, self.refunds_view, self.med_view):
+            view.value = ""
+        self.receipt_view.value = ""
+        self.shapes_view.outputs = ()
+
+    def _set_status(self, text: str, tone: str = "info") -> None:
+        self.status.value = message(text, tone) if text else ""
+
+
+def _listed(answer: Any) -> Any:
+    from pixops.widgets._api import items_of
+
+    return items_of(answer)
+
+
+def _label(record: Record) -> str:
+    when = local_time(record.get("created_at") or record.get("started_at"))
+    return (
+        f"{when} · {record.get('transaction_id')} · {brl(record.get('amount'))} · "
+        f"{record.get('status')}"
+    )

@@ -1,0 +1,306 @@
+"""`MedDefensePanel`: the MED cases that need an answer, most urgent first, and the defense.
+
+A MED case is the central bank's dispute of a received PIX (fraud, or a refund
+request). The merchant may defend while the case is OPEN and before its deadline;
+the central bank then decides: AGREED refunds the payer automatically, DISAGREED
+releases the blocked money.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from typing import Any, Final
+
+import ipywidgets as w
+
+from pixops.errors import PixopsError
+from pixops.widgets._api import Record, med_cases, parse_time, plain
+from pixops.widgets._base import Clock, check_client, clock_for, events_for, inbox_for
+from pixops.widgets._format import brl, html_table, local_time, message, pairs
+
+__all__ = ["MAX_DEFENSE_CHARS", "MedDefensePanel", "urgency"]
+
+#: The service keeps at most this many characters of a defense (the DICT API's limit).
+MAX_DEFENSE_CHARS: Final = 2000
+_ACTIVE: Final = ("OPEN", "ACKNOWLEDGED")
+_REASONS: Final = {
+    "FRAUD": "fraud suspected by the payer's bank",
+    "OPERATIONAL_FLAW": "operational flaw",
+    "REFUND_REQUEST": "the payer asks for the money back",
+}
+_CASE_COLUMNS: Final = (
+    ("defense_deadline", "Deadline"),
+    ("urgency", "Time left"),
+    ("id", "Case"),
+    ("amount", "Disputed"),
+    ("reason", "Reason"),
+    ("status", "Status"),
+)
+_HISTORY_COLUMNS: Final = (("at", "When"), ("what", "What happened"))
+
+
+def urgency(case: Record, now: datetime) -> tuple[str, str]:
+    """How pressing a case is: a short text and a tone (error, warn, ok, info)."""
+    status = case.get("status")
+    if status == "ACKNOWLEDGED":
+        return "answered; awaiting the central bank", "info"
+    if status != "OPEN":
+        return "closed", "info"
+    deadline = parse_time(case.get("defense_deadline"))
+    if deadline is None:
+        return "no deadline given", "warn"
+    hours = int((deadline - now).total_seconds() // 3600)
+    if deadline <= now:
+        return "deadline passed", "error"
+    if hours < 24:
+        return f"{hours} h left", "error"
+    if hours < 72:
+        return f"{hours} h left", "warn"
+    return f"{hours // 24} days left", "ok"
+
+
+class MedDefensePanel(w.VBox):  # type: ignore[misc]
+    """Open MED cases sorted by deadline; a case, its payment and history; the defense."""
+
+    def __init__(self, client: Any, *, now: Clock | None = None, inbox: Any = None) -> None:
+        check_client(client, "med", "transactions")
+        self.client = client
+        self._now = clock_for(client, now)
+        self._inbox = inbox_for(client, inbox)
+        self.cases: list[Record] = []
+        self.case: Record | None = None
+
+        self.show = w.ToggleButtons(
+            options=[("Needs attention", "active"), ("All cases", "all")], value="active"
+        )
+        self.refresh_button = w.Button(description="Refresh", icon="refresh")
+        self.table = w.HTML()
+        self.case_picker = w.Dropdown(
+            description="Case", options=[], layout=w.Layout(width="620px")
+        )
+        self.details = w.HTML()
+        self.defense = w.Textarea(
+            placeholder="Your defense: what was sold, delivery proof, contact with the payer…",
+            layout=w.Layout(width="720px", height="120px"),
+        )
+        self.counter = w.HTML()
+        self.submit_button = w.Button(
+            description="Submit defense", button_style="primary", disabled=True, icon="paper-plane"
+        )
+        self.outcome_button = w.Button(description="Check outcome", disabled=True, icon="gavel")
+        self.status = w.HTML()
+        self.output = w.Output()
+
+        self.refresh_button.on_click(lambda _: self.refresh())
+        self.show.observe(lambda _: self.refresh(), names="value")
+        self.case_picker.observe(lambda change: self.select(change["new"]), names="value")
+        self.defense.observe(lambda _: self._count(), names="value")
+        self.submit_button.on_click(lambda _: self.submit())
+        self.outcome_button.on_click(lambda _: self.check_outcome())
+        super().__init__(
+            [
+                w.HTML("<h3 style='margin:4px 0'>MED disputes</h3>"),
+                w.HBox([self.show, self.refresh_button]),
+                self.table,
+                self.case_picker,
+                self.details,
+                self.defense,
+                self.counter,
+                w.HBox([self.submit_button, self.outcome_button]),
+                self.status,
+                self.output,
+            ]
+        )
+        self._count()
+        self.refresh()
+
+    # -- the list ----------------------------------------------------------------
+
+    def refresh(self) -> None:
+        """Reload the cases, most urgent first."""
+        try:
+            cases = med_cases(self.client)
+        except PixopsError as error:
+            self._set_status(f"Could not list the MED cases: {error}", "error")
+            return
+        if self.show.value == "active":
+            cases = [c for c in cases if c.get("status") in _ACTIVE]
+        cases.sort(key=_priority)
+        self.cases = cases
+        now = self._now()
+        rows = [{**c, "urgency": urgency(c, now)[0]} for c in cases]
+        self.table.value = html_table(
+            rows,
+            _CASE_COLUMNS,
+            money_columns={"amount"},
+            time_columns={"defense_deadline"},
+            empty="No MED case needs attention.",
+        )
+        current = None if self.case is None else self.case.get("id")
+        options = [(_label(c, now), str(c["id"])) for c in cases]
+        self.case_picker.options = options
+        ids = [value for _, value in options]
+        chosen = current if current in ids else (ids[0] if ids else None)
+        self.case_picker.value = chosen
+        self.select(chosen)
+
+    # -- one case ----------------------------------------------------------------
+
+    def select(self, case_id: str | None) -> None:
+        """Show a case with its payment and history; the defense opens only when allowed."""
+        if not case_id:
+            self.case = None
+            self.details.value = ""
+            self.submit_button.disabled = True
+            self.outcome_button.disabled = True
+            return
+        try:
+            case = plain(self.client.med.get(case_id))
+            payment = plain(self.client.transactions.get(str(case["transaction_id"])))
+        except PixopsError as error:
+            self._set_status(f"Could not read case {case_id}: {error}", "error")
+            return
+        self.case = case
+        self.outcome_button.disabled = False
+        self.submit_button.disabled = not self._can_defend()
+        self._render(case, payment)
+
+    def _can_defend(self) -> bool:
+        if self.case is None or self.case.get("status") != "OPEN":
+            return False
+        deadline = parse_time(self.case.get("defense_deadline"))
+        return deadline is not None and self._now() < deadline
+
+    def _render(self, case: Record, payment: Record) -> None:
+        text, tone = urgency(case, self._now())
+        summary = pairs(
+            [
+                ("Case", str(case.get("id"))),
+                ("Status", str(case.get("status"))),
+                ("Reason", _REASONS.get(str(case.get("reason")), str(case.get("reason")))),
+                ("Disputed amount", brl(case.get("amount"))),
+                ("Blocked meanwhile", brl(case.get("blocked_amount"))),
+                ("Defense deadline", local_time(case.get("defense_deadline"))),
+                ("Payment", str(payment.get("transaction_id"))),
+                ("Paid by", str(payment.get("counterparty_name") or "—")),
+                ("Payer's bank", str(payment.get("payer_bank_name") or "—")),
+                ("Payment amount", brl(payment.get("amount"))),
+                ("Paid at", local_time(payment.get("completed_at") or payment.get("created_at"))),
+            ]
+        )
+        history = html_table(
+            self._history(case), _HISTORY_COLUMNS, time_columns={"at"}, empty="No history."
+        )
+        self.details.value = (
+            f"{message(text, tone)}{summary}<h4 style='margin:6px 0 2px'>History</h4>{history}"
+        )
+
+    def _history(self, case: Record) -> list[Record]:
+        steps: list[Record] = []
+        reason = _REASONS.get(str(case.get("reason")), str(case.get("reason")))
+        steps.append({"at": case.get("opened_at"), "what": f"Opened by the central bank: {reason}"})
+        if case.get("details"):
+            steps[-1]["what"] += f" ({case['details']})"
+        if case.get("defended_at"):
+            steps.append({"at": case["defended_at"], "what": "Defense submitted"})
+        if case.get("closed_at"):
+            result = case.get("analysis_result") or case.get("status")
+            what = {
+                "AGREED": "Closed: the central bank agreed with the payer",
+                "DISAGREED": "Closed: the central bank sided with the merchant",
+            }.get(str(result), f"Closed ({result})")
+            if case.get("analysis_details"):
+                what += f": {case['analysis_details']}"
+            steps.append({"at": case["closed_at"], "what": what})
+        for event in events_for(self._inbox, {str(case.get("id"))}):
+            steps.append({"at": event.get("created_at"), "what": f"Webhook {event.get('type')}"})
+        refund_id = case.get("refund_transaction_id")
+        if refund_id:
+            steps.extend(self._refund_steps(str(refund_id)))
+        steps.sort(key=lambda s: str(s.get("at") or ""))
+        return steps
+
+    def _refund_steps(self, refund_id: str) -> list[Record]:
+        try:
+            refund = plain(self.client.transactions.get(refund_id))
+        except PixopsError:
+            return [{"at": None, "what": f"Payer refunded automatically: {refund_id}"}]
+        when = refund.get("completed_at") or refund.get("failed_at") or refund.get("created_at")
+        return [
+            {
+                "at": when,
+                "what": f"Automatic refund {refund_id} of {brl(refund.get('amount'))}: "
+                f"{refund.get('status')}",
+            }
+        ]
+
+    # -- acting --------------------------------------------------------------------
+
+    def _count(self) -> None:
+        used = len(self.defense.value.strip())
+        tone = "error" if used > MAX_DEFENSE_CHARS else "info"
+        self.counter.value = message(f"{used} of {MAX_DEFENSE_CHARS} characters", tone)
+
+    def submit(self) -> None:
+        """Send the defense of the selected case."""
+        if self.case is None:
+            self._set_status("Choose a case first.", "error")
+            return
+        text = self.defense.value.strip()
+        if not text:
+            self._set_status("Write the defense first.", "error")
+            return
+        if len(text) > MAX_DEFENSE_CHARS:
+            self._set_status(
+                f"The defense must be at most {MAX_DEFENSE_CHARS} characters.", "error"
+            )
+            return
+        if not self._can_defend():
+            self._set_status("This case no longer takes a defense.", "error")
+            return
+        case_id = str(self.case["id"])
+        try:
+            answer = plain(self.client.med.defend(case_id, text))
+        except PixopsError as error:
+            self._set_status(f"The service refused the defense: {error}", "error")
+            return
+        self._set_status(f"Defense of {case_id} received; case now {answer.get('status')}.", "ok")
+        self.output.append_stdout(
+            "Service response:\n" + json.dumps(answer, indent=2, ensure_ascii=False) + "\n"
+        )
+        self.defense.value = ""
+        self.refresh()
+        self.select(case_id)
+
+    def check_outcome(self) -> None:
+        """Reload the selected case and say where it stands."""
+        if self.case is None:
+            self._set_status("Choose a case first.", "error")
+            return
+        case_id = str(self.case["id"])
+        self.select(case_id)
+        if self.case is None:
+            return
+        result = self.case.get("analysis_result")
+        if self.case.get("status") == "CLOSED":
+            verdict = "the payer was refunded" if result == "AGREED" else "the money stays with you"
+            self._set_status(f"Case {case_id} closed: {result}, {verdict}.", "ok")
+        else:
+            self._set_status(
+                f"Case {case_id} is {self.case.get('status')}: no decision yet.", "info"
+            )
+
+    def _set_status(self, text: str, tone: str = "info") -> None:
+        self.status.value = message(text, tone) if text else ""
+
+
+def _priority(case: Record) -> tuple[int, str]:
+    """Open cases first by deadline, then answered ones, then closed, newest last."""
+    order = {"OPEN": 0, "ACKNOWLEDGED": 1}.get(str(case.get("status")), 2)
+    return order, str(case.get("defense_deadline") or "")
+
+
+def _label(case: Record, now: datetime) -> str:
+    text, _ = urgency(case, now)
+    return f"{case.get('id')} · {brl(case.get('amount'))} · {case.get('status')} · {text}"

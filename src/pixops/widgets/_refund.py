@@ -1,0 +1,360 @@
+"""`RefundPanel`: find a received payment, see what is left to refund, refund it, follow it.
+
+Steps, each a button: Find (by any id, or by payer or amount within dates) → pick a
+payment → choose amount and reason (each code's meaning and deadline shown) → Review →
+Confirm (the only step that moves money) → Follow up (the outcome and its webhooks).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+from typing import Any, Final
+
+import ipywidgets as w
+
+from pixops import money
+from pixops.errors import PixopsError
+from pixops.widgets._api import (
+    Record,
+    base_units,
+    find_received,
+    lookup,
+    parse_time,
+    plain,
+    refunded_base,
+    refunds_of,
+)
+from pixops.widgets._base import Clock, check_client, clock_for, events_for, inbox_for
+from pixops.widgets._format import HtmlBlock, brl, html_table, local_time, message, pairs
+
+__all__ = ["REFUND_REASONS", "RefundPanel", "RefundReason"]
+
+
+@dataclass(frozen=True)
+class RefundReason:
+    """A central-bank refund code, what it means, and how long after settlement it is valid."""
+
+    code: str
+    meaning: str
+    deadline_days: int
+
+
+#: The spec's reason codes (refund rule 4) with their deadlines (rule 5).
+REFUND_REASONS: Final = (
+    RefundReason("MD06", "agreement between the parties (the usual refund)", 90),
+    RefundReason("AM09", "incorrect amount charged", 30),
+    RefundReason("SL02", "settlement error", 30),
+    RefundReason("RR04", "transaction not recognised by the payer", 30),
+    RefundReason("BE08", "fraud (follows the MED deadline)", 80),
+    RefundReason("FR01", "fraud reported on the recipient side (MED deadline)", 80),
+)
+_REASONS: Final = {reason.code: reason for reason in REFUND_REASONS}
+_REFUNDED_COLUMNS: Final = (
+    ("transaction_id", "Refund"),
+    ("created_at", "Requested"),
+    ("amount", "Amount"),
+    ("status", "Status"),
+)
+_EVENT_COLUMNS: Final = (("created_at", "When"), ("type", "Event"), ("status", "Status"))
+
+
+class RefundPanel(w.VBox):  # type: ignore[misc]
+    """Refund a received PIX, in full or in part, with the reason's deadline in view."""
+
+    def __init__(self, client: Any, *, now: Clock | None = None, inbox: Any = None) -> None:
+        check_client(client, "pix", "transactions", "statement")
+        self.client = client
+        self._now = clock_for(client, now)
+        self._inbox = inbox_for(client, inbox)
+        self.selected: Record | None = None
+        self.refunds: list[Record] = []
+        self.last_refund: Record | None = None
+        self._pending_centavos: int | None = None
+
+        today = self._now().date()
+        self.search = w.Text(
+            placeholder="transaction id, e2e, external id, payer name, CPF/CNPJ or R$ amount",
+            layout=w.Layout(width="520px"),
+        )
+        self.date_from = w.DatePicker(description="From", value=today - timedelta(days=90))
+        self.date_to = w.DatePicker(description="To", value=today)
+        self.find_button = w.Button(description="Find", button_style="primary", icon="search")
+        self.results = w.Dropdown(description="Payment", options=[], layout=w.Layout(width="720px"))
+        self.details = w.HTML()
+        self.amount = w.Text(description="Amount", placeholder="R$ 0,00 (empty: all that is left)")
+        self.reason = w.Dropdown(
+            description="Reason",
+            options=[(f"{r.code} — {r.meaning}", r.code) for r in REFUND_REASONS],
+            value="MD06",
+            layout=w.Layout(width="520px"),
+        )
+        self.description = w.Text(description="Note", placeholder="optional, up to 140 characters")
+        self.reason_help = w.HTML()
+        self.review_button = w.Button(description="Review refund", icon="eye")
+        self.confirm_button = w.Button(
+            description="Confirm refund", button_style="danger", disabled=True, icon="check"
+        )
+        self.follow_button = w.Button(description="Follow up", disabled=True, icon="refresh")
+        self.status = w.HTML()
+        self.output = w.Output()
+
+        self.find_button.on_click(lambda _: self.find())
+        self.results.observe(lambda change: self.select(change["new"]), names="value")
+        self.reason.observe(lambda _: self._show_reason(), names="value")
+        self.amount.observe(lambda _: self._invalidate_review(), names="value")
+        self.review_button.on_click(lambda _: self.review())
+        self.confirm_button.on_click(lambda _: self.confirm())
+        self.follow_button.on_click(lambda _: self.follow_up())
+        super().__init__(
+            [
+                w.HTML("<h3 style='margin:4px 0'>Refund a received PIX</h3>"),
+                w.HBox([self.search, self.find_button]),
+                w.HBox([self.date_from, self.date_to]),
+                self.results,
+                self.details,
+                w.HBox([self.amount, self.description]),
+                self.reason,
+                self.reason_help,
+                w.HBox([self.review_button, self.confirm_button, self.follow_button]),
+                self.status,
+                self.output,
+            ]
+        )
+        self._show_reason()
+
+    # -- finding ---------------------------------------------------------------
+
+    def find(self) -> None:
+        """Look the search text up as an identifier, else as a payer or an amount."""
+        self._set_status("")
+        try:
+            found = [r for r in lookup(self.client, self.search.value) if _received(r)]
+            if not found:
+                found = find_received(
+                    self.client, self.search.value, self.date_from.value, self.date_to.value
+                )
+        except (PixopsError, ValueError) as error:
+            self._set_status(str(error), "error")
+            return
+        options = [(_label(r), str(r["transaction_id"])) for r in found]
+        self._records = {str(r["transaction_id"]): r for r in found}
+        self.results.options = options
+        if not options:
+            self.results.value = None
+            self.select(None)
+            self._set_status("No received payment matches that search.", "warn")
+            return
+        self._set_status(f"{len(options)} received payment(s) found.", "ok")
+        self.results.value = options[0][1]
+        if self.selected is None or self.selected.get("transaction_id") != options[0][1]:
+            self.select(options[0][1])
+
+    def select(self, transaction_id: str | None) -> None:
+        """Show one payment: what it was, what was refunded, what is left."""
+        self._invalidate_review()
+        self.follow_button.disabled = True
+        if not transaction_id:
+            self.selected, self.refunds = None, []
+            self.details.value = ""
+            self._show_reason()
+            return
+        try:
+            record = plain(self.client.transactions.get(transaction_id))
+            self.refunds = refunds_of(self.client, record)
+        except PixopsError as error:
+            self._set_status(str(error), "error")
+            return
+        self.selected = record
+        self._render_details()
+        self._show_reason()
+
+    @property
+    def remaining_base(self) -> int:
+        """What can still be refunded of the selected payment, in base units."""
+        if self.selected is None:
+            return 0
+        amount = base_units(self.selected.get("amount")) or 0
+        return max(0, amount - refunded_base(self.refunds))
+
+    def _render_details(self) -> None:
+        record = self.selected
+        assert record is not None
+        summary = pairs(
+            [
+                ("Payment", str(record.get("transaction_id"))),
+                ("Received", local_time(record.get("completed_at") or record.get("created_at"))),
+                ("Payer", str(record.get("counterparty_name") or "—")),
+                ("Payer's bank", str(record.get("payer_bank_name") or "—")),
+                ("Amount received", brl(record.get("amount"))),
+                ("Fee", brl(record.get("fee_amount"))),
+                ("Already refunded", brl(refunded_base(self.refunds))),
+                ("Left to refund", brl(self.remaining_base)),
+            ]
+        )
+        table = html_table(
+            self.refunds,
+            _REFUNDED_COLUMNS,
+            money_columns={"amount"},
+            time_columns={"created_at"},
+            empty="No refund yet.",
+        )
+        self.details.value = f"{summary}<h4 style='margin:6px 0 2px'>Refunds</h4>{table}"
+
+    # -- reason and amount -----------------------------------------------------
+
+    def _show_reason(self) -> None:
+        reason = _REASONS[self.reason.value]
+        text = f"{reason.code}: {reason.meaning}. Valid up to {reason.deadline_days} days"
+        settled = None if self.selected is None else _settled_at(self.selected)
+        if settled is None:
+            self.reason_help.value = message(text + " after the payment settled.")
+            return
+        deadline = settled + timedelta(days=reason.deadline_days)
+        days_left = (deadline.date() - self._now().date()).days
+        text += f" after settlement: until {local_time(deadline)}"
+        if days_left < 0:
+            text += f", {-days_left} day(s) ago. The central bank will refuse it (DT05)."
+            self.reason_help.value = message(text, "error")
+        else:
+            text += f" ({days_left} day(s) left)."
+            self.reason_help.value = message(text, "warn" if days_left <= 7 else "info")
+
+    def _invalidate_review(self) -> None:
+        self._pending_centavos = None
+        self.confirm_button.disabled = True
+
+    def _amount_centavos(self) -> int:
+        """The amount to refund in centavos: the typed one, or everything that is left."""
+        text = self.amount.value.strip()
+        if not text:
+            remaining = self.remaining_base
+            if remaining % 100:
+                raise ValueError("what is left is not a whole number of centavos; type it")
+            return remaining // 100
+        centavos = money.parse_centavos(text)
+        if centavos <= 0:
+            raise ValueError("the amount must be more than R$ 0,00")
+        return centavos
+
+    # -- acting ----------------------------------------------------------------
+
+    def review(self) -> None:
+        """Check the refund and ask for confirmation; nothing is sent yet."""
+        self._invalidate_review()
+        if self.selected is None:
+            self._set_status("Find and choose a payment first.", "error")
+            return
+        try:
+            centavos = self._amount_centavos()
+        except ValueError as error:
+            self._set_status(f"Amount not understood: {error}", "error")
+            return
+        if centavos == 0:
+            self._set_status("This payment has been refunded in full already.", "error")
+            return
+        if centavos * 100 > self.remaining_base:
+            self._set_status(
+                f"{money.format_brl(centavos)} is more than what is left to refund "
+                f"({brl(self.remaining_base)}).",
+                "error",
+            )
+            return
+        if len(self.description.value) > 140:
+            self._set_status("The note must be at most 140 characters.", "error")
+            return
+        self._pending_centavos = centavos
+        self.confirm_button.disabled = False
+        payer = self.selected.get("counterparty_name") or "the payer"
+        self._set_status(
+            f"Refund {money.format_brl(centavos)} to {payer} with reason {self.reason.value}? "
+            "Press Confirm refund to send it.",
+            "warn",
+        )
+
+    def confirm(self) -> None:
+        """Send the reviewed refund (the one step that moves money)."""
+        if self._pending_centavos is None or self.selected is None:
+            self._set_status("Review the refund first.", "error")
+            return
+        centavos, self._pending_centavos = self._pending_centavos, None
+        self.confirm_button.disabled = True
+        try:
+            response = plain(
+                self.client.pix.refund(
+                    str(self.selected["transaction_id"]),
+                    amount_centavos=centavos,
+                    reason=self.reason.value,
+                    description=self.description.value.strip() or None,
+                )
+            )
+        except PixopsError as error:
+            self._set_status(f"The service refused the refund: {error}", "error")
+            return
+        self.last_refund = response
+        self.follow_button.disabled = False
+        self._set_status(
+            f"Refund {response.get('transaction_id')} of {brl(response.get('amount'))}: "
+            f"{response.get('status')}. The outcome arrives shortly (Follow up).",
+            "ok",
+        )
+        self.output.append_stdout(
+            "Service response:\n" + json.dumps(response, indent=2, ensure_ascii=False) + "\n"
+        )
+        self.select(str(self.selected["transaction_id"]))
+
+    def follow_up(self) -> None:
+        """Wait until the last refund is final, then show its status and its events."""
+        if self.last_refund is None:
+            self._set_status("No refund sent from this panel yet.", "error")
+            return
+        refund_id = str(self.last_refund["transaction_id"])
+        try:
+            final = plain(self.client.wait_until_final(refund_id))
+        except PixopsError as error:
+            self._set_status(f"Could not follow the refund: {error}", "error")
+            return
+        status = final.get("status")
+        tone = "ok" if status == "settled" else "error"
+        reason = final.get("reason_code")
+        self._set_status(
+            f"Refund {refund_id}: {status}" + (f" ({reason})." if reason else "."), tone
+        )
+        events = events_for(self._inbox, {refund_id})
+        rows = [{**e, "status": (e.get("data") or {}).get("status")} for e in events]
+        self.output.append_display_data(
+            HtmlBlock(
+                "<b>Webhook events of this refund</b>"
+                + html_table(
+                    rows,
+                    _EVENT_COLUMNS,
+                    time_columns={"created_at"},
+                    empty="No webhook inbox here, or no event received yet.",
+                )
+            )
+        )
+        if self.selected is not None:
+            self.select(str(self.selected["transaction_id"]))
+            self.follow_button.disabled = False
+
+    def _set_status(self, text: str, tone: str = "info") -> None:
+        self.status.value = message(text, tone) if text else ""
+
+
+def _received(record: Record) -> bool:
+    return record.get("direction") == "inbound" and record.get("status") == "settled"
+
+
+def _settled_at(record: Record) -> datetime | None:
+    return parse_time(record.get("completed_at")) or parse_time(record.get("created_at"))
+
+
+def _label(record: Record) -> str:
+    when = local_time(record.get("completed_at") or record.get("created_at"))
+    payer = record.get("counterparty_name") or "unknown payer"
+    return f"{when} · {brl(record.get('amount'))} · {payer} · {record.get('transaction_id')}"
+
+
+def _as_date(value: Any) -> date | None:
+    return value if isinstance(value, date) else None
