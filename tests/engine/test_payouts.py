@@ -1066,3 +1066,23 @@ def test_response_is_json_with_integer_money(api: Api) -> None:
     raw = json.loads(response.content)
     for field in ("amount", "fee_amount", "net_amount"):
         assert type(raw[field]) is int
+
+
+def test_a_queued_payout_rejected_after_its_retry_emits_rejected(
+    sandbox: Sandbox, merchant: Merchant, api: Api
+) -> None:
+    """Recorded in docs/decisions.md (issue 8.6): queued -> rejected, although the spec's
+    transitions name only confirmed/failed after a queue."""
+    set_quota(sandbox, merchant.id, 1)
+    sandbox.advance(30)
+    assert cash_out(api, {"amount": 100, "pix_key": SETTLE_KEY}).json()["status"] == "accepted"
+    queued = cash_out(api, {"amount": 200, "pix_key": "reject.ed05@sandbox.pixops.dev"})
+    assert (queued.status_code, queued.json()["status"]) == (202, "queued")
+    tx = queued.json()["transaction_id"]
+    sandbox.advance(60)
+    stored = row(sandbox, tx)
+    assert (stored["status"], stored["reason_code"]) == ("rejected", "ED05")
+    types = [e.type for e in sandbox.events(merchant.id) if e.transaction_id == tx]
+    assert types == ["pix.payout.queued", "pix.payout.rejected"]
+    assert sandbox.balance(merchant.id).held_base == 0
+    assert sandbox.audit(merchant.id).consistent

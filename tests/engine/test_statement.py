@@ -210,6 +210,35 @@ def test_in_flight_rows_join_page_one_only_and_do_not_count(
     assert api.statement(page="3", per_page="2") == []
 
 
+def test_a_payout_settling_between_page_fetches_appears_twice(
+    world: tuple[Sandbox, Any, Api],
+) -> None:
+    """Recorded in docs/decisions.md (issue 8.6): page 1 holds in-flight rows on top of
+    the terminal ones, so a payout that settles between the fetch of page 1 and page 2
+    is seen on both pages; clients de-duplicate by id."""
+    sb, merchant, api = world
+    payer = sb.issue_api_key(merchant.id, permissions=["transfer:write"])
+    body = json.dumps({"amount": 1_000, "pix_key": "maria.silva@sandbox.pixops.dev"}).encode()
+    sent = api.client.post(
+        "/pix/cash-out",
+        content=body,
+        headers={
+            "authorization": f"ApiKey {payer.client_id}:{payer.client_secret}",
+            "content-type": "application/json",
+            "hmac": wire.sign(body, payer.client_secret),
+        },
+    )
+    assert sent.status_code == 202
+    payout = sent.json()["transaction_id"]
+    credits = [sb.receive_pix(merchant.id, amount_centavos=amount) for amount in (100, 200)]
+    page_1 = ids_of(api.statement(page="1", per_page="2"))
+    assert page_1 == [payout, credits[1], credits[0]]
+    sb.advance(5)  # the payout settles and joins the terminal rows, behind the credits
+    page_2 = ids_of(api.statement(page="2", per_page="2"))
+    assert page_2 == [payout]
+    assert len(set(page_1 + page_2)) == 3
+
+
 def test_paging_until_a_short_page_sees_every_row_once(world: tuple[Sandbox, Any, Api]) -> None:
     sb, merchant, api = world
     expected = set()
