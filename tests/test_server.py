@@ -16,18 +16,17 @@ import httpx
 import pytest
 
 from pixops import wire
+from pixops.devcert import DevCertificate, write_dev_certificate
 from pixops.engine import scheduler
 from pixops.engine.core import Engine
 from pixops.server import (
     DemoCredentials,
-    DevCertificate,
     PixopsServer,
     ServeOptions,
     TimerWorker,
     banner,
     build_engine,
     seed_demo_merchant,
-    write_dev_certificate,
 )
 
 pytestmark = pytest.mark.timeout(60)
@@ -312,23 +311,6 @@ def test_options_are_validated() -> None:
         ServeOptions(rate_limit_per_minute=0)
     with pytest.raises(ValueError, match="does not appear to be an IPv4 or IPv6 address"):
         ServeOptions(trusted_proxies=("not-an-ip",))
-
-
-def test_dev_certificate_names_loopback_and_extra_hosts(tmp_path: Path) -> None:
-    from cryptography import x509
-
-    written = write_dev_certificate(tmp_path / "certs", hosts=("pix.test", "10.1.2.3"))
-    certificate = x509.load_pem_x509_certificate(written.cert.read_bytes())
-    names = certificate.extensions.get_extension_for_class(x509.SubjectAlternativeName).value
-    assert names.get_values_for_type(x509.DNSName) == ["localhost", "pix.test"]
-    assert [str(ip) for ip in names.get_values_for_type(x509.IPAddress)] == [
-        "127.0.0.1",
-        "::1",
-        "10.1.2.3",
-    ]
-    lifetime = certificate.not_valid_after_utc - certificate.not_valid_before_utc
-    assert timedelta(days=30) <= lifetime <= timedelta(days=30, minutes=10)
-    assert written.key.stat().st_mode & 0o777 == 0o600
 
 
 def test_responses_are_not_held_back_by_nagle(

@@ -1,8 +1,9 @@
 """The `pixops` command line: one parser, subcommands registered from their own modules.
 
 pixops serve [--host H] [--port P] [--db PATH] [--tls-cert F --tls-key F]
-             [--rate-limit N] [--trusted-proxy IP ...]
+             [--rate-limit N] [--trusted-proxy IP ...] [--manual-clock | --production]
 pixops dev-cert --out DIR [--host NAME ...]
+pixops keys issue|list|revoke --db PATH ...
 pixops demo
 
 Adding a subcommand takes two lines here and one function in its own module::
@@ -24,6 +25,7 @@ import argparse
 import contextlib
 import importlib
 import ipaddress
+import shlex
 import sqlite3
 import sys
 from collections.abc import Callable, Sequence
@@ -33,6 +35,7 @@ from typing import Any, TextIO
 import httpx
 
 from pixops import wire
+from pixops.devcert import write_dev_certificate
 from pixops.money import format_brl, format_brl_base
 from pixops.sandbox import ApiKey, Sandbox
 from pixops.server import (
@@ -42,7 +45,6 @@ from pixops.server import (
     banner,
     build_engine,
     seed_demo_merchant,
-    write_dev_certificate,
 )
 
 
@@ -84,7 +86,12 @@ def _existing_file(text: str) -> Path:
 Handler = Callable[[argparse.Namespace], int]
 """Runs one subcommand from its parsed arguments and returns the process exit status."""
 
-COMMAND_MODULES: tuple[str, ...] = ("pixops.cli",)
+COMMAND_MODULES: tuple[str, ...] = (
+    "pixops.cli",
+    "pixops._cli_keys",
+    "pixops.desk",
+    "pixops.report",
+)
 """Modules whose `register(commands: Commands) -> None` adds subcommands, in `--help` order."""
 
 
@@ -156,6 +163,17 @@ def register(commands: Commands) -> None:
         choices=("critical", "error", "warning", "info", "debug"),
         default="warning",
     )
+    mode = serve.add_mutually_exclusive_group()
+    mode.add_argument(
+        "--manual-clock",
+        action="store_true",
+        help="time stands still until POST /sandbox/v1/clock/advance moves it",
+    )
+    mode.add_argument(
+        "--production",
+        action="store_true",
+        help="not a sandbox: no test helpers, no admin token, no demo merchant",
+    )
 
     cert = commands.add(
         "dev-cert", help="write a self-signed development certificate and key", handler=dev_cert
@@ -191,6 +209,8 @@ def run_serve(args: argparse.Namespace) -> int:
         trusted_proxies=tuple(args.trusted_proxy),
         http=args.http,
         log_level=args.log_level,
+        sandbox=not args.production,
+        manual_clock=args.manual_clock,
     )
     try:
         engine = build_engine(options)
@@ -198,7 +218,7 @@ def run_serve(args: argparse.Namespace) -> int:
     except (OSError, sqlite3.Error) as error:
         print(f"pixops serve: cannot start: {error}", file=sys.stderr)
         return 1
-    credentials = seed_demo_merchant(engine)
+    credentials = seed_demo_merchant(engine) if options.sandbox else None
     print(banner(server, credentials), flush=True)
     with contextlib.suppress(KeyboardInterrupt):
         server.run()
@@ -216,7 +236,12 @@ def dev_cert(args: argparse.Namespace) -> int:
     print(f"certificate: {written.cert}")
     print(f"private key: {written.key} (self-signed, 30 days, for development only)")
     print(f"serve with:  pixops serve --tls-cert {written.cert} --tls-key {written.key}")
-    print(f"then call:   curl --cacert {written.cert} https://localhost:8000/api/external/balance")
+    print("then paste the export line that pixops serve prints, and call:")
+    print(
+        f"  curl --cacert {shlex.quote(str(written.cert))}"
+        ' -H "Authorization: ApiKey $PIXOPS_CLIENT_ID:$PIXOPS_CLIENT_SECRET"'
+        ' "$PIXOPS_BASE_URL/api/external/balance"'
+    )
     return 0
 
 

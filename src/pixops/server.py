@@ -1,8 +1,13 @@
-"""Server mode: the engine on the wall clock, under uvicorn, with a worker for due timers.
+"""Server mode: the engine under uvicorn, on the wall clock with a worker for due timers.
 
 One process, one asyncio loop, one listening socket that we bind ourselves (so port 0
 works and the real port is known before serving). TLS, when configured, refuses
 anything older than TLS 1.2, as the spec's transport rule requires.
+
+By default the server runs as a sandbox: the test helpers under `/sandbox/v1` answer
+to the admin token printed at start-up, and `manual_clock=True` freezes time until a
+helper advances it. `sandbox=False` (`pixops serve --production`) serves the external
+API alone: helpers refused, no demo merchant.
 
     options = ServeOptions(port=8000)
     PixopsServer(build_engine(options), options).run()   # blocking; Ctrl-C stops it
@@ -15,28 +20,31 @@ from __future__ import annotations
 import importlib.util
 import ipaddress
 import logging
-import os
+import shlex
 import socket
 import ssl
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
 from typing import Any
 
 import uvicorn
 
-from pixops.engine import merchants, scheduler
+from pixops import wire
+from pixops.engine import scheduler
 from pixops.engine.adapters import AsgiApp
-from pixops.engine.clock import WallClock
+from pixops.engine.admin import PREFIX as HELPERS_PREFIX
+from pixops.engine.admin import TestHelpers, new_admin_token
+from pixops.engine.clock import ManualClock, WallClock
 from pixops.engine.config import EngineConfig
 from pixops.engine.core import Engine
-from pixops.engine.permissions import PERMISSIONS
 from pixops.engine.store import Store
 from pixops.money import format_brl
+from pixops.sandbox import Sandbox
 
 log = logging.getLogger("pixops.server")
 
@@ -59,8 +67,12 @@ class ServeOptions:
     trusted_proxies: tuple[str, ...] = field(default_factory=tuple)
     http: str = "auto"
     log_level: str = "warning"
+    sandbox: bool = True
+    manual_clock: bool = False
 
     def __post_init__(self) -> None:
+        if self.manual_clock and not self.sandbox:
+            raise ValueError("a manual clock needs sandbox mode (a production server keeps time)")
         if (self.tls_cert is None) != (self.tls_key is None):
             raise ValueError("TLS needs both a certificate and a key")
         if not 0 <= self.port <= 65535:
@@ -78,12 +90,27 @@ class ServeOptions:
 
 
 def build_engine(options: ServeOptions) -> Engine:
-    """An engine on real time; ids are random (not seeded) so restarts never collide."""
+    """An engine on real time, or on a manual clock that starts at the wall clock's second.
+
+    Ids are random (not seeded) so restarts on one database never collide.
+    """
     config = EngineConfig(
         rate_limit_per_minute=options.rate_limit_per_minute,
         trusted_proxies=frozenset(options.trusted_proxies),
     )
-    return Engine(store=Store(options.db), clock=WallClock(), config=config, seed=None)
+    clock = (
+        ManualClock(datetime.now(UTC).replace(microsecond=0))
+        if options.manual_clock
+        else WallClock()
+    )
+    return Engine(store=Store(options.db), clock=clock, config=config, seed=None)
+
+
+def mount_test_helpers(engine: Engine, options: ServeOptions) -> str | None:
+    """Mount the test helpers on `engine`; returns their admin token (None: refused)."""
+    token = new_admin_token() if options.sandbox else None
+    TestHelpers(Sandbox.over(engine), token).mount(engine)
+    return token
 
 
 def http_implementation(preferred: str = "auto") -> str:
@@ -101,23 +128,19 @@ class DemoCredentials:
 
 
 def seed_demo_merchant(engine: Engine) -> DemoCredentials | None:
-    """A demo merchant and key on an empty database; None when merchants already exist."""
+    """A demo merchant and key on an empty database; None when merchants already exist.
+
+    Made through the sandbox's own `create_merchant` and `issue_api_key`, in one
+    transaction with the emptiness check.
+    """
+    sandbox = Sandbox.over(engine)
     with engine.store.transaction() as conn:
         if conn.execute("SELECT COUNT(*) FROM merchants").fetchone()[0]:
             return None
-        now = engine.now()
-        merchant = merchants.create_merchant(
-            engine, conn, DEMO_MERCHANT_NAME, balance_centavos=DEMO_BALANCE_CENTAVOS, now=now
+        merchant = sandbox.create_merchant(
+            DEMO_MERCHANT_NAME, balance_centavos=DEMO_BALANCE_CENTAVOS
         )
-        key = merchants.issue_api_key(
-            conn,
-            merchant.id,
-            permissions=sorted(PERMISSIONS),
-            ip_whitelist=DEMO_WHITELIST,
-            hmac=True,
-            expires_at=None,
-            now=now,
-        )
+        key = sandbox.issue_api_key(merchant.id, ip_whitelist=DEMO_WHITELIST)
     return DemoCredentials(merchant.id, key.client_id, key.client_secret)
 
 
@@ -243,6 +266,7 @@ class PixopsServer:
             require_tls12(self.config.ssl)
         self.uvicorn = uvicorn.Server(self.config)
         self.worker = TimerWorker(engine)
+        self.admin_token = mount_test_helpers(engine, options)
         self._thread: threading.Thread | None = None
 
     @property
@@ -260,8 +284,12 @@ class PixopsServer:
         return f"{scheme}://{host}:{self.port}"
 
     def run(self) -> None:
-        """Serve until interrupted (Ctrl-C / SIGTERM); the worker stops with the server."""
-        self.worker.start()
+        """Serve until interrupted (Ctrl-C / SIGTERM); the worker stops with the server.
+
+        On a manual clock there is no worker: timers run when a helper advances time.
+        """
+        if not self.options.manual_clock:
+            self.worker.start()
         try:
             self.uvicorn.run(sockets=[self.socket])
         finally:
@@ -312,17 +340,28 @@ class PixopsServer:
 
 
 def banner(server: PixopsServer, credentials: DemoCredentials | None) -> str:
-    """What `pixops serve` prints at start: where it listens and how to call it."""
+    """What `pixops serve` prints at start: where it listens and how to call it.
+
+    Every command in it works when pasted into bash (curl and openssl on the PATH).
+    """
     api = f"{server.base_url}/api/external"
     options = server.options
-    lines = [f"pixops engine listening on {server.base_url}", f"API base URL: {api}"]
+    mode = "a sandbox" if options.sandbox else "production mode: no test helpers"
+    clock = "manual clock" if options.manual_clock else "wall clock"
+    lines = [
+        f"pixops engine listening on {server.base_url} ({mode}, {clock})",
+        f"API base URL: {api}",
+    ]
     if options.db is None:
         lines.append("database: in memory (use --db PATH to keep data)")
     else:
         lines.append(f"database: {options.db}")
-    cacert = f"--cacert {options.tls_cert} " if options.tls else ""
+    cacert = f"--cacert {shlex.quote(str(options.tls_cert))} " if options.tls else ""
     if credentials is None:
-        lines.append("existing database: its merchants' keys apply (secrets are never stored)")
+        lines.append(
+            "existing database: its merchants' keys apply (secrets are never stored);"
+            f" a new key: pixops keys issue --db {options.db or 'PATH'}"
+        )
         authorization = "ApiKey <client_id>:<client_secret>"
     else:
         lines += [
@@ -331,87 +370,48 @@ def banner(server: PixopsServer, credentials: DemoCredentials | None) -> str:
             " HMAC on)",
             f"client_id:     {credentials.client_id}",
             f"client_secret: {credentials.client_secret}",
+            "for pixops.connect() and the commands below:",
+            f"  export PIXOPS_BASE_URL={server.base_url}"
+            f" PIXOPS_CLIENT_ID={credentials.client_id}"
+            f" PIXOPS_CLIENT_SECRET={credentials.client_secret}",
         ]
         authorization = f"ApiKey {credentials.client_id}:{credentials.client_secret}"
-    lines += [
-        f'example: curl {cacert}-H "Authorization: {authorization}" {api}/balance',
-        f"OpenAPI document: {api}/openapi.json",
-        "press Ctrl-C to stop",
-    ]
+    lines.append(f'example: curl {cacert}-H "Authorization: {authorization}" {api}/balance')
+    if credentials is not None:
+        lines += [
+            "signed POST, a R$ 25,00 charge (bash, curl, openssl):",
+            *signed_post_example(api, cacert, credentials),
+        ]
+    if server.admin_token is not None:
+        helpers = f"{server.base_url}{HELPERS_PREFIX}"
+        lines += [
+            f"sandbox test helpers: {helpers} (pay charges, receive PIX, MED, clock; docs/api.md)",
+            f"admin token: {server.admin_token}",
+        ]
+        if credentials is not None:
+            payload = wire.canonical_json({"amount": 5_000, "payer_name": "Maria Silva"})
+            lines += [
+                "a R$ 50,00 PIX arrives:",
+                f"  curl -sS {cacert}-X POST {helpers}/merchants/{credentials.merchant_id}"
+                f"/received-pix -H 'Authorization: Bearer {server.admin_token}'"
+                f" -H 'Content-Type: application/json'"
+                f" --data {shlex.quote(payload.decode())}",
+            ]
+    lines += [f"OpenAPI document: {api}/openapi.json", "press Ctrl-C to stop"]
     return "\n".join(lines)
 
 
-@dataclass(frozen=True)
-class DevCertificate:
-    cert: Path
-    key: Path
-
-
-def write_dev_certificate(
-    out_dir: Path, *, hosts: tuple[str, ...] = (), days: int = 30
-) -> DevCertificate:
-    """A self-signed EC P-256 certificate for local TLS, valid for loopback and `hosts`.
-
-    Files: `cert.pem` and `key.pem` (mode 0600) in `out_dir`, created if needed.
-    """
-    from cryptography import x509
-    from cryptography.hazmat.primitives import hashes, serialization
-    from cryptography.hazmat.primitives.asymmetric import ec
-    from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
-
-    names: list[x509.GeneralName] = []
-    for host in ("localhost", "127.0.0.1", "::1", *hosts):
-        try:
-            entry: x509.GeneralName = x509.IPAddress(ipaddress.ip_address(host))
-        except ValueError:
-            entry = x509.DNSName(host)
-        if entry not in names:
-            names.append(entry)
-    key = ec.generate_private_key(ec.SECP256R1())
-    subject = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, (*hosts, "localhost")[0])])
-    now = datetime.now(UTC)
-    certificate = (
-        x509.CertificateBuilder()
-        .subject_name(subject)
-        .issuer_name(subject)
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - timedelta(minutes=5))
-        .not_valid_after(now + timedelta(days=days))
-        .add_extension(x509.SubjectAlternativeName(names), critical=False)
-        .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
-        .add_extension(
-            x509.KeyUsage(
-                digital_signature=True,
-                content_commitment=False,
-                key_encipherment=False,
-                data_encipherment=False,
-                key_agreement=False,
-                key_cert_sign=False,
-                crl_sign=False,
-                encipher_only=False,
-                decipher_only=False,
-            ),
-            critical=True,
-        )
-        .add_extension(x509.ExtendedKeyUsage([ExtendedKeyUsageOID.SERVER_AUTH]), critical=False)
-        .add_extension(x509.SubjectKeyIdentifier.from_public_key(key.public_key()), critical=False)
-        .add_extension(
-            x509.AuthorityKeyIdentifier.from_issuer_public_key(key.public_key()), critical=False
-        )
-        .sign(key, hashes.SHA256())
+def signed_post_example(api: str, cacert: str, credentials: DemoCredentials) -> list[str]:
+    """Three bash lines: a body, its HMAC-SHA512 by openssl, and the curl that sends both."""
+    body = wire.canonical_json({"amount": 2_500, "description": "Pedido 1"}).decode()
+    secret = shlex.quote(credentials.client_secret)
+    authorization = shlex.quote(
+        f"Authorization: ApiKey {credentials.client_id}:{credentials.client_secret}"
     )
-    out_dir.mkdir(parents=True, exist_ok=True)
-    cert_path = out_dir / "cert.pem"
-    key_path = out_dir / "key.pem"
-    cert_path.write_bytes(certificate.public_bytes(serialization.Encoding.PEM))
-    key_bytes = key.private_bytes(
-        serialization.Encoding.PEM,
-        serialization.PrivateFormat.PKCS8,
-        serialization.NoEncryption(),
-    )
-    descriptor = os.open(key_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(descriptor, "wb") as handle:
-        handle.write(key_bytes)
-    os.chmod(key_path, 0o600)
-    return DevCertificate(cert_path, key_path)
+    return [
+        f"  BODY={shlex.quote(body)}",
+        f"  SIG=$(printf '%s' \"$BODY\" | openssl dgst -sha512 -hmac {secret}"
+        " | awk '{print $NF}')",
+        f"  curl -sS {cacert}-X POST {api}/pix/cash-in -H {authorization}"
+        ' -H \'Content-Type: application/json\' -H "hmac: $SIG" --data "$BODY"',
+    ]
