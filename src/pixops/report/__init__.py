@@ -12,6 +12,15 @@ script from the web is refused with `ReportError`.
 """
 
 from pixops.report._assets import WIDGET_RENDERER_PATH, WIDGET_RENDERER_VERSION
+from pixops.report._cli import register
+from pixops.report._daily import (
+    DATE_PARAMETER,
+    DEFAULT_TIMEZONE,
+    LEDGER_PARAMETER,
+    TIMEZONE_PARAMETER,
+    daily_report,
+    find_daily_notebook,
+)
 from pixops.report._errors import ReportError
 from pixops.report._execute import PLOTLY_RENDERER, declared_parameters, execute_notebook
 from pixops.report._export import export_html
@@ -19,13 +28,20 @@ from pixops.report._offline import remote_references, strip_remote_scripts
 from pixops.report._render import render_report
 
 __all__ = [
+    "DATE_PARAMETER",
+    "DEFAULT_TIMEZONE",
+    "LEDGER_PARAMETER",
     "PLOTLY_RENDERER",
+    "TIMEZONE_PARAMETER",
     "WIDGET_RENDERER_PATH",
     "WIDGET_RENDERER_VERSION",
     "ReportError",
+    "daily_report",
     "declared_parameters",
     "execute_notebook",
     "export_html",
+    "find_daily_notebook",
+    "register",
     "remote_references",
     "render_report",
     "strip_remote_scripts",

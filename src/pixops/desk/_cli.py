@@ -1,0 +1,114 @@
+"""`pixops lab` and `pixops desk`: the notebooks for analysts, the desk page for support."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, TextIO
+
+from pixops.desk._servers import (
+    ServerCommand,
+    ServerError,
+    default_notebooks_dir,
+    desk_command,
+    find_investigation_notebook,
+    lab_command,
+    start,
+    stop,
+)
+
+if TYPE_CHECKING:
+    from pixops.cli import Commands
+
+_LOOPBACK_HOSTS = frozenset({"127.0.0.1", "::1", "localhost"})
+
+
+def register(commands: Commands) -> None:
+    """Add `pixops lab` and `pixops desk`."""
+    lab = commands.add(
+        "lab",
+        help="start JupyterLab on the notebooks (sandbox unless PIXOPS_BASE_URL is set)",
+        handler=lambda args: run_lab(args, sys.stdout),
+    )
+    lab.add_argument("--notebooks", type=Path, help="folder to open (default ./notebooks)")
+    lab.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    lab.add_argument("--port", type=_port, default=8888, help="TCP port, 0 picks a free one")
+    lab.add_argument("--token", help="access token (default: a fresh random one)")
+
+    desk = commands.add(
+        "desk",
+        help="serve the support investigation page with Voilà (no code shown)",
+        handler=lambda args: run_desk(args, sys.stdout),
+    )
+    desk.add_argument("--notebook", type=Path, help="notebook to serve (default: investigation)")
+    desk.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    desk.add_argument("--port", type=_port, default=8866, help="TCP port, 0 picks a free one")
+
+
+def describe_source(env: Mapping[str, str]) -> str:
+    """Which service the notebooks will talk to, in one line."""
+    base_url = env.get("PIXOPS_BASE_URL", "").strip()
+    if base_url:
+        return f"the real service at {base_url} (PIXOPS_BASE_URL)"
+    return "the embedded sandbox with the seeded demo month (PIXOPS_BASE_URL is not set)"
+
+
+def run_lab(args: argparse.Namespace, out: TextIO) -> int:
+    """Start JupyterLab, print its URL, and serve until interrupted."""
+    try:
+        notebooks = args.notebooks or default_notebooks_dir()
+        command = lab_command(notebooks, host=args.host, port=args.port, token=args.token)
+    except ServerError as error:
+        print(f"pixops lab: {error}", file=sys.stderr)
+        return 2
+    print(f"pixops lab: JupyterLab on {notebooks.resolve()}", file=out)
+    print(f"data: {describe_source(os.environ)}", file=out, flush=True)
+    return _serve(command, "pixops lab", out)
+
+
+def run_desk(args: argparse.Namespace, out: TextIO) -> int:
+    """Serve the investigation notebook with Voilà, print its URL, serve until interrupted."""
+    try:
+        notebook = args.notebook or find_investigation_notebook(default_notebooks_dir())
+        command = desk_command(notebook, host=args.host, port=args.port)
+    except ServerError as error:
+        print(f"pixops desk: {error}", file=sys.stderr)
+        return 2
+    print(f"pixops desk: the support page from {notebook.name}, code hidden", file=out)
+    print(f"data: {describe_source(os.environ)}", file=out, flush=True)
+    if args.host not in _LOOPBACK_HOSTS:
+        print(
+            f"pixops desk: WARNING: listening on {args.host}: anyone who reaches it can look up"
+            " transactions (Voilà asks for no password)",
+            file=out,
+        )
+    return _serve(command, "pixops desk", out)
+
+
+def _serve(command: ServerCommand, name: str, out: TextIO) -> int:
+    try:
+        process = start(command)
+    except (ServerError, OSError) as error:
+        print(f"{name}: cannot start: {error}", file=sys.stderr)
+        return 1
+    print(f"open: {command.url}", file=out)
+    print("stop with Ctrl-C", file=out, flush=True)
+    try:
+        return process.wait()
+    except KeyboardInterrupt:
+        stop(process)
+        print(f"{name}: stopped", file=out, flush=True)
+        return 0
+
+
+def _port(text: str) -> int:
+    try:
+        value = int(text, 10)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"port must be between 0 and 65535, not {value}")
+    return value

@@ -1,0 +1,88 @@
+"""`pixops report`: run a notebook headless and write its offline HTML report.
+
+pixops report daily --date 2026-01-31 [--tz America/Sao_Paulo] [--ledger PATH] --html OUT
+pixops report run NOTEBOOK --html OUT [--param NAME=VALUE ...] [--title TEXT]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from datetime import date
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from pixops.report._daily import DEFAULT_TIMEZONE, daily_report, find_daily_notebook
+from pixops.report._errors import ReportError
+from pixops.report._render import render_report
+
+if TYPE_CHECKING:
+    from pixops.cli import Commands
+
+
+def register(commands: Commands) -> None:
+    """Add `pixops report daily` and `pixops report run`."""
+    report = commands.add(
+        "report", help="run a notebook headless and write an offline HTML report", handler=run
+    )
+    kinds = report.add_subparsers(dest="kind", required=True, metavar="KIND")
+
+    daily = kinds.add_parser("daily", help="the daily reconciliation of one business day")
+    daily.add_argument("--date", type=_date, required=True, help="business day, YYYY-MM-DD")
+    daily.add_argument("--tz", default=DEFAULT_TIMEZONE, help=f"default {DEFAULT_TIMEZONE}")
+    daily.add_argument("--ledger", type=Path, help="the merchant's ledger file")
+    daily.add_argument("--notebooks", type=Path, help="notebooks folder (default ./notebooks)")
+    daily.add_argument("--html", type=Path, required=True, help="where to write the report")
+
+    any_notebook = kinds.add_parser("run", help="any notebook with a `parameters` cell")
+    any_notebook.add_argument("notebook", type=Path)
+    any_notebook.add_argument("--html", type=Path, required=True, help="where to write it")
+    any_notebook.add_argument(
+        "--param",
+        "-p",
+        type=_assignment,
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a string parameter (repeatable)",
+    )
+    any_notebook.add_argument("--title", help="page title (default: the notebook's name)")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Write the report; exit 1 with the reason when the notebook or its export fails."""
+    from pixops.desk import ServerError, default_notebooks_dir
+
+    try:
+        if args.kind == "daily":
+            notebooks = args.notebooks or default_notebooks_dir()
+            written = daily_report(
+                args.date,
+                args.html,
+                notebook=find_daily_notebook(notebooks),
+                timezone=args.tz,
+                ledger=args.ledger,
+            )
+        else:
+            written = render_report(
+                args.notebook, args.html, parameters=dict(args.param), title=args.title
+            )
+    except (ReportError, ServerError, OSError) as error:
+        print(f"pixops report: {error}", file=sys.stderr)
+        return 1
+    print(f"report: {written.resolve()}")
+    return 0
+
+
+def _date(text: str) -> date:
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a date (YYYY-MM-DD): {text!r}") from None
+
+
+def _assignment(text: str) -> tuple[str, str]:
+    name, equals, value = text.partition("=")
+    if not equals or not name.strip().isidentifier():
+        raise argparse.ArgumentTypeError(f"expected NAME=VALUE, not {text!r}")
+    return name.strip(), value

@@ -1,0 +1,52 @@
+"""The scheduled run: the daily reconciliation notebook of one business day as a report."""
+
+from __future__ import annotations
+
+import zoneinfo
+from datetime import date
+from pathlib import Path
+
+from pixops.report._errors import ReportError
+from pixops.report._render import render_report
+
+DEFAULT_TIMEZONE = "America/Sao_Paulo"
+#: The names of the daily notebook's `parameters` cell.
+DATE_PARAMETER = "business_date"
+TIMEZONE_PARAMETER = "timezone"
+LEDGER_PARAMETER = "ledger_path"
+
+
+def find_daily_notebook(notebooks: Path) -> Path:
+    """The daily reconciliation notebook of a notebooks folder (`*daily*.ipynb`)."""
+    if not notebooks.is_dir():
+        raise ReportError(f"no such notebooks folder: {notebooks}")
+    found = sorted(notebooks.glob("*daily*.ipynb"))
+    if len(found) != 1:
+        names = [path.name for path in found] or "none"
+        raise ReportError(f"expected one *daily*.ipynb in {notebooks}, found {names}")
+    return found[0]
+
+
+def daily_report(
+    business_date: date,
+    out: str | Path,
+    *,
+    notebook: Path,
+    timezone: str = DEFAULT_TIMEZONE,
+    ledger: Path | None = None,
+) -> Path:
+    """Run the daily reconciliation notebook for `business_date` and write its HTML report."""
+    if not isinstance(business_date, date):
+        raise ReportError(f"business_date must be a date, not {business_date!r}")
+    if not isinstance(timezone, str) or timezone not in zoneinfo.available_timezones():
+        raise ReportError(f"unknown time zone: {timezone!r}")
+    parameters: dict[str, str | int | bool] = {
+        DATE_PARAMETER: business_date.isoformat(),
+        TIMEZONE_PARAMETER: timezone,
+    }
+    if ledger is not None:
+        if not ledger.is_file():
+            raise ReportError(f"no such ledger file: {ledger}")
+        parameters[LEDGER_PARAMETER] = str(ledger.resolve())
+    title = f"Reconciliation {business_date.isoformat()} ({timezone})"
+    return render_report(notebook, out, parameters=parameters, title=title)
