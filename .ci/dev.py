@@ -1,17 +1,22 @@
 #!/usr/bin/env python3
 """Set up and run pixops with nothing but Python 3.11+ installed.
 
-    python3 .ci/dev.py demo   # create or reuse .venv, install, run the sandbox demo
+    python3 .ci/dev.py lab    # create or reuse .venv, install, start JupyterLab on notebooks/
     python3 .ci/dev.py test   # create or reuse .venv, install, run ruff, mypy and pytest
+    python3 .ci/dev.py test --no-browser   # the same without the real-browser tests
+    python3 .ci/dev.py demo   # the printed merchant's day on the sandbox (no Jupyter)
 
 The virtual environment lives in `.venv` beside this folder and is reinstalled only
-when `pyproject.toml` changes.
+when `pyproject.toml` changes. The browser tests drive Debian's Chromium: `test`
+installs it with apt-get when it is missing and you are root, and otherwise stops and
+says how to opt out (`--no-browser` or PIXOPS_SKIP_BROWSER=1).
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import subprocess
 import sys
 import venv
@@ -20,6 +25,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 VENV = ROOT / ".venv"
 STAMP = VENV / ".pixops-installed"
+CHROMIUM = Path(os.environ.get("PIXOPS_CHROMIUM", "/usr/bin/chromium"))
+CHROMIUM_PACKAGES = ("chromium", "fonts-dejavu-core")
+SKIP_BROWSER_VARIABLE = "PIXOPS_SKIP_BROWSER"
 
 
 def venv_python() -> Path:
@@ -51,6 +59,17 @@ def run(command: list[object]) -> None:
 
 
 def test(python: Path, pytest_args: list[str]) -> None:
+    if "--no-browser" in pytest_args:
+        pytest_args = [arg for arg in pytest_args if arg != "--no-browser"]
+        os.environ[SKIP_BROWSER_VARIABLE] = "1"
+    if os.environ.get(SKIP_BROWSER_VARIABLE) == "1":
+        print(
+            f"*** {SKIP_BROWSER_VARIABLE}=1: the real-browser tests (tests/browser) are"
+            " DESELECTED in this run ***",
+            flush=True,
+        )
+    else:
+        ensure_chromium()
     run([python, "-m", "ruff", "check", "src", "tests", "benchmarks", ".ci"])
     run([python, "-m", "ruff", "format", "--check", "src", "tests", "benchmarks", ".ci"])
     run([python, "-m", "mypy", "--strict", "src"])
@@ -58,17 +77,58 @@ def test(python: Path, pytest_args: list[str]) -> None:
     run([python, "-m", "pytest", *pytest_args])
 
 
+def ensure_chromium() -> None:
+    """Install Debian's Chromium for the browser tests when it is missing and we are root."""
+    if CHROMIUM.exists():
+        return
+    opt_out = f"run with --no-browser (or {SKIP_BROWSER_VARIABLE}=1) to leave the browser tests out"
+    is_root = hasattr(os, "geteuid") and os.geteuid() == 0
+    if not is_root or shutil.which("apt-get") is None:
+        sys.exit(
+            f"the browser tests need Chromium at {CHROMIUM}; as root run `apt-get install"
+            f" {' '.join(CHROMIUM_PACKAGES)}`, or set PIXOPS_CHROMIUM to another Chromium,"
+            f" or {opt_out}"
+        )
+    print(
+        f"installing {', '.join(CHROMIUM_PACKAGES)} with apt-get for the browser tests", flush=True
+    )
+    quiet = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+    for command in (
+        ["apt-get", "update", "-qq"],
+        ["apt-get", "install", "-y", "-qq", "--no-install-recommends", *CHROMIUM_PACKAGES],
+    ):
+        if subprocess.run(command, env=quiet, check=False).returncode != 0:
+            sys.exit(f"{' '.join(command)} failed; {opt_out}")
+    if not CHROMIUM.exists():
+        sys.exit(
+            f"apt-get installed {CHROMIUM_PACKAGES[0]} but {CHROMIUM} is still missing; {opt_out}"
+        )
+
+
 def demo(python: Path, args: list[str]) -> None:
     run([python, "-m", "pixops", "demo", *args])
 
 
+def lab(python: Path, args: list[str]) -> None:
+    """JupyterLab on notebooks/ against the sandbox; `pixops lab` prints the URL."""
+    command = [str(python), "-m", "pixops", "lab", "--notebooks", str(ROOT / "notebooks"), *args]
+    try:
+        result = subprocess.run(command, cwd=ROOT, check=False)
+    except KeyboardInterrupt:
+        return
+    if result.returncode != 0:
+        sys.exit(result.returncode)
+
+
 def main() -> None:
-    if len(sys.argv) < 2 or sys.argv[1] not in {"demo", "test", "setup"}:
+    if len(sys.argv) < 2 or sys.argv[1] not in {"lab", "demo", "test", "setup"}:
         sys.exit(__doc__)
     command, rest = sys.argv[1], sys.argv[2:]
     python = ensure_venv()
     if command == "test":
         test(python, rest)
+    elif command == "lab":
+        lab(python, rest)
     elif command == "demo":
         demo(python, rest)
 

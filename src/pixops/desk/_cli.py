@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 from collections.abc import Mapping
 from pathlib import Path
@@ -96,12 +97,20 @@ def _serve(command: ServerCommand, name: str, out: TextIO) -> int:
         return 1
     print(f"open: {command.url}", file=out)
     print("stop with Ctrl-C", file=out, flush=True)
+    previous = signal.signal(signal.SIGTERM, _interrupt)
     try:
         return process.wait()
     except KeyboardInterrupt:
         stop(process)
         print(f"{name}: stopped", file=out, flush=True)
         return 0
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    """SIGTERM (a service manager stopping us) stops the child server like Ctrl-C does."""
+    raise KeyboardInterrupt
 
 
 def _port(text: str) -> int:
