@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
-from datetime import date, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from typing import Any, Final
 
 from pixops import money
@@ -28,6 +28,7 @@ __all__ = [
     "plain",
     "refunds_of",
     "statement_rows",
+    "time_key",
 ]
 
 Record = dict[str, Any]
@@ -90,6 +91,11 @@ def parse_time(value: Any) -> datetime | None:
     if not isinstance(value, str):
         raise TypeError(f"timestamps must be ISO 8601 strings, got {value!r}")
     return datetime.fromisoformat(value.replace("Z", "+00:00"))
+
+
+def time_key(value: Any) -> datetime:
+    """A sort key for timestamps of any format the API and the inbox use (absent: first)."""
+    return parse_time(value) or datetime.min.replace(tzinfo=UTC)
 
 
 def status_of(error: PixopsError) -> int | None:
@@ -191,7 +197,7 @@ def refunds_of(client: Any, original: Record, *, until: date | None = None) -> l
         record = plain(client.transactions.get(row_id))
         if record.get("original_transaction_id") == original_id:
             found.append(record)
-    found.sort(key=lambda r: str(r.get("created_at")))
+    found.sort(key=lambda r: time_key(r.get("created_at")))
     return found
 
 

@@ -23,6 +23,7 @@ from pixops.widgets._api import (
     refunded_base,
     refunds_of,
     statement_rows,
+    time_key,
 )
 from pixops.widgets._base import Clock, check_client, clock_for, events_for, inbox_for
 from pixops.widgets._format import brl, html_table, local_time, message, pairs
@@ -221,7 +222,7 @@ class TransactionInspector(w.VBox):  # type: ignore[misc]
             add(case.get("opened_at"), "MED", f"Case {cid} opened: {case.get('reason')}")
             add(case.get("defended_at"), "MED", f"Case {cid}: defense submitted")
             add(case.get("closed_at"), "MED", f"Case {cid} closed: {case.get('analysis_result')}")
-        steps.sort(key=lambda s: str(s["at"]))
+        steps.sort(key=lambda s: time_key(s["at"]))
         return steps
 
     # -- showing -------------------------------------------------------------------

@@ -15,7 +15,7 @@ from typing import Any, Final
 import ipywidgets as w
 
 from pixops.errors import PixopsError
-from pixops.widgets._api import Record, med_cases, parse_time, plain
+from pixops.widgets._api import Record, med_cases, parse_time, plain, time_key
 from pixops.widgets._base import Clock, check_client, clock_for, events_for, inbox_for
 from pixops.widgets._format import brl, html_table, local_time, message, pairs
 
@@ -218,7 +218,7 @@ class MedDefensePanel(w.VBox):  # type: ignore[misc]
         refund_id = case.get("refund_transaction_id")
         if refund_id:
             steps.extend(self._refund_steps(str(refund_id)))
-        steps.sort(key=lambda s: str(s.get("at") or ""))
+        steps.sort(key=lambda s: time_key(s.get("at")))
         return steps
 
     def _refund_steps(self, refund_id: str) -> list[Record]:
@@ -295,10 +295,10 @@ class MedDefensePanel(w.VBox):  # type: ignore[misc]
         self.status.value = message(text, tone) if text else ""
 
 
-def _priority(case: Record) -> tuple[int, str]:
+def _priority(case: Record) -> tuple[int, datetime]:
     """Open cases first by deadline, then answered ones, then closed, newest last."""
     order = {"OPEN": 0, "ACKNOWLEDGED": 1}.get(str(case.get("status")), 2)
-    return order, str(case.get("defense_deadline") or "")
+    return order, time_key(case.get("defense_deadline"))
 
 
 def _label(case: Record, now: datetime) -> str:

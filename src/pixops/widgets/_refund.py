@@ -293,6 +293,7 @@ class RefundPanel(w.VBox):  # type: ignore[misc]
             self._set_status(f"The service refused the refund: {error}", "error")
             return
         self.last_refund = response
+        self.select(str(self.selected["transaction_id"]))
         self.follow_button.disabled = False
         self._set_status(
             f"Refund {response.get('transaction_id')} of {brl(response.get('amount'))}: "
@@ -302,7 +303,6 @@ class RefundPanel(w.VBox):  # type: ignore[misc]
         self.output.append_stdout(
             "Service response:\n" + json.dumps(response, indent=2, ensure_ascii=False) + "\n"
         )
-        self.select(str(self.selected["transaction_id"]))
 
     def follow_up(self) -> None:
         """Wait until the last refund is final, then show its status and its events."""
