@@ -1,13 +1,48 @@
 """pixops: operate and analyse a PIX account, with an embedded sandbox of the service.
 
-The sandbox is `pixops.Sandbox`; the primitives live in their own modules
-(`pixops.money`, `pixops.ids`, `pixops.wire`, `pixops.brcode`, `pixops.pixkeys`,
-`pixops.documents`, `pixops.participants`) and webhook receiving in `pixops.webhooks`.
+    import pixops
+    client = pixops.Client.from_env()          # or pixops.Client(base_url=..., client_id=..., ...)
+    client.balance().available_balance.format()
+    sb = pixops.Sandbox(); client = sb.client(api_key)   # the same client on the sandbox
+
+Importing `pixops` is cheap: `Client`, `AsyncClient` and `Sandbox` are loaded on first
+use, so `import pixops.money` never loads the engine, httpx or pydantic. The primitives
+live in their own modules (`pixops.money`, `pixops.ids`, `pixops.wire`, `pixops.brcode`,
+`pixops.pixkeys`, `pixops.documents`, `pixops.participants`); webhook receiving is
+`pixops.webhooks`, the wire schema `pixops.schema`, the client `pixops.client`.
 """
 
-__version__ = "0.1.0"
+from __future__ import annotations
 
-# Imported after __version__, which the engine reads.
-from pixops.sandbox import Sandbox
+import importlib
+from typing import TYPE_CHECKING, Any
 
-__all__ = ["Sandbox", "__version__"]
+from pixops._version import __version__
+from pixops.errors import PixopsError
+
+if TYPE_CHECKING:
+    from pixops.client import ApiError, AsyncClient, Client
+    from pixops.sandbox import Sandbox
+
+__all__ = ["ApiError", "AsyncClient", "Client", "PixopsError", "Sandbox", "__version__"]
+
+_LAZY = {
+    "Sandbox": "pixops.sandbox",
+    "Client": "pixops.client",
+    "AsyncClient": "pixops.client",
+    "ApiError": "pixops.client",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """Load the heavy public names on first access (PEP 562)."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'pixops' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -11,8 +11,10 @@ payers or the central bank would do); merchants act only through the HTTP API.
 
 from __future__ import annotations
 
+import math
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from pixops.engine import events as event_log
 from pixops.engine import ledger, merchants
@@ -35,6 +37,9 @@ from pixops.engine.store import Store
 from pixops.engine.webhooks import Receiver, WebhookDelivery
 from pixops.engine.world import dict as directory
 from pixops.simulation import SimulationSummary, simulate
+
+if TYPE_CHECKING:
+    from pixops.client import AsyncClient, Client
 
 __all__ = [
     "AdminError",
@@ -152,6 +157,41 @@ class Sandbox:
     @property
     def asgi_app(self) -> AsgiApp:
         return self._asgi
+
+    def client(self, api_key: ApiKey, *, client_ip: str = "127.0.0.1", **options: Any) -> Client:
+        """A `pixops.Client` for this key on the in-process transport. Waits (retries,
+        `wait_until_final`) advance the virtual clock instead of sleeping."""
+        from pixops.client import Client
+
+        return Client(
+            "http://sandbox",
+            api_key.client_id,
+            api_key.client_secret,
+            transport=self.transport(client_ip),
+            sleep=self._virtual_sleep,
+            advance_clock=self._virtual_sleep,
+            **options,
+        )
+
+    def async_client(
+        self, api_key: ApiKey, *, client_ip: str = "127.0.0.1", **options: Any
+    ) -> AsyncClient:
+        """A `pixops.AsyncClient` for this key on the in-process async transport."""
+        from pixops.client import AsyncClient
+
+        return AsyncClient(
+            "http://sandbox",
+            api_key.client_id,
+            api_key.client_secret,
+            transport=self.async_transport(client_ip),
+            sleep=self._virtual_sleep,
+            advance_clock=self._virtual_sleep,
+            **options,
+        )
+
+    def _virtual_sleep(self, seconds: float) -> None:
+        """A client's wait on the sandbox: the virtual clock moves, no real time passes."""
+        self.advance(math.ceil(seconds))
 
     # -- time -----------------------------------------------------------------
 

@@ -12,7 +12,7 @@ import functools
 import re
 from typing import Any, Final
 
-from pixops import __version__
+from pixops._version import __version__
 from pixops.engine.events import EVENT_TYPES
 from pixops.engine.http import encode_json
 from pixops.engine.queries import DEFAULT_PER_PAGE, MAX_PER_PAGE, STATUS_FILTERS, TYPE_FILTERS

@@ -1,0 +1,79 @@
+"""The client of the PIX account API: typed, retrying, paginating; sync and async.
+
+    import pixops
+    client = pixops.Client.from_env()            # PIXOPS_* variables, or a .env file
+    client = sb.client(api_key)                  # the same client on a sandbox, in process
+    client.balance().available_balance.format()  # 'R$ 9.999,50'
+    payout = client.pix.cash_out(pix_key="maria@example.com", amount_centavos=1_000)
+    payout.amount.base, payout.amount.centavos   # (100000, 1000): responses are base units
+    for row in client.statement.iter(date_from="2026-01-01"):
+        ...
+    client.wait_until_final(payout.transaction_id)
+
+Money goes in as `amount_centavos=` (int) or `amount=Decimal("10.00")` (reais) and comes
+back as `Amount` (an int of base units). Errors are `pixops.PixopsError` subclasses;
+API refusals are `ApiError` with `.status`, `.code`, `.message`, `.params`, `.body` and
+`.retryable`. The client never imports the engine.
+"""
+
+from pixops.client._async import AsyncClient
+from pixops.client._config import DEFAULT_TIMEOUT, Credentials, KeyCase
+from pixops.client._core import Call
+from pixops.client._errors import (
+    ApiError,
+    ArgumentError,
+    AuthenticationError,
+    BadRequestError,
+    ConfigurationError,
+    DictError,
+    InsufficientBalanceError,
+    NotFoundError,
+    PayloadTooLargeError,
+    PaymentRejectedError,
+    PermissionDeniedError,
+    ProviderError,
+    RateLimitError,
+    ResponseValidationError,
+    ServerError,
+    TransportError,
+    UnprocessableEntityError,
+    UnsupportedMediaTypeError,
+    WaitTimeoutError,
+    error_from_response,
+)
+from pixops.client._keys import KeyResolution
+from pixops.client._retry import DEFAULT_RETRY, NO_RETRY, RetryPolicy
+from pixops.client._sync import Client
+
+__all__ = [
+    "DEFAULT_RETRY",
+    "DEFAULT_TIMEOUT",
+    "NO_RETRY",
+    "ApiError",
+    "ArgumentError",
+    "AsyncClient",
+    "AuthenticationError",
+    "BadRequestError",
+    "Call",
+    "Client",
+    "ConfigurationError",
+    "Credentials",
+    "DictError",
+    "InsufficientBalanceError",
+    "KeyCase",
+    "KeyResolution",
+    "NotFoundError",
+    "PayloadTooLargeError",
+    "PaymentRejectedError",
+    "PermissionDeniedError",
+    "ProviderError",
+    "RateLimitError",
+    "ResponseValidationError",
+    "RetryPolicy",
+    "ServerError",
+    "TransportError",
+    "UnprocessableEntityError",
+    "UnsupportedMediaTypeError",
+    "WaitTimeoutError",
+    "error_from_response",
+]

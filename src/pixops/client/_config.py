@@ -1,0 +1,109 @@
+"""Client settings: where the service is, the credentials, casing, timeouts, retries.
+
+Secrets never appear in a repr, a log line or an exception: `Credentials` shows only
+the public `client_id` and a masked secret.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Final, Literal
+
+import httpx
+from dotenv import dotenv_values, find_dotenv
+
+from pixops.client._errors import ConfigurationError
+
+__all__ = [
+    "API_PREFIX",
+    "DEFAULT_TIMEOUT",
+    "ENV_BASE_URL",
+    "ENV_CLIENT_ID",
+    "ENV_CLIENT_SECRET",
+    "Credentials",
+    "KeyCase",
+    "Settings",
+    "read_env",
+]
+
+API_PREFIX: Final = "/api/external"
+ENV_BASE_URL: Final = "PIXOPS_BASE_URL"
+ENV_CLIENT_ID: Final = "PIXOPS_CLIENT_ID"
+ENV_CLIENT_SECRET: Final = "PIXOPS_CLIENT_SECRET"  # noqa: S105 - a variable name
+#: 5 s to connect; 30 s to read an answer (a cash-out waits on the key directory);
+#: 30 s to write; 10 s to get a pooled connection.
+DEFAULT_TIMEOUT: Final = httpx.Timeout(30.0, connect=5.0, pool=10.0)
+KeyCase = Literal["snake_case", "camelCase"]
+
+
+@dataclass(frozen=True)
+class Credentials:
+    """An API key: the public `client_id` and the secret (never shown)."""
+
+    client_id: str
+    client_secret: str = field(repr=False)
+
+    def __post_init__(self) -> None:
+        for name in ("client_id", "client_secret"):
+            value = getattr(self, name)
+            if not isinstance(value, str) or not value.strip():
+                raise ConfigurationError(f"{name} must be a non-empty string")
+            if value != value.strip() or any(ch in value for ch in ":\r\n"):
+                raise ConfigurationError(f"{name} has spaces, ':' or line breaks")
+
+    @property
+    def authorization(self) -> str:
+        return f"ApiKey {self.client_id}:{self.client_secret}"
+
+    def __repr__(self) -> str:
+        return f"Credentials(client_id={self.client_id!r}, client_secret='sk_…')"
+
+
+def api_root(base_url: str) -> str:
+    """`https://host` or `https://host/api/external` -> `https://host/api/external`."""
+    if not isinstance(base_url, str) or not base_url.strip():
+        raise ConfigurationError("base_url must be a non-empty string such as https://host")
+    url = httpx.URL(base_url.strip().rstrip("/"))
+    if url.scheme not in ("http", "https") or not url.host:
+        raise ConfigurationError(f"base_url must be an http(s) URL, got {base_url!r}")
+    root = str(url)
+    return root if root.endswith(API_PREFIX) else root + API_PREFIX
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything a client needs besides its connection pool."""
+
+    api_root: str
+    credentials: Credentials
+    key_case: KeyCase = "snake_case"
+
+    def __post_init__(self) -> None:
+        if self.key_case not in ("snake_case", "camelCase"):
+            raise ConfigurationError("key_case must be 'snake_case' or 'camelCase'")
+
+
+def read_env(
+    environ: Mapping[str, str] | None = None, dotenv_path: str | Path | None = None
+) -> dict[str, str]:
+    """`PIXOPS_*` settings: the environment first, then a `.env` file (found upwards from
+    the working directory, or the path given) for what the environment lacks."""
+    found: dict[str, str] = {}
+    path = str(dotenv_path) if dotenv_path is not None else find_dotenv(usecwd=True)
+    if dotenv_path is not None and not Path(path).is_file():
+        raise ConfigurationError(f"no .env file at {path}")
+    if path:
+        found.update({k: v for k, v in dotenv_values(path).items() if v is not None})
+    source = os.environ if environ is None else environ
+    found.update({k: v for k, v in source.items() if k.startswith("PIXOPS_")})
+    missing = [
+        name for name in (ENV_BASE_URL, ENV_CLIENT_ID, ENV_CLIENT_SECRET) if not found.get(name)
+    ]
+    if missing:
+        raise ConfigurationError(
+            f"missing {', '.join(missing)}: set them in the environment or in a .env file"
+        )
+    return found

@@ -1,0 +1,146 @@
+"""One request, from a `Call` to parsed JSON: headers, signing, casing, errors, logging.
+
+Shared by the sync and async clients; only sending (and sleeping) differs between them.
+A POST body is written once as canonical JSON (keys sorted, compact), camelCased when
+asked, and signed over exactly those bytes, which are the bytes sent.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import uuid
+from dataclasses import dataclass, field
+from typing import Any, Final, TypeVar
+
+import httpx
+from pydantic import BaseModel, TypeAdapter, ValidationError
+
+from pixops import wire
+from pixops._version import __version__
+from pixops.client._config import KeyCase, Settings
+from pixops.client._errors import (
+    ArgumentError,
+    ResponseValidationError,
+    error_from_response,
+)
+
+__all__ = ["Call", "build_request", "decode", "log_attempt", "parse_model"]
+
+logger: Final = logging.getLogger("pixops.client")
+USER_AGENT: Final = f"pixops/{__version__}"
+MAX_IDEMPOTENCY_KEY: Final = 256
+M = TypeVar("M")
+
+
+@dataclass(frozen=True)
+class Call:
+    """One API operation: method, path under `/api/external`, query and JSON body."""
+
+    method: str
+    path: str
+    query: dict[str, str] = field(default_factory=dict)
+    body: dict[str, Any] | None = None
+    idempotency_key: str | None = None
+    key_case: KeyCase | None = None
+
+
+def check_idempotency_key(key: str | None) -> str | None:
+    if key is None:
+        return None
+    if not isinstance(key, str) or not key or len(key) > MAX_IDEMPOTENCY_KEY:
+        raise ArgumentError("idempotency_key must be a string of 1 to 256 characters")
+    if not key.isprintable() or not key.isascii():
+        raise ArgumentError("idempotency_key must be printable ASCII")
+    return key
+
+
+def build_request(
+    client: httpx.Client | httpx.AsyncClient, settings: Settings, call: Call
+) -> tuple[httpx.Request, str | None]:
+    """The request to send (the same object on every attempt) and its idempotency key."""
+    case = call.key_case or settings.key_case
+    headers = {
+        "authorization": settings.credentials.authorization,
+        "accept": "application/json",
+        "user-agent": USER_AGENT,
+    }
+    if case == "camelCase":
+        headers["x-key-case"] = "camelCase"
+    content: bytes | None = None
+    key = check_idempotency_key(call.idempotency_key)
+    if call.method == "POST":
+        payload: wire.JSON = call.body or {}
+        if case == "camelCase":
+            payload = wire.camelize_keys(payload)
+        content = wire.canonical_json(payload)
+        headers["content-type"] = "application/json"
+        headers["hmac"] = wire.sign(content, settings.credentials.client_secret)
+        key = key or uuid.uuid4().hex
+        headers["idempotency-key"] = key
+    request = client.build_request(
+        call.method,
+        settings.api_root + call.path,
+        params=call.query or None,
+        content=content,
+        headers=headers,
+    )
+    return request, key
+
+
+def log_attempt(call: Call, attempt: int, outcome: str, wait: float | None) -> None:
+    """One line per attempt: never headers, bodies or credentials."""
+    if wait is None:
+        logger.debug("%s %s attempt %d: %s", call.method, call.path, attempt, outcome)
+    else:
+        logger.warning(
+            "%s %s attempt %d: %s; retrying in %.1f s",
+            call.method,
+            call.path,
+            attempt,
+            outcome,
+            wait,
+        )
+
+
+def decode(response: httpx.Response, case: KeyCase) -> bytes:
+    """The snake_case JSON body of a 2xx answer; any other answer raises its `ApiError`."""
+    body = response.content
+    if response.status_code >= 400:
+        raise error_from_response(response.status_code, body, response.headers)
+    if case == "camelCase":
+        return to_snake_bytes(body, response.status_code)
+    return body
+
+
+def to_snake_bytes(body: bytes, status: int = 200) -> bytes:
+    """A camelCase JSON body rewritten with snake_case keys (compact UTF-8)."""
+    try:
+        parsed = json.loads(body)
+    except ValueError as exc:
+        raise ResponseValidationError(
+            f"the answer is not JSON: {exc}", status=status, body=body
+        ) from None
+    converted = wire.snakify_keys(parsed)
+    return json.dumps(converted, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
+_ADAPTERS: dict[Any, TypeAdapter[Any]] = {}
+
+
+def parse_model(model: Any, body: bytes, status: int = 200) -> Any:
+    """Validate a snake_case body against a wire model (a class or a union type)."""
+    try:
+        if isinstance(model, type) and issubclass(model, BaseModel):
+            return model.model_validate_json(body)
+        adapter = _ADAPTERS.get(model)
+        if adapter is None:
+            adapter = _ADAPTERS[model] = TypeAdapter(model)
+        return adapter.validate_json(body)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(map(str, error['loc']))}: {error['msg']}" for error in exc.errors()[:5]
+        )
+        raise ResponseValidationError(
+            f"the answer does not match the wire schema: {problems}", status=status, body=body
+        ) from None

@@ -1,0 +1,310 @@
+"""The client's exceptions, all under `pixops.PixopsError`, and how a body becomes one.
+
+The service answers errors in five body shapes (spec, Errors): the pipeline's
+`{error: {status, message}}`, the permission check's `{error: "forbidden", message}`,
+the HMAC check's and the transaction 404's `{worked: false, detail}`, business rules'
+`{errors: {atom: message | {field: [messages]}}}`, and cash-out's Format A
+`{status: "failed", errors: [{code, message, params}]}`. Every `ApiError` keeps the
+HTTP status, a lowercase `code`, the server's `message`, `params`, the raw `body`, and
+`retryable`: whether sending the same request again later can succeed.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from typing import Any, Final
+
+from pixops import wire
+from pixops.errors import PixopsError
+
+__all__ = [
+    "ApiError",
+    "ArgumentError",
+    "AuthenticationError",
+    "BadRequestError",
+    "ConfigurationError",
+    "DictError",
+    "InsufficientBalanceError",
+    "NotFoundError",
+    "PayloadTooLargeError",
+    "PaymentRejectedError",
+    "PermissionDeniedError",
+    "ProviderError",
+    "RateLimitError",
+    "ResponseValidationError",
+    "ServerError",
+    "TransportError",
+    "UnprocessableEntityError",
+    "UnsupportedMediaTypeError",
+    "WaitTimeoutError",
+    "error_from_response",
+]
+
+#: Format A codes that can succeed later (spec: "retry in 5 to 30 s", "back off", "wait").
+RETRYABLE_REJECTIONS: Final = frozenset(
+    {"dict_lookup_failed", "dict_rate_limited", "dict_bucket_exhausted"}
+)
+_STATUS_CODES: Final = {
+    400: "bad_request",
+    401: "unauthorized",
+    403: "forbidden",
+    404: "not_found",
+    405: "method_not_allowed",
+    413: "payload_too_large",
+    415: "unsupported_media_type",
+    422: "unprocessable_entity",
+    429: "rate_limited",
+}
+_SLUG = re.compile(r"[^a-z0-9]+")
+_PERMISSION = re.compile(r"permission:\s*(\S+)")
+
+
+class ArgumentError(PixopsError, ValueError):
+    """A bad argument, refused before anything was sent."""
+
+
+class ConfigurationError(PixopsError, ValueError):
+    """Missing or unusable client settings (base URL, credentials)."""
+
+
+class TransportError(PixopsError):
+    """The service could not be reached (after the retries the policy allows)."""
+
+    retryable = True
+
+
+class ResponseValidationError(PixopsError):
+    """A 2xx body that does not match the wire schema (a service newer or broken)."""
+
+    def __init__(self, message: str, *, status: int, body: bytes) -> None:
+        super().__init__(message)
+        self.status = status
+        self.body = body
+
+
+class WaitTimeoutError(PixopsError):
+    """`wait_until_final` gave up before the transaction reached a final status."""
+
+    def __init__(self, message: str, *, last: Any) -> None:
+        super().__init__(message)
+        self.last = last
+
+
+class ApiError(PixopsError):
+    """The service refused a request; `str(error)` carries the server's message."""
+
+    default_retryable: bool = False
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        status: int,
+        code: str,
+        params: dict[str, Any] | list[Any] | None = None,
+        body: bytes = b"",
+        shape: str = "unknown",
+        retryable: bool | None = None,
+        errors: list[dict[str, Any]] | None = None,
+        retry_after: float | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.status = status
+        self.code = code
+        self.params: dict[str, Any] | list[Any] = {} if params is None else params
+        self.body = body
+        self.shape = shape
+        self.retryable = self.default_retryable if retryable is None else retryable
+        self.errors = errors or []
+        self.retry_after = retry_after
+
+    def __str__(self) -> str:
+        return f"HTTP {self.status} {self.code}: {self.message}"
+
+    def __repr__(self) -> str:
+        name = type(self).__name__
+        return f"{name}(status={self.status}, code={self.code!r}, message={self.message!r})"
+
+    def _repr_html_(self) -> str:
+        colour = "#9a6700" if self.retryable else "#cf222e"
+        hint = "retrying later can help" if self.retryable else "retrying will not help"
+        params = html.escape(json.dumps(self.params, ensure_ascii=False)) if self.params else ""
+        return (
+            f"<div style='border-left:4px solid {colour};padding:4px 8px'>"
+            f"<b>{html.escape(type(self).__name__)}</b> HTTP {self.status} "
+            f"<code style='user-select:all'>{html.escape(self.code)}</code><br>"
+            f"{html.escape(self.message)}<br><small>{hint}"
+            f"{'; params ' + params if params else ''}</small></div>"
+        )
+
+
+class BadRequestError(ApiError):
+    """400: the request is malformed or a field is invalid (Format B, HMAC body...)."""
+
+
+class AuthenticationError(ApiError):
+    """401: missing, invalid, inactive or expired credentials, or a bad HMAC."""
+
+
+class PermissionDeniedError(ApiError):
+    """403: IP not whitelisted, inactive account, missing permission or no HMAC secret."""
+
+
+class NotFoundError(ApiError):
+    """404: no such record (or another merchant's)."""
+
+
+class PayloadTooLargeError(ApiError):
+    """413: the body is over the service's limit."""
+
+
+class UnsupportedMediaTypeError(ApiError):
+    """415: the body is not sent as application/json."""
+
+
+class UnprocessableEntityError(ApiError):
+    """422: a business rule refused the request."""
+
+
+class RateLimitError(ApiError):
+    """429: over the rate limit; wait `retry_after` seconds."""
+
+    default_retryable = True
+
+
+class ServerError(ApiError):
+    """5xx: a fault on the service's side; nothing was written."""
+
+    default_retryable = True
+
+
+class PaymentRejectedError(ApiError):
+    """Cash-out Format A: the payment was refused synchronously (no webhook follows)."""
+
+
+class InsufficientBalanceError(PaymentRejectedError):
+    """Format A `insufficient_balance`: safe balance below amount + fee."""
+
+
+class DictError(PaymentRejectedError):
+    """Format A `dict_*`: the key directory refused or could not answer."""
+
+
+class ProviderError(PaymentRejectedError):
+    """Format A `provider_*`: the payment provider refused."""
+
+
+_BY_STATUS: Final[dict[int, type[ApiError]]] = {
+    400: BadRequestError,
+    401: AuthenticationError,
+    403: PermissionDeniedError,
+    404: NotFoundError,
+    413: PayloadTooLargeError,
+    415: UnsupportedMediaTypeError,
+    422: UnprocessableEntityError,
+    429: RateLimitError,
+}
+
+
+def _status_class(status: int) -> type[ApiError]:
+    if status >= 500:
+        return ServerError
+    return _BY_STATUS.get(status, ApiError)
+
+
+def _rejection_class(code: str) -> type[ApiError]:
+    if code == "insufficient_balance":
+        return InsufficientBalanceError
+    if code.startswith("dict_"):
+        return DictError
+    if code.startswith("provider_"):
+        return ProviderError
+    return PaymentRejectedError
+
+
+def normalize_code(code: str) -> str:
+    """Codes compared case-insensitively: `DICT_RATE_LIMITED` -> `dict_rate_limited`."""
+    return code.strip().lower()
+
+
+def _slug(text: str) -> str:
+    return _SLUG.sub("_", text.lower()).strip("_")[:64] or "error"
+
+
+def _retry_after(headers: Any) -> float | None:
+    if headers is None:
+        return None
+    value = headers.get("retry-after")
+    if value is None:
+        return None
+    try:
+        seconds = float(value)
+    except ValueError:
+        return None
+    return seconds if seconds >= 0 else None
+
+
+def error_from_response(status: int, body: bytes, headers: Any = None) -> ApiError:
+    """The `ApiError` subclass for one error answer, whatever its body shape."""
+    retry_after = _retry_after(headers)
+    try:
+        parsed: Any = json.loads(body)
+    except (ValueError, UnicodeDecodeError):
+        parsed = None
+    if isinstance(parsed, dict):
+        parsed = wire.snakify_keys(parsed)
+    fallback = _STATUS_CODES.get(status, "server_error" if status >= 500 else "http_error")
+    kwargs: dict[str, Any] = {"status": status, "body": body, "retry_after": retry_after}
+    if not isinstance(parsed, dict):
+        text = body[:200].decode("utf-8", "replace").strip() or f"HTTP {status}"
+        return _status_class(status)(text, code=fallback, shape="unknown", **kwargs)
+    error = parsed.get("error")
+    errors = parsed.get("errors")
+    if parsed.get("status") == "failed" and isinstance(errors, list) and errors:
+        items = [item for item in errors if isinstance(item, dict)]
+        first = items[0] if items else {}
+        code = normalize_code(str(first.get("code", fallback)))
+        params = first.get("params")
+        return _rejection_class(code)(
+            str(first.get("message", code)),
+            code=code,
+            params=params if isinstance(params, dict | list) else {},
+            shape="format_a",
+            retryable=code in RETRYABLE_REJECTIONS,
+            errors=items,
+            **kwargs,
+        )
+    if isinstance(error, dict):
+        message = str(error.get("message", fallback))
+        params = {"hint": error["hint"]} if "hint" in error else {}
+        return _status_class(status)(
+            message, code=fallback, params=params, shape="pipeline", **kwargs
+        )
+    if error == "forbidden":
+        message = str(parsed.get("message", "forbidden"))
+        match = _PERMISSION.search(message)
+        params = {"permission": match.group(1)} if match else {}
+        return _status_class(status)(
+            message, code="missing_permission", params=params, shape="permission", **kwargs
+        )
+    if "detail" in parsed and not isinstance(errors, dict):
+        message = str(parsed["detail"])
+        code = "not_found" if status == 404 else _slug(message)
+        return _status_class(status)(message, code=code, shape="detail", **kwargs)
+    if isinstance(errors, dict) and errors:
+        atom, value = next(iter(errors.items()))
+        code = normalize_code(str(atom))
+        if isinstance(value, dict):
+            fields = {str(name): list(messages) for name, messages in value.items()}
+            summary = "; ".join(
+                f"{name} {' and '.join(map(str, messages))}" for name, messages in fields.items()
+            )
+            return _status_class(status)(
+                summary or code, code=code, params=fields, shape="errors", **kwargs
+            )
+        return _status_class(status)(str(value), code=code, shape="errors", **kwargs)
+    text = body[:200].decode("utf-8", "replace")
+    return _status_class(status)(text, code=fallback, shape="unknown", **kwargs)

@@ -1,0 +1,278 @@
+"""Every endpoint as an `Op`: the `Call` to send and how to read its answer.
+
+The sync and async resources both build their requests here, so the two clients cannot
+drift apart; they differ only in how they send.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+from pixops.client._core import Call, parse_model
+from pixops.client._errors import ArgumentError
+from pixops.client._params import (
+    filters_of,
+    list_query,
+    optional_text,
+    page_query,
+    path_id,
+    request_centavos,
+    required_text,
+)
+from pixops.schema import (
+    MAX_DEFENSE_LENGTH,
+    MAX_DESCRIPTION_LENGTH,
+    Balance,
+    BalanceResponse,
+    Charge,
+    ChargeResponse,
+    CpfValidation,
+    CpfValidationResponse,
+    MedCase,
+    MedCasePage,
+    MedCaseResponse,
+    Payout,
+    PixKey,
+    PixKeysResponse,
+    Receipt,
+    ReceiptResponse,
+    Refund,
+    StatementPage,
+    Transaction,
+    TransactionPage,
+    TransactionResponse,
+    Webhook,
+    WebhookDeleted,
+    WebhookDeletedResponse,
+    WebhookListResponse,
+    WebhookResponse,
+)
+
+__all__ = ["Op"]
+
+T = TypeVar("T")
+KEY_TYPES = ("cpf", "cnpj", "email", "phone", "evp")
+MED_STATUSES = ("OPEN", "ACKNOWLEDGED", "CLOSED", "CANCELLED")
+DEFAULT_ITER_PER_PAGE = 100
+
+
+@dataclass(frozen=True)
+class Op(Generic[T]):
+    call: Call
+    parse: Callable[[bytes], T]
+
+
+def is_ambiguous_key(key: str) -> bool:
+    """11 digits: a CPF or a phone number, which only `/cpf/validate` can tell apart."""
+    return len(key) == 11 and key.isascii() and key.isdigit()
+
+
+def _data(model: Any) -> Callable[[bytes], Any]:
+    def parse(body: bytes) -> Any:
+        return parse_model(model, body).data
+
+    return parse
+
+
+def _whole(model: Any) -> Callable[[bytes], Any]:
+    def parse(body: bytes) -> Any:
+        return parse_model(model, body)
+
+    return parse
+
+
+def balance() -> Op[Balance]:
+    return Op(Call("GET", "/balance"), _data(BalanceResponse))
+
+
+def validate_cpf(cpf: object) -> Op[CpfValidation]:
+    text = required_text("cpf", cpf, max_length=64)
+    return Op(Call("POST", "/cpf/validate", body={"cpf": text}), _data(CpfValidationResponse))
+
+
+def _body(**fields: Any) -> dict[str, Any]:
+    return {name: value for name, value in fields.items() if value is not None}
+
+
+def cash_in(
+    *,
+    amount_centavos: object,
+    amount: object,
+    description: object,
+    external_id: object,
+    tag: object,
+    expires_in: object,
+    payer_name: object,
+    payer_document: object,
+    idempotency_key: str | None,
+) -> Op[Charge]:
+    centavos = request_centavos(amount_centavos, amount)
+    if expires_in is not None and (isinstance(expires_in, bool) or not isinstance(expires_in, int)):
+        raise ArgumentError("expires_in must be an int number of seconds")
+    payer = None
+    if payer_name is not None or payer_document is not None:
+        payer = {
+            "name": required_text("payer_name", payer_name, max_length=MAX_DESCRIPTION_LENGTH),
+            "document": required_text("payer_document", payer_document, max_length=32),
+        }
+    body = _body(
+        amount=centavos,
+        description=optional_text("description", description, max_length=MAX_DESCRIPTION_LENGTH),
+        external_id=optional_text("external_id", external_id, max_length=128),
+        tag=optional_text("tag", tag, max_length=64),
+        expires_in=expires_in,
+        payer=payer,
+    )
+    call = Call("POST", "/pix/cash-in", body=body, idempotency_key=idempotency_key)
+    return Op(call, _data(ChargeResponse))
+
+
+def cash_out(
+    *,
+    pix_key: object,
+    pix_key_type: object,
+    amount_centavos: object,
+    amount: object,
+    description: object,
+    external_id: object,
+    recipient_ispb: object,
+    end_to_end_id: object,
+    purpose: object,
+    idempotency_key: str | None,
+) -> Op[Payout]:
+    key = required_text("pix_key", pix_key, max_length=256)
+    if pix_key_type is not None and pix_key_type not in KEY_TYPES:
+        raise ArgumentError(f"pix_key_type must be one of {', '.join(KEY_TYPES)}")
+    if pix_key_type is None and is_ambiguous_key(key):
+        raise ArgumentError(
+            "an 11-digit key without pix_key_type is ambiguous (CPF or phone): pass"
+            " pix_key_type='cpf' or 'phone', or ask client.pix.resolve_key_type(key)"
+        )
+    body = _body(
+        amount=request_centavos(amount_centavos, amount),
+        pix_key=key,
+        pix_key_type=pix_key_type,
+        description=optional_text("description", description, max_length=MAX_DESCRIPTION_LENGTH),
+        external_id=optional_text("external_id", external_id, max_length=256),
+        recipient_ispb=optional_text("recipient_ispb", recipient_ispb, max_length=8),
+        end_to_end_id=optional_text("end_to_end_id", end_to_end_id, max_length=64),
+        purpose=optional_text("purpose", purpose, max_length=MAX_DESCRIPTION_LENGTH),
+    )
+    call = Call("POST", "/pix/cash-out", body=body, idempotency_key=idempotency_key)
+    return Op(call, _whole(Payout))
+
+
+def refund(
+    *,
+    original_transaction_id: object,
+    amount_centavos: object,
+    amount: object,
+    reason: object,
+    description: object,
+    idempotency_key: str | None,
+) -> Op[Refund]:
+    body = _body(
+        original_transaction_id=required_text(
+            "original_transaction_id", original_transaction_id, max_length=512
+        ),
+        amount=request_centavos(amount_centavos, amount, required=False),
+        reason=optional_text("reason", reason, max_length=64),
+        description=optional_text("description", description, max_length=MAX_DESCRIPTION_LENGTH),
+    )
+    call = Call("POST", "/pix/refund", body=body, idempotency_key=idempotency_key)
+    return Op(call, _whole(Refund))
+
+
+def pix_keys() -> Op[list[PixKey]]:
+    return Op(Call("GET", "/pix/keys"), _data(PixKeysResponse))
+
+
+def get_transaction(transaction_id: object) -> Op[Transaction]:
+    ident = path_id("transaction_id", transaction_id)
+    return Op(Call("GET", f"/transactions/{ident}"), _data(TransactionResponse))
+
+
+def by_end_to_end(end_to_end_id: object) -> Op[Transaction]:
+    ident = path_id("end_to_end_id", end_to_end_id)
+    return Op(Call("GET", f"/transactions/e2e/{ident}"), _data(TransactionResponse))
+
+
+def by_reference(kind: str, value: object, page: int, per_page: int) -> Op[TransactionPage]:
+    ident = path_id(kind, value)
+    segment = "tag" if kind == "tag" else "ref"
+    query = page_query(page, per_page)
+    return Op(Call("GET", f"/transactions/{segment}/{ident}", query), _whole(TransactionPage))
+
+
+def receipt(transaction_id: object) -> Op[Receipt]:
+    ident = path_id("transaction_id", transaction_id)
+    return Op(Call("GET", f"/transactions/{ident}/receipt"), _data(ReceiptResponse))
+
+
+def list_query_of(filters: dict[str, Any], *, iterating: bool) -> dict[str, str]:
+    options = dict(filters_of(filters))
+    if iterating:
+        if "page" in options:
+            raise ArgumentError("iteration starts at page 1: drop page=")
+        options.setdefault("per_page", DEFAULT_ITER_PER_PAGE)
+    return list_query(**options)
+
+
+def statement_call(path: str, query: dict[str, str]) -> Call:
+    return Call("GET", path, query)
+
+
+def statement_page(path: str, filters: dict[str, Any]) -> Op[StatementPage]:
+    query = list_query_of(filters, iterating=False)
+    return Op(Call("GET", path, query), _whole(StatementPage))
+
+
+def create_webhook(url: object, event_types: object, description: object) -> Op[Webhook]:
+    types: list[str] | None = None
+    if event_types is not None:
+        if isinstance(event_types, str) or not isinstance(event_types, list | tuple):
+            raise ArgumentError("event_types must be a list of event type names")
+        types = [required_text("event_types[]", item, max_length=64) for item in event_types]
+    body = _body(
+        url=required_text("url", url, max_length=2048),
+        event_types=types,
+        description=optional_text("description", description, max_length=MAX_DESCRIPTION_LENGTH),
+    )
+    return Op(Call("POST", "/webhooks", body=body), _data(WebhookResponse))
+
+
+def list_webhooks() -> Op[list[Webhook]]:
+    return Op(Call("GET", "/webhooks"), _data(WebhookListResponse))
+
+
+def delete_webhook(webhook_id: object) -> Op[WebhookDeleted]:
+    ident = path_id("webhook_id", webhook_id)
+    return Op(Call("DELETE", f"/webhooks/{ident}"), _data(WebhookDeletedResponse))
+
+
+def list_med(
+    status: object, transaction_id: object, page: object, per_page: object
+) -> Op[MedCasePage]:
+    query = page_query(page, per_page)
+    if status is not None:
+        if status not in MED_STATUSES:
+            raise ArgumentError(f"status must be one of {', '.join(MED_STATUSES)}")
+        query["status"] = str(status)
+    if transaction_id is not None:
+        query["transaction_id"] = required_text("transaction_id", transaction_id, max_length=512)
+    return Op(Call("GET", "/med", query), _whole(MedCasePage))
+
+
+def get_med(case_id: object) -> Op[MedCase]:
+    ident = path_id("case_id", case_id)
+    return Op(Call("GET", f"/med/{ident}"), _data(MedCaseResponse))
+
+
+def defend_med(case_id: object, text: object) -> Op[MedCase]:
+    ident = path_id("case_id", case_id)
+    defense = required_text("text", text, max_length=MAX_DEFENSE_LENGTH)
+    return Op(
+        Call("POST", f"/med/{ident}/defense", body={"defense": defense}), _data(MedCaseResponse)
+    )

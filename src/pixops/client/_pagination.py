@@ -1,0 +1,98 @@
+"""Walking the statement and transaction lists page by page.
+
+Termination (spec, statement rule 2): stop at an empty page or one with fewer than
+`per_page` rows. De-duplication by row `id`: with newest-first offset pages, rows that
+arrive while the walk runs push older rows onto the next page, where they would be
+seen twice. Page 1 also lists in-flight cash-outs on top of `per_page` rows; those are
+held back until the end, so that when the same movement turns up later as a terminal
+row (it settled meanwhile) the terminal row wins and is the only one yielded.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator
+from typing import Any, Protocol, TypeVar
+
+__all__ = ["Dedup", "aiter_pages", "count_rows", "is_last_page", "iter_pages"]
+
+T = TypeVar("T")
+
+
+class Row(Protocol):
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def in_flight(self) -> bool: ...
+
+
+R = TypeVar("R", bound=Row)
+
+
+def is_last_page(rows: int, per_page: int) -> bool:
+    return rows == 0 or rows < per_page
+
+
+def count_rows(body: bytes) -> int:
+    """How many rows a raw page holds."""
+    parsed: Any = json.loads(body)
+    data = parsed.get("data") if isinstance(parsed, dict) else None
+    return len(data) if isinstance(data, list) else 0
+
+
+def iter_pages(
+    fetch: Callable[[dict[str, str]], T],
+    rows: Callable[[T], int],
+    query: dict[str, str],
+) -> Iterator[T]:
+    """Each page in order, from page 1 to the last by the termination rule."""
+    per_page = int(query["per_page"])
+    page = 1
+    while True:
+        result = fetch({**query, "page": str(page)})
+        yield result
+        if is_last_page(rows(result), per_page):
+            return
+        page += 1
+
+
+async def aiter_pages(
+    fetch: Callable[[dict[str, str]], Awaitable[T]],
+    rows: Callable[[T], int],
+    query: dict[str, str],
+) -> AsyncIterator[T]:
+    per_page = int(query["per_page"])
+    page = 1
+    while True:
+        result = await fetch({**query, "page": str(page)})
+        yield result
+        if is_last_page(rows(result), per_page):
+            return
+        page += 1
+
+
+class Dedup:
+    """Rows by id, once each; in-flight rows wait for a terminal version of themselves."""
+
+    def __init__(self) -> None:
+        self.seen: set[str] = set()
+        self.held: dict[str, Any] = {}
+
+    def feed(self, rows: Iterable[R]) -> Iterator[R]:
+        for row in rows:
+            if row.id in self.seen:
+                continue
+            if row.in_flight:
+                self.held.setdefault(row.id, row)
+                continue
+            self.seen.add(row.id)
+            self.held.pop(row.id, None)
+            yield row
+
+    def rest(self) -> list[Any]:
+        """The in-flight rows that never showed up settled, in the order first seen."""
+        left = [row for ident, row in self.held.items() if ident not in self.seen]
+        self.seen.update(self.held)
+        self.held.clear()
+        return left

@@ -1,0 +1,166 @@
+"""Argument checks done before anything is sent: money, dates, filters, ids, text.
+
+Money goes in one explicit unit: `amount_centavos=` (an `int`) or `amount=` (reais as a
+`Decimal` or a string such as "12.34"). A float is refused (binary floats cannot hold
+centavos exactly), and so is an `int` given as `amount=` (is 1234 reais or centavos?).
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+from decimal import Decimal
+from typing import Any, Final
+from urllib.parse import quote
+
+from pixops import money
+from pixops.client._errors import ArgumentError
+
+__all__ = [
+    "STATUS_FILTERS",
+    "TYPE_FILTERS",
+    "list_query",
+    "optional_text",
+    "page_query",
+    "path_id",
+    "request_centavos",
+]
+
+STATUS_FILTERS: Final = ("settled", "rejected", "failed", "processing")
+TYPE_FILTERS: Final = ("pix", "ted", "internal")
+MAX_PER_PAGE: Final = 100
+MAX_PAGE: Final = 1_000_000_000
+
+
+def request_centavos(
+    amount_centavos: object = None, amount: object = None, *, required: bool = True
+) -> int | None:
+    """The request amount in centavos from exactly one of the two explicit forms."""
+    if amount_centavos is not None and amount is not None:
+        raise ArgumentError("give amount_centavos= or amount=, not both")
+    if amount_centavos is not None:
+        if isinstance(amount_centavos, bool) or not isinstance(amount_centavos, int):
+            raise ArgumentError(
+                f"amount_centavos must be an int, got {type(amount_centavos).__name__}"
+                " (use amount=Decimal('12.34') for reais)"
+            )
+        value = amount_centavos
+    elif amount is not None:
+        if isinstance(amount, float):
+            raise ArgumentError("amount must not be a float: use Decimal('12.34') or '12.34'")
+        if isinstance(amount, (bool, int)):
+            raise ArgumentError(
+                "amount= takes reais as a Decimal or str; an int is ambiguous"
+                " (use amount_centavos= for centavos)"
+            )
+        if not isinstance(amount, Decimal | str):
+            raise ArgumentError(f"amount must be a Decimal or str, got {type(amount).__name__}")
+        try:
+            value = money.parse_centavos(amount)
+        except money.MoneyError as exc:
+            raise ArgumentError(f"amount: {exc}") from None
+    else:
+        if required:
+            raise ArgumentError("an amount is required: amount_centavos= (int) or amount= (reais)")
+        return None
+    if value < 1:
+        raise ArgumentError(f"the amount must be at least 1 centavo, got {value}")
+    try:
+        money.check_int64(money.centavos_to_base(value))
+    except money.MoneyError as exc:
+        raise ArgumentError(str(exc)) from None
+    return value
+
+
+def optional_text(name: str, value: object, *, max_length: int | None = None) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise ArgumentError(f"{name} must be a string, got {type(value).__name__}")
+    if max_length is not None and len(value) > max_length:
+        raise ArgumentError(f"{name} must be at most {max_length} characters")
+    return value
+
+
+def required_text(name: str, value: object, *, max_length: int | None = None) -> str:
+    text = optional_text(name, value, max_length=max_length)
+    if text is None or not text.strip():
+        raise ArgumentError(f"{name} is required and must be a non-empty string")
+    return text
+
+
+def path_id(name: str, value: object) -> str:
+    """An identifier placed in a URL path, percent-encoded so it stays one segment."""
+    text = required_text(name, value, max_length=512)
+    return quote(text, safe="")
+
+
+def _day(name: str, value: object) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, datetime):
+        raise ArgumentError(f"{name} is a UTC calendar day: pass a date, not a datetime")
+    if isinstance(value, date):
+        return value.isoformat()
+    if isinstance(value, str):
+        try:
+            return date.fromisoformat(value).isoformat() if len(value) == 10 else _bad_day(name)
+        except ValueError:
+            return _bad_day(name)
+    raise ArgumentError(f"{name} must be a datetime.date or 'YYYY-MM-DD'")
+
+
+def _bad_day(name: str) -> str:
+    raise ArgumentError(f"{name} must be a calendar date written YYYY-MM-DD")
+
+
+def _bounded(name: str, value: object, upper: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= upper:
+        raise ArgumentError(f"{name} must be an int from 1 to {upper}")
+    return value
+
+
+def page_query(page: object = 1, per_page: object = 20) -> dict[str, str]:
+    return {
+        "page": str(_bounded("page", page, MAX_PAGE)),
+        "per_page": str(_bounded("per_page", per_page, MAX_PER_PAGE)),
+    }
+
+
+def list_query(
+    *,
+    page: object = 1,
+    per_page: object = 20,
+    status: object = None,
+    type: object = None,
+    date_from: object = None,
+    date_to: object = None,
+) -> dict[str, str]:
+    """The statement's query string, checked: every bad value is named at once."""
+    query = page_query(page, per_page)
+    if status is not None:
+        if status not in STATUS_FILTERS:
+            raise ArgumentError(f"status must be one of {', '.join(STATUS_FILTERS)}")
+        query["status"] = str(status)
+    if type is not None:
+        if type not in TYPE_FILTERS:
+            raise ArgumentError(f"type must be one of {', '.join(TYPE_FILTERS)}")
+        query["type"] = str(type)
+    start, end = _day("date_from", date_from), _day("date_to", date_to)
+    if start and end and start > end:
+        raise ArgumentError("date_from must not be after date_to")
+    if start:
+        query["date_from"] = start
+    if end:
+        query["date_to"] = end
+    return query
+
+
+def filters_of(options: dict[str, Any]) -> dict[str, Any]:
+    """Only the known list filters; an unknown keyword is an error, not ignored."""
+    known = {"status", "type", "date_from", "date_to", "per_page", "page"}
+    unknown = sorted(set(options) - known)
+    if unknown:
+        raise ArgumentError(
+            f"unknown filter(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}"
+        )
+    return options

@@ -1,0 +1,58 @@
+"""MED dispute cases (`/med`)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Final, Literal
+
+from pydantic import Field
+
+from pixops.schema._base import Closed, Envelope, WireModel
+from pixops.schema._money import Amount
+
+__all__ = [
+    "MAX_DEFENSE_LENGTH",
+    "DefenseRequest",
+    "MedCase",
+    "MedCasePage",
+    "MedCaseResponse",
+    "MedStatus",
+]
+
+MAX_DEFENSE_LENGTH: Final = 2000
+MedStatus = Literal["OPEN", "ACKNOWLEDGED", "CLOSED", "CANCELLED"]
+
+
+class MedCase(WireModel):
+    id: str
+    transaction_id: str
+    end_to_end_id: str | None = None
+    amount: Amount
+    blocked_amount: Amount | None = None
+    reason: str | None = None
+    details: str | None = None
+    status: MedStatus
+    opened_at: datetime | None = None
+    defense_deadline: datetime | None = None
+    defense: str | None = None
+    defended_at: datetime | None = None
+    analysis_result: Literal["AGREED", "DISAGREED"] | None = None
+    analysis_details: str | None = None
+    closed_at: datetime | None = None
+    refund_transaction_id: str | None = None
+
+
+class MedCaseResponse(Envelope):
+    data: MedCase
+
+
+class MedCasePage(Envelope):
+    data: list[MedCase]
+    page: int = Field(ge=1)
+    per_page: int = Field(ge=1)
+
+
+class DefenseRequest(Closed):
+    """`POST /med/:id/defense`: the defense text only (no attachments)."""
+
+    defense: str = Field(min_length=1, max_length=MAX_DEFENSE_LENGTH)

@@ -1,0 +1,171 @@
+"""Money movement: cash-in (a dynamic QR charge), cash-out and refund.
+
+Requests carry centavos (`amount`, 1.00 BRL = 100); responses carry base units
+(`Amount`, 1.00 BRL = 10000). The cash-out answer is a discriminated union on
+`status`: `PayoutAccepted` (accepted or settled), `PayoutQueued`, `PayoutPendingApproval`.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Final, Literal
+
+from pydantic import Discriminator, Field, StrictInt
+
+from pixops.schema._account import KeyType
+from pixops.schema._base import Closed, Envelope, WireModel
+from pixops.schema._money import Amount
+
+__all__ = [
+    "MAX_CHARGE_CENTAVOS",
+    "MAX_DESCRIPTION_LENGTH",
+    "Charge",
+    "ChargePayer",
+    "ChargeRequest",
+    "ChargeResponse",
+    "Payout",
+    "PayoutAccepted",
+    "PayoutPendingApproval",
+    "PayoutQueued",
+    "PayoutRequest",
+    "Refund",
+    "RefundRequest",
+]
+
+MAX_DESCRIPTION_LENGTH: Final = 140
+MAX_CHARGE_CENTAVOS: Final = 999_999_999_999
+REFERENCE_PATTERN: Final = "^[a-zA-Z0-9._:-]{1,128}$"
+TAG_PATTERN: Final = "^[a-zA-Z0-9._:-]{1,64}$"
+CENTAVOS_DESCRIPTION: Final = "centavos: 1.00 BRL = 100"
+E2E_PATTERN: Final = "^[ED][0-9A-Z]{8}[0-9A-Za-z]{22,26}$"
+
+
+class ChargePayer(Closed):
+    name: str = Field(min_length=1, max_length=MAX_DESCRIPTION_LENGTH)
+    document: str = Field(description="a valid CPF or CNPJ")
+
+
+class ChargeRequest(Closed):
+    """`POST /pix/cash-in`: unknown fields are refused."""
+
+    amount: StrictInt = Field(ge=1, le=MAX_CHARGE_CENTAVOS, description=CENTAVOS_DESCRIPTION)
+    description: str | None = Field(None, max_length=MAX_DESCRIPTION_LENGTH)
+    expires_in: StrictInt | None = Field(
+        None, ge=60, le=2_592_000, description="QR lifetime in seconds"
+    )
+    external_id: str | None = Field(None, pattern=REFERENCE_PATTERN)
+    tag: str | None = Field(None, pattern=TAG_PATTERN)
+    payer: ChargePayer | None = None
+
+
+class Charge(WireModel):
+    """A pending dynamic QR charge; query it with `GET /transactions/:transaction_id`."""
+
+    transaction_id: str = Field(description="the QR's txid")
+    tx_id: str | None = None
+    type: Literal["pix_qrcode"]
+    status: Literal["pending"]
+    amount: Amount
+    description: str | None = None
+    external_id: str | None = None
+    tag: str | None = None
+    recipient_key: str | None = None
+    payer: ChargePayer | None = None
+    brcode: str = Field(description="EMV BR Code payload (copia e cola)")
+    location: str | None = None
+    expires_in: int | None = None
+    created_at: datetime
+    expires_at: datetime
+
+
+class ChargeResponse(Envelope):
+    data: Charge
+
+
+class PayoutRequest(WireModel):
+    """`POST /pix/cash-out` (the spec's service ignores fields it does not know)."""
+
+    amount: StrictInt = Field(ge=1, description=CENTAVOS_DESCRIPTION)
+    pix_key: str = Field(min_length=1, description="recipient key")
+    pix_key_type: KeyType | None = Field(
+        None, description="auto-detected when omitted; an 11-digit key needs it"
+    )
+    description: str | None = Field(None, max_length=MAX_DESCRIPTION_LENGTH)
+    external_id: str | None = Field(
+        None,
+        description="at most 128 characters of a-z A-Z 0-9 . _ : - after trimming; an"
+        " invalid value is dropped by the service (external_id null), never refused",
+    )
+    recipient_ispb: str | None = Field(None, pattern="^[0-9]{8}$")
+    end_to_end_id: str | None = Field(
+        None, pattern=E2E_PATTERN, description="optional; omit it to get a deterministic ID"
+    )
+    purpose: str | None = Field(None, max_length=MAX_DESCRIPTION_LENGTH)
+
+
+class _PayoutBase(WireModel):
+    worked: Literal[True]
+    final: bool = Field(description="true when terminal (settled)")
+    transaction_id: str
+    end_to_end_id: str
+    external_id: str | None = None
+    amount: Amount
+    fee_amount: Amount
+    net_amount: Amount = Field(description="amount + fee_amount: the gross debit")
+    detail: str
+
+
+class PayoutAccepted(_PayoutBase):
+    """Accepted (202, the outcome follows by webhook) or settled at once (200)."""
+
+    status: Literal["accepted", "settled"]
+
+
+class PayoutPendingApproval(_PayoutBase):
+    """Held for dual-control approval in the portal (202)."""
+
+    status: Literal["pending_approval"]
+
+
+class PayoutQueued(_PayoutBase):
+    """Queued by a DICT lookup limit and retried automatically for `queue_ttl_seconds`."""
+
+    status: Literal["queued"]
+    type: Literal["pix"]
+    outbound_request_id: str = Field(pattern="^[0-9A-F]{32}$")
+    message: str
+    reason_code: str | None = Field(
+        None, description="DICT_CLIENT_RATE_LIMITED or DICT_BUCKET_EXHAUSTED"
+    )
+    estimated_retry_seconds: int
+    queue_ttl_seconds: int
+
+
+Payout = Annotated[PayoutAccepted | PayoutPendingApproval | PayoutQueued, Discriminator("status")]
+"""The cash-out answer, by `status`."""
+
+
+class RefundRequest(WireModel):
+    """`POST /pix/refund`."""
+
+    original_transaction_id: str = Field(min_length=1, description="the received PIX")
+    amount: StrictInt | None = Field(
+        None, ge=1, description="centavos; omitted means the full original amount"
+    )
+    reason: str | None = Field(
+        None,
+        description="central-bank refund code: MD06 (default), BE08, AM09, SL02, RR04,"
+        " FR01; an unknown one fails later by webhook",
+    )
+    description: str | None = Field(None, max_length=MAX_DESCRIPTION_LENGTH)
+
+
+class Refund(WireModel):
+    """The refund answer: `accepted` (202) or `settled` (200)."""
+
+    worked: Literal[True]
+    transaction_id: str = Field(description="PIXRET + the D end-to-end ID")
+    end_to_end_id: str
+    amount: Amount
+    status: Literal["accepted", "settled"]
+    detail: str

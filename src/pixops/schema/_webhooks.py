@@ -1,0 +1,93 @@
+"""Webhook subscriptions (`/webhooks`)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Final, Literal
+
+from pydantic import Field
+
+from pixops.schema._base import Closed, Envelope, WireModel
+
+__all__ = [
+    "EVENT_TYPES",
+    "EventType",
+    "Webhook",
+    "WebhookDeleted",
+    "WebhookDeletedResponse",
+    "WebhookListResponse",
+    "WebhookRequest",
+    "WebhookResponse",
+]
+
+EVENT_TYPES: Final = (
+    "pix.charge.paid",
+    "pix.payout.queued",
+    "pix.payout.confirmed",
+    "pix.payout.rejected",
+    "pix.payout.failed",
+    "pix.payout.returned",
+    "pix.refund.completed",
+    "pix.return.received",
+    "pix.refund.requested",
+)
+EventType = Literal[
+    "pix.charge.paid",
+    "pix.payout.queued",
+    "pix.payout.confirmed",
+    "pix.payout.rejected",
+    "pix.payout.failed",
+    "pix.payout.returned",
+    "pix.refund.completed",
+    "pix.return.received",
+    "pix.refund.requested",
+    "*",
+]
+
+
+class WebhookRequest(Closed):
+    """`POST /webhooks`: unknown fields are refused."""
+
+    url: str = Field(
+        min_length=1,
+        max_length=2048,
+        description="http(s) endpoint",
+        json_schema_extra={"format": "uri"},
+    )
+    event_types: list[EventType] | None = Field(
+        None, min_length=1, description='omit or ["*"] for every event'
+    )
+    description: str | None = Field(None, max_length=140)
+
+
+class Webhook(WireModel):
+    id: str
+    url: str
+    event_types: list[str]
+    active: bool
+    description: str | None = None
+    created_at: datetime
+    disabled_at: datetime | None = None
+    secret: str | None = Field(None, description="only in the creation response: whsec_...")
+
+    def __repr_args__(self):  # type: ignore[no-untyped-def]
+        # The signing secret is shown once by the API and never echoed in a repr.
+        for name, value in super().__repr_args__():
+            yield name, ("***" if name == "secret" and value else value)
+
+
+class WebhookResponse(Envelope):
+    data: Webhook
+
+
+class WebhookListResponse(Envelope):
+    data: list[Webhook]
+
+
+class WebhookDeleted(WireModel):
+    id: str
+    deleted: Literal[True]
+
+
+class WebhookDeletedResponse(Envelope):
+    data: WebhookDeleted

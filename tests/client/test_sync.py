@@ -1,0 +1,186 @@
+"""`pixops.Client` against the sandbox: every method, every answer a typed model."""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+
+import pytest
+
+import pixops
+from pixops.client import (
+    ArgumentError,
+    InsufficientBalanceError,
+    NotFoundError,
+    PermissionDeniedError,
+)
+from pixops.sandbox import ApiKey, Merchant, Sandbox
+from pixops.schema import (
+    Amount,
+    FailedInbound,
+    OutboundInFlight,
+    PayoutAccepted,
+    PayoutPendingApproval,
+    PayoutQueued,
+    QrCharge,
+    SettledTransaction,
+    StatementItem,
+)
+
+MARIA = "maria.silva@sandbox.pixops.dev"
+
+
+@pytest.fixture
+def sandbox() -> Sandbox:
+    return Sandbox()
+
+
+@pytest.fixture
+def merchant(sandbox: Sandbox) -> Merchant:
+    return sandbox.create_merchant("Loja Cliente", balance_centavos=1_000_000)
+
+
+@pytest.fixture
+def key(sandbox: Sandbox, merchant: Merchant) -> ApiKey:
+    return sandbox.issue_api_key(merchant.id)
+
+
+@pytest.fixture
+def client(sandbox: Sandbox, key: ApiKey) -> pixops.Client:
+    return sandbox.client(key)
+
+
+def test_sandbox_client_is_a_pixops_client_and_hides_the_secret(
+    client: pixops.Client, key: ApiKey
+) -> None:
+    assert isinstance(client, pixops.Client)
+    assert key.client_secret not in repr(client)
+    assert key.client_id in repr(client)
+
+
+def test_balance_is_in_base_units(client: pixops.Client) -> None:
+    balance = client.balance()
+    assert isinstance(balance.balance, Amount)
+    assert int(balance.balance) == balance.balance.base == 100_000_000
+    assert balance.balance.centavos == 1_000_000
+    assert balance.safe_balance.reais == Decimal("10000")
+    assert balance.available_balance.format() == "R$ 10.000,00"
+
+
+def test_cash_out_returns_base_units_and_the_trap_cannot_happen(
+    client: pixops.Client, sandbox: Sandbox, merchant: Merchant
+) -> None:
+    payout = client.pix.cash_out(pix_key=MARIA, amount_centavos=1_000)
+    assert isinstance(payout, PayoutAccepted)
+    assert int(payout.amount) == 100_000
+    assert payout.amount.centavos == 1_000
+    # Feeding the answer back as a request amount would be the 100x trap: refused.
+    with pytest.raises(ArgumentError):
+        client.pix.cash_out(pix_key=MARIA, amount=payout.amount)
+    with pytest.raises(ArgumentError):
+        client.pix.cash_out(pix_key=MARIA, amount=10.0)
+    with pytest.raises(ArgumentError):
+        client.pix.cash_out(pix_key=MARIA, amount_centavos=10.0)  # type: ignore[arg-type]
+    with pytest.raises(ArgumentError):
+        client.pix.cash_out(pix_key=MARIA, amount_centavos=True)
+    decimal = client.pix.cash_out(pix_key=MARIA, amount=Decimal("12.34"))
+    assert decimal.amount.centavos == 1_234
+    assert sandbox.balance(merchant.id).ledger_base == 100_000_000  # holds only
+
+
+def test_transactions_get_answers_each_shape(
+    client: pixops.Client, sandbox: Sandbox, merchant: Merchant
+) -> None:
+    charge = client.pix.cash_in(amount_centavos=2_500, tag="order", external_id="o-1")
+    assert isinstance(client.transactions.get(charge.transaction_id), QrCharge)
+    credit = sandbox.pay_charge(charge.transaction_id)
+    assert isinstance(client.transactions.get(credit), SettledTransaction)
+    failed = sandbox.receive_pix(merchant.id, amount_centavos=500, fail_reason="AM02")
+    record = client.transactions.get(failed)
+    assert isinstance(record, FailedInbound)
+    assert record.reason_code == "AM02"
+    payout = client.pix.cash_out(pix_key=MARIA, amount_centavos=1_000)
+    in_flight = client.transactions.get(payout.transaction_id)
+    assert isinstance(in_flight, OutboundInFlight)
+    assert not in_flight.is_final
+    final = client.wait_until_final(payout.transaction_id)
+    assert isinstance(final, SettledTransaction)
+    assert final.is_final
+    assert client.transactions.by_e2e(final.end_to_end_id or "").transaction_id == (
+        payout.transaction_id
+    )
+    assert [t.transaction_id for t in client.transactions.by_tag("order")] == [credit]
+    assert [t.transaction_id for t in client.transactions.by_external_id("o-1")] == [credit]
+    receipt = client.transactions.receipt(credit)
+    assert receipt.transaction_id == credit
+    with pytest.raises(NotFoundError) as caught:
+        client.transactions.get("PIXINnope")
+    assert caught.value.status == 404
+    assert "not found" in str(caught.value).lower()
+
+
+def test_statement_iter_list_and_raw_agree(
+    client: pixops.Client, sandbox: Sandbox, merchant: Merchant
+) -> None:
+    for n in range(7):
+        sandbox.receive_pix(merchant.id, amount_centavos=100 + n)
+    client.pix.cash_out(pix_key=MARIA, amount_centavos=1_000)  # in flight on page 1
+    page = client.statement.list(per_page=3)
+    assert len(page.data) == 3 + 1
+    rows = list(client.statement.iter(per_page=3))
+    assert all(isinstance(row, StatementItem) for row in rows)
+    assert len(rows) == len({row.id for row in rows}) == 8
+    raw = list(client.statement.iter_raw(per_page=3))
+    assert len(raw) == 3  # 3+1, 3, 1: the short page ends the walk
+    ids = {item["id"] for body in raw for item in json.loads(body)["data"]}
+    assert ids == {row.id for row in rows}
+    assert [r.id for r in client.transactions.iter(per_page=3)] == [r.id for r in rows]
+    assert len(list(client.transactions.iter_raw(per_page=100))) == 1
+    assert client.transactions.list(per_page=2).per_page == 2
+    with pytest.raises(ArgumentError):
+        list(client.statement.iter(status="done"))
+    with pytest.raises(ArgumentError):
+        list(client.statement.iter(perPage=3))
+
+
+def test_statement_filters_by_utc_day(client: pixops.Client, sandbox: Sandbox) -> None:
+    today = sandbox.now().date()
+    client.pix.cash_out(pix_key=MARIA, amount_centavos=1_000)
+    sandbox.advance(60)
+    assert len(list(client.statement.iter(date_from=today, date_to=today))) == 1
+    assert list(client.statement.iter(date_from="2025-01-01", date_to="2025-01-02")) == []
+    with pytest.raises(ArgumentError):
+        client.statement.list(date_from="2026-13-01")
+
+
+def test_camel_case_per_client_and_per_call(client: pixops.Client, key: ApiKey) -> None:
+    camel = client.with_options(key_case="camelCase")
+    assert camel.balance() == client.balance()
+    payout = camel.pix.cash_out(pix_key=MARIA, amount_centavos=1_000)
+    assert payout.transaction_id.startswith("PIXOUT")
+    body = next(camel.statement.iter_raw())
+    assert b'"transaction_id"' in body
+    assert b"transactionId" not in body
+
+
+def test_queued_pending_and_rejected_payouts(sandbox: Sandbox, client: pixops.Client) -> None:
+    queued = client.pix.cash_out(pix_key="queue.client@sandbox.pixops.dev", amount_centavos=100)
+    assert isinstance(queued, PayoutQueued)
+    assert queued.queue_ttl_seconds == 7200
+    dual = sandbox.create_merchant("Dual", balance_centavos=10_000, dual_control=True)
+    pending = sandbox.client(sandbox.issue_api_key(dual.id)).pix.cash_out(
+        pix_key=MARIA, amount_centavos=100
+    )
+    assert isinstance(pending, PayoutPendingApproval)
+    with pytest.raises(InsufficientBalanceError) as caught:
+        client.pix.cash_out(pix_key=MARIA, amount_centavos=5_000_000)
+    assert caught.value.code == "insufficient_balance"
+    assert caught.value.retryable is False
+
+
+def test_a_missing_permission_is_reported(sandbox: Sandbox, merchant: Merchant) -> None:
+    limited = sandbox.client(sandbox.issue_api_key(merchant.id, permissions=["account:read"]))
+    with pytest.raises(PermissionDeniedError) as caught:
+        limited.statement.list()
+    assert caught.value.params == {"permission": "statement:read"}
+    assert caught.value.code == "missing_permission"
