@@ -1,0 +1,73 @@
+"""Statements and transactions as strict-integer, Arrow-backed frames (pandas, Arrow, DuckDB).
+
+    from pixops.frames import load_statement, as_relation, brl_text
+    statement = load_statement(client, "2026-01-15", "2026-01-15", tz="America/Sao_Paulo")
+    statement["amount_base"].dtype               # int64[pyarrow]: base units, never float
+    brl_text(statement["net_base"])              # "R$ 1.234,56" for people
+    as_relation(statement).aggregate("CAST(SUM(net_base) AS BIGINT)")
+
+    store = LocalStore("pix.duckdb")             # a month downloaded once, then by delta
+    store.sync(client, "2026-01-01", "2026-01-31", tz="America/Sao_Paulo")
+
+Everything is read through the client (``client.statement.iter_raw``), never the engine:
+pointed at the real service, the same code gives the same frames. Columns and types are
+declared in `STATEMENT_SCHEMA`; `check_frame` raises `SchemaDriftError` on any drift.
+"""
+
+from pixops.frames._days import BUSINESS_TZ, DayWindow, day_window, parse_day, parse_tz
+from pixops.frames._load import (
+    as_relation,
+    as_table,
+    link_refund_originals,
+    load_statement,
+    load_statement_table,
+    load_transactions,
+    load_transactions_table,
+)
+from pixops.frames._money import MONEY_DTYPE, brl_text, money_column, reais_decimal
+from pixops.frames._parse import PageParseError, deduplicate_by_id, parse_pages
+from pixops.frames._schema import (
+    CATEGORICAL_COLUMNS,
+    MONEY_COLUMNS,
+    STATEMENT_SCHEMA,
+    TRANSACTIONS_SCHEMA,
+    SchemaDriftError,
+    check_frame,
+    check_table,
+    conform_table,
+    to_frame,
+)
+from pixops.frames._store import LocalStore, SyncReport
+
+__all__ = [
+    "BUSINESS_TZ",
+    "CATEGORICAL_COLUMNS",
+    "MONEY_COLUMNS",
+    "MONEY_DTYPE",
+    "STATEMENT_SCHEMA",
+    "TRANSACTIONS_SCHEMA",
+    "DayWindow",
+    "LocalStore",
+    "PageParseError",
+    "SchemaDriftError",
+    "SyncReport",
+    "as_relation",
+    "as_table",
+    "brl_text",
+    "check_frame",
+    "check_table",
+    "conform_table",
+    "day_window",
+    "deduplicate_by_id",
+    "link_refund_originals",
+    "load_statement",
+    "load_statement_table",
+    "load_transactions",
+    "load_transactions_table",
+    "money_column",
+    "parse_day",
+    "parse_pages",
+    "parse_tz",
+    "reais_decimal",
+    "to_frame",
+]

@@ -1,0 +1,89 @@
+"""Business days in a time zone versus the API's UTC day filters.
+
+Finance counts a day in America/Sao_Paulo (00:00-03:00 of the next UTC day belongs to
+the São Paulo day before); the API's ``date_from``/``date_to`` are whole UTC days. A
+range of business days becomes the UTC days that cover it at BOTH ends, and rows outside
+the exact instants are trimmed afterwards.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, time, timedelta, tzinfo
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+__all__ = ["BUSINESS_TZ", "DayWindow", "day_window", "parse_day", "parse_tz"]
+
+#: How finance counts days for a Brazilian merchant.
+BUSINESS_TZ = "America/Sao_Paulo"
+
+_DAY = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+
+
+@dataclass(frozen=True)
+class DayWindow:
+    """Inclusive days ``first``..``last`` in ``tz``: the instants and the UTC days to ask for."""
+
+    first: date
+    last: date
+    tz: str
+    start_at: datetime  # inclusive, UTC
+    end_at: datetime  # exclusive, UTC
+    date_from: date  # UTC day for the API filter
+    date_to: date  # UTC day for the API filter, inclusive
+
+
+def parse_day(value: date | str, name: str = "day") -> date:
+    """A ``datetime.date`` or ``"YYYY-MM-DD"``; anything else is a clear ValueError."""
+    if isinstance(value, datetime):
+        raise ValueError(f"{name} must be a date, not a datetime ({value!r})")
+    if isinstance(value, date):
+        return value
+    if isinstance(value, str) and _DAY.fullmatch(value):
+        try:
+            return date.fromisoformat(value)
+        except ValueError:
+            pass
+    raise ValueError(f"{name} must be a date or 'YYYY-MM-DD', not {value!r}")
+
+
+def parse_tz(value: str | tzinfo | None) -> tzinfo:
+    """A zone name (``"America/Sao_Paulo"``), a tzinfo, or None for UTC."""
+    if value is None:
+        return UTC
+    if isinstance(value, tzinfo):
+        return value
+    if not isinstance(value, str) or not value.strip():
+        raise ValueError(f"tz must be a time-zone name, not {value!r}")
+    try:
+        return ZoneInfo(value)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise ValueError(f"unknown time zone {value!r}") from None
+
+
+def _tz_name(zone: tzinfo) -> str:
+    if zone is UTC:
+        return "UTC"
+    return str(getattr(zone, "key", None) or zone)
+
+
+def day_window(start: date | str, end: date | str, tz: str | tzinfo | None = None) -> DayWindow:
+    """The window of business days ``start``..``end`` (inclusive) in ``tz`` (UTC if None)."""
+    first = parse_day(start, "start")
+    last = parse_day(end, "end")
+    if last < first:
+        raise ValueError(f"end {last} is before start {first}")
+    zone = parse_tz(tz)
+    start_at = datetime.combine(first, time.min, tzinfo=zone).astimezone(UTC)
+    end_at = datetime.combine(last + timedelta(days=1), time.min, tzinfo=zone).astimezone(UTC)
+    last_instant = end_at - timedelta(microseconds=1)
+    return DayWindow(
+        first=first,
+        last=last,
+        tz=_tz_name(zone),
+        start_at=start_at,
+        end_at=end_at,
+        date_from=start_at.date(),
+        date_to=last_instant.date(),
+    )

@@ -1,0 +1,62 @@
+"""Money columns for people: pt-BR text and exact Decimal reais, never a float in between."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from decimal import Decimal
+
+import pandas as pd
+import pyarrow as pa
+
+from pixops.money import check_int64, format_brl_base
+
+__all__ = ["MONEY_DTYPE", "brl_text", "money_column", "reais_decimal"]
+
+#: Base units per real is 10**4.
+_BASE_PLACES = 4
+
+#: The one dtype of a money column: 64-bit integers in base units, nullable, Arrow-backed.
+MONEY_DTYPE = pd.ArrowDtype(pa.int64())
+
+
+def money_column(values: pd.Series | Iterable[int | None], *, name: str | None = None) -> pd.Series:
+    """Base-unit integers as an ``int64[pyarrow]`` Series; a float or text is refused.
+
+    A float Series is refused even when every value looks whole: the precision may
+    already be gone (2**53) and the unit is unknown.
+    """
+    if isinstance(values, pd.Series):
+        dtype = values.dtype
+        if isinstance(dtype, pd.ArrowDtype) and pa.types.is_integer(dtype.pyarrow_dtype):
+            return values.astype(MONEY_DTYPE)
+        if pd.api.types.is_integer_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype):
+            return values.astype(MONEY_DTYPE)
+        if not pd.api.types.is_object_dtype(dtype):
+            raise TypeError(f"money must be integers in base units, not {dtype}")
+        values = values.tolist()
+    checked: list[int | None] = []
+    for value in values:
+        if value is None or value is pd.NA:
+            checked.append(None)
+            continue
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise TypeError(f"money must be integers in base units, not {value!r}")
+        checked.append(check_int64(value))
+    series: pd.Series = pa.array(checked, type=pa.int64()).to_pandas(types_mapper=pd.ArrowDtype)
+    return series.rename(name)
+
+
+def brl_text(values: pd.Series | Iterable[int | None]) -> pd.Series:
+    """Base units as pt-BR text (``"R$ 1.234,56"``); a missing value is empty text."""
+    column = money_column(values)
+    shown = ["" if value is None else format_brl_base(value) for value in column.tolist()]
+    return pd.Series(shown, index=column.index, dtype=pd.ArrowDtype(pa.string()))
+
+
+def reais_decimal(values: pd.Series | Iterable[int | None]) -> pd.Series:
+    """Base units as exact ``Decimal`` reais (object Series); a missing value is None."""
+    column = money_column(values)
+    shown = [
+        None if value is None else Decimal(value).scaleb(-_BASE_PLACES) for value in column.tolist()
+    ]
+    return pd.Series(shown, index=column.index, dtype=object)

@@ -1,0 +1,200 @@
+"""A local DuckDB copy of the statement, synced incrementally and keyed by id.
+
+A month is downloaded once; later syncs fetch only the UTC days that can still change:
+days never synced, days last synced before they were over (plus a margin for late
+settlement), and days holding rows that were still in flight. Rows are upserted by
+``id``, so re-running never duplicates and an in-flight row is replaced by its settled
+version.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, timedelta, tzinfo
+from pathlib import Path
+
+import duckdb
+import pandas as pd
+import pyarrow as pa
+
+from pixops.frames._days import day_window
+from pixops.frames._load import load_statement_table
+from pixops.frames._schema import STATEMENT_SCHEMA, conform_table, to_frame
+
+__all__ = ["LocalStore", "SyncReport"]
+
+#: A day is final once synced this long after it ended with nothing in flight.
+SETTLE_MARGIN = timedelta(hours=1)
+
+_DUCKDB_TYPES = {
+    pa.string(): "VARCHAR",
+    pa.int64(): "BIGINT",
+    pa.timestamp("us", tz="UTC"): "TIMESTAMPTZ",
+}
+_COLUMNS = ", ".join(STATEMENT_SCHEMA.names)
+
+
+def _ddl() -> str:
+    columns = []
+    for field in STATEMENT_SCHEMA:
+        sql_type = "VARCHAR" if pa.types.is_dictionary(field.type) else _DUCKDB_TYPES[field.type]
+        key = " PRIMARY KEY" if field.name == "id" else ""
+        columns.append(f"{field.name} {sql_type}{key}")
+    return f"CREATE TABLE IF NOT EXISTS statement ({', '.join(columns)})"
+
+
+@dataclass(frozen=True)
+class SyncReport:
+    """What one `LocalStore.sync` did."""
+
+    days_fetched: tuple[date, ...]
+    days_skipped: tuple[date, ...]
+    rows_fetched: int
+    rows_inserted: int
+    rows_updated: int
+
+
+class LocalStore:
+    """The statement in a DuckDB file (or ``":memory:"``), refreshed by delta."""
+
+    def __init__(self, path: str | Path = ":memory:") -> None:
+        if not isinstance(path, (str, Path)):
+            raise TypeError("path must be a file path or ':memory:'")
+        self.path = str(path)
+        self.connection = duckdb.connect(self.path)
+        self.connection.execute("SET TimeZone = 'UTC'")
+        self.connection.execute(_ddl())
+        self.connection.execute(
+            "CREATE TABLE IF NOT EXISTS synced_days"
+            " (day DATE PRIMARY KEY, synced_at TIMESTAMPTZ NOT NULL)"
+        )
+
+    def close(self) -> None:
+        self.connection.close()
+
+    def __enter__(self) -> LocalStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def days_to_fetch(self, first: date, last: date) -> list[date]:
+        """UTC days in ``first``..``last`` whose rows may still change (see module doc)."""
+        synced = dict(
+            self.connection.execute(
+                "SELECT day, synced_at FROM synced_days WHERE day BETWEEN ? AND ?", [first, last]
+            ).fetchall()
+        )
+        in_flight = {
+            row[0]
+            for row in self.connection.execute(
+                "SELECT DISTINCT CAST(created_at AS DATE) FROM statement"
+                " WHERE payment_status = 'processing' AND CAST(created_at AS DATE) BETWEEN ? AND ?",
+                [first, last],
+            ).fetchall()
+        }
+        wanted = []
+        day = first
+        while day <= last:
+            day_end = datetime.combine(day + timedelta(days=1), datetime.min.time(), tzinfo=UTC)
+            when = synced.get(day)
+            if when is None or when < day_end + SETTLE_MARGIN or day in in_flight:
+                wanted.append(day)
+            day += timedelta(days=1)
+        return wanted
+
+    def sync(
+        self,
+        client: object,
+        start: date | str,
+        end: date | str,
+        *,
+        tz: str | tzinfo | None = None,
+        now: datetime | None = None,
+        progress: bool = True,
+    ) -> SyncReport:
+        """Bring days ``start``..``end`` (business days in ``tz``) up to date.
+
+        ``now`` is the service's current time (defaults to the wall clock; pass the
+        sandbox's clock, or ``client.balance().as_of``, when they differ).
+        """
+        window = day_window(start, end, tz)
+        moment = datetime.now(UTC) if now is None else now
+        if not isinstance(moment, datetime) or moment.tzinfo is None:
+            raise ValueError("now must be a time-zone-aware datetime")
+        wanted = self.days_to_fetch(window.date_from, window.date_to)
+        all_days = [
+            window.date_from + timedelta(days=n)
+            for n in range((window.date_to - window.date_from).days + 1)
+        ]
+        fetched: list[pa.Table] = []
+        for first, last in _runs(wanted):
+            fetched.append(load_statement_table(client, first, last, progress=progress))
+        rows = pa.concat_tables(fetched) if fetched else STATEMENT_SCHEMA.empty_table()
+        inserted, updated = self._upsert(rows)
+        con = self.connection
+        for day in wanted:
+            con.execute("INSERT OR REPLACE INTO synced_days VALUES (?, ?)", [day, moment])
+        return SyncReport(
+            days_fetched=tuple(wanted),
+            days_skipped=tuple(day for day in all_days if day not in set(wanted)),
+            rows_fetched=rows.num_rows,
+            rows_inserted=inserted,
+            rows_updated=updated,
+        )
+
+    def _upsert(self, rows: pa.Table) -> tuple[int, int]:
+        if rows.num_rows == 0:
+            return 0, 0
+        con = self.connection
+        con.register("fetched_rows", rows)
+        try:
+            con.execute("BEGIN TRANSACTION")
+            existing = con.execute(
+                "SELECT COUNT(*) FROM statement WHERE id IN (SELECT id FROM fetched_rows)"
+            ).fetchone()
+            updated = int(existing[0]) if existing else 0
+            con.execute(
+                f"INSERT OR REPLACE INTO statement ({_COLUMNS})"  # noqa: S608
+                f" SELECT {_COLUMNS} FROM fetched_rows"
+            )
+            con.execute("COMMIT")
+        except duckdb.Error:
+            con.execute("ROLLBACK")
+            raise
+        finally:
+            con.unregister("fetched_rows")
+        return rows.num_rows - updated, updated
+
+    def statement_table(
+        self, start: date | str, end: date | str, *, tz: str | tzinfo | None = None
+    ) -> pa.Table:
+        """Stored rows created in days ``start``..``end`` (in ``tz``), declared schema."""
+        window = day_window(start, end, tz)
+        table = self.connection.execute(
+            f"SELECT {_COLUMNS} FROM statement"  # noqa: S608
+            " WHERE created_at >= ? AND created_at < ? ORDER BY created_at DESC, id DESC",
+            [window.start_at, window.end_at],
+        ).to_arrow_table()
+        return conform_table(table)
+
+    def statement(
+        self, start: date | str, end: date | str, *, tz: str | tzinfo | None = None
+    ) -> pd.DataFrame:
+        """`statement_table` as an Arrow-backed DataFrame."""
+        return to_frame(self.statement_table(start, end, tz=tz))
+
+    def row_count(self) -> int:
+        found = self.connection.execute("SELECT COUNT(*) FROM statement").fetchone()
+        return int(found[0]) if found else 0
+
+
+def _runs(days: list[date]) -> list[tuple[date, date]]:
+    """Consecutive days grouped into (first, last) ranges: one paginated load per run."""
+    runs: list[tuple[date, date]] = []
+    for day in days:
+        if runs and runs[-1][1] + timedelta(days=1) == day:
+            runs[-1] = (runs[-1][0], day)
+        else:
+            runs.append((day, day))
+    return runs

@@ -1,0 +1,50 @@
+"""Reconciliation of the PIX statement against a merchant ledger, webhooks and balances.
+
+    from pixops.frames import load_statement
+    from pixops.recon import reconcile, balance_snapshot
+    statement = load_statement(client, "2026-01-14", "2026-01-16", tz="America/Sao_Paulo")
+    result = reconcile(statement, "data/sample_ledger.csv",
+                       start="2026-01-15", end="2026-01-15",
+                       balances=[opening, balance_snapshot(client)])
+    result.counts                     # {"matched": ..., "missing_in_ledger": ..., ...}
+    result.category("unit_error")     # one frame per finding
+    result.write("out/")              # Parquet, CSV and an Excel-friendly CSV
+    result.summary_figure()           # plotly, amounts in pt-BR
+
+All rules live in ONE portable SQL text (`STEPS`) run by DuckDB with the inputs
+registered as views and the session time zone set; the same text runs on Spark.
+Categories: `CATEGORIES`. The result's frames are described in `ReconResult`.
+"""
+
+from pixops.recon._inputs import (
+    BALANCES_SCHEMA,
+    LEDGER_SCHEMA,
+    WEBHOOKS_SCHEMA,
+    LedgerError,
+    LedgerMapping,
+    balances_table,
+    read_ledger,
+    webhooks_table,
+)
+from pixops.recon._result import ATTENTION_CATEGORIES, CATEGORIES, CATEGORY_LABELS, ReconResult
+from pixops.recon._run import balance_snapshot, reconcile
+from pixops.recon._sql import OUTPUTS, STEPS
+
+__all__ = [
+    "ATTENTION_CATEGORIES",
+    "BALANCES_SCHEMA",
+    "CATEGORIES",
+    "CATEGORY_LABELS",
+    "LEDGER_SCHEMA",
+    "OUTPUTS",
+    "STEPS",
+    "WEBHOOKS_SCHEMA",
+    "LedgerError",
+    "LedgerMapping",
+    "ReconResult",
+    "balance_snapshot",
+    "balances_table",
+    "read_ledger",
+    "reconcile",
+    "webhooks_table",
+]

@@ -1,0 +1,377 @@
+"""The reconciliation's inputs in their canonical Arrow form: ledger, webhooks, balances.
+
+A merchant ledger is a CSV, Parquet or DataFrame of orders and payments; `LedgerMapping`
+says which of its columns hold what and in which unit the amounts are written. CSV
+cells are read as text (never through float) and converted with integer arithmetic.
+"""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, tzinfo
+from pathlib import Path
+from typing import Any, Final, Literal
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pa_csv
+import pyarrow.parquet as pq
+
+from pixops.frames import parse_day, parse_tz
+from pixops.money import MoneyError, check_int64, parse_base
+
+__all__ = [
+    "BALANCES_SCHEMA",
+    "CANONICAL_MAPPING",
+    "LEDGER_SCHEMA",
+    "WEBHOOKS_SCHEMA",
+    "LedgerError",
+    "LedgerMapping",
+    "balances_table",
+    "days_or_none",
+    "read_ledger",
+    "webhooks_table",
+]
+
+LEDGER_SCHEMA: Final = pa.schema(
+    [
+        pa.field("entry_id", pa.string(), nullable=False),
+        pa.field("reference", pa.string(), nullable=False),
+        pa.field("direction", pa.string()),
+        pa.field("amount_base", pa.int64(), nullable=False),
+        pa.field("fee_base", pa.int64()),
+        pa.field("status", pa.string()),
+        pa.field("booked_on", pa.date32(), nullable=False),
+    ]
+)
+WEBHOOKS_SCHEMA: Final = pa.schema(
+    [
+        pa.field("event_type", pa.string()),
+        pa.field("transaction_id", pa.string()),
+        pa.field("original_transaction_id", pa.string()),
+        pa.field("created_at", pa.timestamp("us", tz="UTC")),
+    ]
+)
+BALANCES_SCHEMA: Final = pa.schema(
+    [
+        pa.field("as_of", pa.timestamp("us", tz="UTC"), nullable=False),
+        pa.field("balance_base", pa.int64(), nullable=False),
+    ]
+)
+
+Unit = Literal["base", "centavos", "reais"]
+_PER_UNIT: Final[dict[str, int]] = {"base": 1, "centavos": 100, "reais": 10_000}
+_DIRECTIONS: Final = ("inbound", "outbound")
+_STATUSES: Final = ("settled", "rejected", "failed", "processing")
+
+
+class LedgerError(ValueError):
+    """The ledger cannot be read as described by its mapping."""
+
+
+@dataclass(frozen=True)
+class LedgerMapping:
+    """Which ledger column holds what. Defaults match `data/sample_ledger.csv`.
+
+    - ``entry_id``: the ledger's own row id (unique).
+    - ``reference``: what the merchant wrote down for the movement: its external_id,
+      tag, transaction_id or end-to-end id (any of them matches).
+    - ``amount``: the expected amount, in ``amount_unit``; with ``direction=None`` a
+      negative amount is outbound.
+    - ``direction``: ``inbound``/``outbound`` column, or None (sign of the amount).
+    - ``fee``: expected fee in ``amount_unit``, or None when the ledger keeps no fees.
+    - ``status``: expected status (settled, rejected, failed, processing), or None
+      (everything booked is expected settled).
+    - ``booked_on``: the business day the ledger booked it (date, ``YYYY-MM-DD`` text,
+      or a timestamp, read as a day in the reconciliation's time zone).
+    """
+
+    entry_id: str = "entry_id"
+    reference: str = "reference"
+    amount: str = "amount_centavos"
+    direction: str | None = "direction"
+    fee: str | None = "fee_centavos"
+    status: str | None = "status"
+    booked_on: str = "booked_on"
+    amount_unit: Unit = "centavos"
+
+    def __post_init__(self) -> None:
+        if self.amount_unit not in _PER_UNIT:
+            raise LedgerError(f"amount_unit must be one of {sorted(_PER_UNIT)}")
+        for name in ("entry_id", "reference", "amount", "booked_on"):
+            if not isinstance(getattr(self, name), str) or not getattr(self, name):
+                raise LedgerError(f"mapping.{name} must name a column")
+        for name in ("direction", "fee", "status"):
+            value = getattr(self, name)
+            if value is not None and (not isinstance(value, str) or not value):
+                raise LedgerError(f"mapping.{name} must name a column or be None")
+
+
+#: The mapping of a table already in `LEDGER_SCHEMA` (amounts in base units).
+CANONICAL_MAPPING: Final = LedgerMapping(amount="amount_base", fee="fee_base", amount_unit="base")
+
+
+def _source_table(source: object) -> pa.Table:
+    if isinstance(source, pa.Table):
+        return source
+    if isinstance(source, pd.DataFrame):
+        return pa.Table.from_pandas(source, preserve_index=False)
+    if isinstance(source, (str, Path)):
+        path = Path(source)
+        if not path.is_file():
+            raise LedgerError(f"no such ledger file: {path}")
+        suffix = path.suffix.lower()
+        try:
+            if suffix == ".parquet":
+                return pq.read_table(path)
+            if suffix in (".csv", ".txt"):
+                return _read_csv(path)
+        except (pa.ArrowInvalid, OSError, UnicodeDecodeError) as error:
+            raise LedgerError(f"cannot read {path}: {error}") from None
+        raise LedgerError(f"ledger must be .csv or .parquet, not {path.name}")
+    raise LedgerError(f"ledger must be a path, a DataFrame or a pyarrow.Table, not {source!r}")
+
+
+def _read_csv(path: Path) -> pa.Table:
+    """Every cell as text: money and ids never pass through float or int guessing."""
+    with path.open(encoding="utf-8-sig", newline="") as handle:
+        names = next(csv.reader(handle), [])
+    if not names:
+        raise LedgerError(f"{path} has no header row")
+    return pa_csv.read_csv(
+        path,
+        convert_options=pa_csv.ConvertOptions(
+            column_types={name: pa.string() for name in names},
+            strings_can_be_null=True,
+        ),
+    )
+
+
+def _column(table: pa.Table, name: str) -> pa.ChunkedArray:
+    if name not in table.column_names:
+        raise LedgerError(f"ledger has no column {name!r} (columns: {table.column_names})")
+    return table.column(name)
+
+
+def _text(table: pa.Table, name: str) -> pa.Array:
+    column = _column(table, name)
+    if pa.types.is_integer(column.type) or pa.types.is_string(column.type):
+        return pc.utf8_trim_whitespace(column.cast(pa.string())).combine_chunks()
+    if pa.types.is_large_string(column.type) or pa.types.is_dictionary(column.type):
+        return pc.utf8_trim_whitespace(column.cast(pa.string())).combine_chunks()
+    raise LedgerError(f"column {name!r} must be text, not {column.type}")
+
+
+def _money(table: pa.Table, name: str, unit: str) -> pa.Array:
+    """Integers of ``unit`` or money text, to base units; a float column is refused."""
+    column = _column(table, name)
+    factor = _PER_UNIT[unit]
+    if pa.types.is_floating(column.type) or pa.types.is_decimal(column.type):
+        raise LedgerError(
+            f"column {name!r} is {column.type}: write amounts as integers or text, not floats"
+        )
+    if pa.types.is_integer(column.type):
+        values = column.cast(pa.int64()).combine_chunks()
+        try:
+            return pc.multiply_checked(values, pa.scalar(factor, pa.int64()))
+        except pa.ArrowInvalid:
+            raise LedgerError(f"column {name!r} overflows 64-bit base units") from None
+    if not (pa.types.is_string(column.type) or pa.types.is_large_string(column.type)):
+        raise LedgerError(f"column {name!r} must hold integers or text, not {column.type}")
+    converted: list[int | None] = []
+    for row, cell in enumerate(column.to_pylist(), start=1):
+        if cell is None or not cell.strip():
+            converted.append(None)
+            continue
+        converted.append(_money_cell(cell, unit, factor, name, row))
+    return pa.array(converted, type=pa.int64())
+
+
+def _money_cell(cell: str, unit: str, factor: int, name: str, row: int) -> int:
+    text = cell.strip()
+    try:
+        if unit == "reais":
+            return parse_base(text)
+        digits = text[1:] if text.startswith("-") else text
+        if not digits.isascii() or not digits.isdigit():
+            raise MoneyError(f"not an integer count of {unit}")
+        return check_int64(int(text, 10) * factor)
+    except MoneyError as error:
+        raise LedgerError(f"row {row}, column {name!r}: {cell!r}: {error}") from None
+
+
+def _days(table: pa.Table, name: str, zone: tzinfo) -> pa.Array:
+    column = _column(table, name).combine_chunks()
+    if pa.types.is_date32(column.type):
+        return column
+    if pa.types.is_date64(column.type):
+        return column.cast(pa.date32())
+    if pa.types.is_timestamp(column.type):
+        if column.type.tz is None:
+            raise LedgerError(f"column {name!r} holds timestamps without a time zone")
+        values = [None if v is None else v.astimezone(zone).date() for v in column.to_pylist()]
+        return pa.array(values, type=pa.date32())
+    if pa.types.is_string(column.type) or pa.types.is_large_string(column.type):
+        try:
+            return pc.strptime(column, format="%Y-%m-%d", unit="s").cast(pa.date32())
+        except pa.ArrowInvalid:
+            raise LedgerError(f"column {name!r} must hold days as YYYY-MM-DD") from None
+    raise LedgerError(f"column {name!r} must hold dates, not {column.type}")
+
+
+def _choice(values: pa.Array, allowed: Sequence[str], name: str) -> pa.Array:
+    lowered = pc.utf8_lower(values)
+    bad = pc.and_(pc.is_valid(lowered), pc.invert(pc.is_in(lowered, pa.array(list(allowed)))))
+    if pc.any(bad).as_py():
+        first = pc.filter(values, bad)[0].as_py()
+        raise LedgerError(f"column {name!r}: {first!r} is not one of {list(allowed)}")
+    return lowered
+
+
+def read_ledger(
+    source: str | Path | pd.DataFrame | pa.Table,
+    mapping: LedgerMapping | None = None,
+    *,
+    tz: str | tzinfo | None = "America/Sao_Paulo",
+) -> pa.Table:
+    """The ledger as a table of `LEDGER_SCHEMA` (money in base units), validated.
+
+    Without a mapping, a table whose columns are exactly `LEDGER_SCHEMA`'s is read as
+    canonical (base units); anything else uses `LedgerMapping()`'s defaults.
+    """
+    table = _source_table(source)
+    if mapping is None:
+        canonical = table.column_names == LEDGER_SCHEMA.names
+        mapping = CANONICAL_MAPPING if canonical else LedgerMapping()
+    if not isinstance(mapping, LedgerMapping):
+        raise LedgerError("mapping must be a LedgerMapping")
+    zone = parse_tz(tz)
+    entry_id = _text(table, mapping.entry_id)
+    reference = _text(table, mapping.reference)
+    amount = _money(table, mapping.amount, mapping.amount_unit)
+    if mapping.direction is None:
+        negative = pc.less(amount, 0)
+        direction = pc.if_else(negative, "outbound", "inbound")
+        amount = pc.abs_checked(amount)
+    else:
+        direction = _choice(_text(table, mapping.direction), _DIRECTIONS, mapping.direction)
+    fee = (
+        pa.nulls(table.num_rows, pa.int64())
+        if mapping.fee is None
+        else _money(table, mapping.fee, mapping.amount_unit)
+    )
+    status = (
+        pa.nulls(table.num_rows, pa.string())
+        if mapping.status is None
+        else _choice(_text(table, mapping.status), _STATUSES, mapping.status)
+    )
+    booked_on = _days(table, mapping.booked_on, zone)
+    ledger = pa.Table.from_arrays(
+        [entry_id, reference, direction, amount, fee, status, booked_on], schema=LEDGER_SCHEMA
+    )
+    _check_ledger(ledger)
+    return ledger
+
+
+def _check_ledger(ledger: pa.Table) -> None:
+    for field_ in LEDGER_SCHEMA:
+        nulls = ledger.column(field_.name).null_count
+        if not field_.nullable and nulls:
+            raise LedgerError(f"{nulls} ledger rows without {field_.name}")
+    empty = pc.sum(pc.equal(pc.utf8_length(ledger.column("reference")), 0)).as_py() or 0
+    if empty:
+        raise LedgerError(f"{empty} ledger rows with an empty reference")
+    if pc.any(pc.less(ledger.column("amount_base"), 0)).as_py():
+        raise LedgerError("with a direction column, amounts must not be negative")
+    ids = ledger.column("entry_id")
+    if pc.count_distinct(ids).as_py() != ledger.num_rows:
+        counts = pc.value_counts(ids)
+        repeated = [c["values"] for c in counts.to_pylist() if c["counts"] > 1][:3]
+        raise LedgerError(f"entry_id must be unique; repeated: {repeated}")
+
+
+def webhooks_table(webhooks: pd.DataFrame | pa.Table | None) -> pa.Table:
+    """The inbox frame (`pixops.webhooks.Inbox.to_frame`) as `WEBHOOKS_SCHEMA`."""
+    if webhooks is None:
+        return WEBHOOKS_SCHEMA.empty_table()
+    if isinstance(webhooks, pd.DataFrame):
+        webhooks = pa.Table.from_pandas(webhooks, preserve_index=False)
+    if not isinstance(webhooks, pa.Table):
+        raise TypeError("webhooks must be Inbox.to_frame() (a DataFrame) or a pyarrow.Table")
+    missing = {"type", "transaction_id", "original_transaction_id", "created_at"} - set(
+        webhooks.column_names
+    )
+    if missing:
+        raise ValueError(f"webhooks frame lacks columns {sorted(missing)}")
+    created = webhooks.column("created_at")
+    if not pa.types.is_timestamp(created.type) or created.type.tz is None:
+        raise ValueError("webhooks created_at must be a time-zone-aware timestamp")
+    return pa.Table.from_arrays(
+        [
+            webhooks.column("type").cast(pa.string()),
+            webhooks.column("transaction_id").cast(pa.string()),
+            webhooks.column("original_transaction_id").cast(pa.string()),
+            created.cast(pa.timestamp("us", tz="UTC")),
+        ],
+        schema=WEBHOOKS_SCHEMA,
+    )
+
+
+def balances_table(
+    balances: pd.DataFrame | pa.Table | Sequence[tuple[datetime, int]] | None,
+) -> pa.Table:
+    """Balance snapshots (``as_of``, ``balance_base``) as `BALANCES_SCHEMA`, validated."""
+    if balances is None:
+        return BALANCES_SCHEMA.empty_table()
+    if isinstance(balances, pd.DataFrame):
+        balances = pa.Table.from_pandas(balances, preserve_index=False)
+    if isinstance(balances, pa.Table):
+        missing = {"as_of", "balance_base"} - set(balances.column_names)
+        if missing:
+            raise ValueError(f"balances lack columns {sorted(missing)}")
+        pairs = list(
+            zip(
+                balances.column("as_of").to_pylist(),
+                balances.column("balance_base").to_pylist(),
+                strict=True,
+            )
+        )
+        if not pa.types.is_integer(balances.column("balance_base").type):
+            raise TypeError("balance_base must be integers in base units")
+    elif isinstance(balances, Sequence) and not isinstance(balances, (str, bytes)):
+        pairs = list(balances)
+    else:
+        raise TypeError("balances must be a DataFrame, a pyarrow.Table or (as_of, base) pairs")
+    as_of: list[datetime] = []
+    amounts: list[int] = []
+    for number, pair in enumerate(pairs, start=1):
+        moment, amount = _snapshot(pair, number)
+        as_of.append(moment)
+        amounts.append(amount)
+    if len(set(as_of)) != len(as_of):
+        raise ValueError("two balance snapshots at the same instant")
+    return pa.Table.from_arrays(
+        [pa.array(as_of, type=pa.timestamp("us", tz="UTC")), pa.array(amounts, type=pa.int64())],
+        schema=BALANCES_SCHEMA,
+    )
+
+
+def _snapshot(pair: Any, number: int) -> tuple[datetime, int]:
+    if not isinstance(pair, tuple) or len(pair) != 2:
+        raise TypeError(f"balance snapshot {number} must be (as_of, balance_base)")
+    moment, amount = pair
+    if isinstance(moment, pd.Timestamp):
+        moment = moment.to_pydatetime()
+    if not isinstance(moment, datetime) or moment.tzinfo is None:
+        raise ValueError(f"balance snapshot {number}: as_of must be a time-zone-aware datetime")
+    if isinstance(amount, bool) or not isinstance(amount, int):
+        raise TypeError(f"balance snapshot {number}: balance_base must be an int, not {amount!r}")
+    return moment.astimezone(UTC), check_int64(amount)
+
+
+def days_or_none(value: date | str | None, name: str) -> date | None:
+    """A scope bound: None (open) or a day."""
+    return None if value is None else parse_day(value, name)

@@ -1,0 +1,204 @@
+"""The result of a reconciliation: frames, a summary, exports and figures.
+
+Stable API (the dashboard and the CLI rely on it):
+
+- ``matched``: pairs that agree on amount, fee, status and business day.
+- ``discrepancies``: one row per finding, ``category`` in `CATEGORIES`; columns
+  entry_id, reference, transaction_id, statement_id, ledger_amount_base,
+  statement_amount_base, difference_base, ledger_fee_base, statement_fee_base,
+  ledger_status, statement_status, booked_on, business_date, detail.
+- ``refunds``: each refund or return linked to its original, with the original's
+  amount, the total refunded and the remaining refundable amount.
+- ``rollforward``: per pair of balance snapshots, opening + inflows - outflows - fees
+  against the closing balance.
+- ``summary``: one row per category (``matched`` first) with items and amounts.
+Money columns are ``int64[pyarrow]`` base units; `brl_text` shows them to people.
+"""
+
+from __future__ import annotations
+
+import csv
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+from typing import TYPE_CHECKING, Final
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from pixops.money import format_brl_base
+
+if TYPE_CHECKING:
+    import plotly.graph_objects as go
+
+__all__ = ["ATTENTION_CATEGORIES", "CATEGORIES", "ReconResult"]
+
+#: Every finding, in the order reports list them.
+ATTENTION_CATEGORIES: Final = (
+    "missing_in_statement",
+    "missing_in_ledger",
+    "amount_mismatch",
+    "fee_mismatch",
+    "status_mismatch",
+    "duplicate",
+    "timing_difference",
+    "unbooked_refund",
+    "unit_error",
+    "balance_difference",
+)
+CATEGORIES: Final = ("matched", *ATTENTION_CATEGORIES)
+
+#: What each category means, for people (reports, the dashboard, the CLI).
+CATEGORY_LABELS: Final[dict[str, str]] = {
+    "matched": "Conciliado",
+    "missing_in_statement": "No razão, sem extrato",
+    "missing_in_ledger": "No extrato, sem razão",
+    "amount_mismatch": "Valor divergente",
+    "fee_mismatch": "Tarifa divergente",
+    "status_mismatch": "Status divergente",
+    "duplicate": "Duplicado",
+    "timing_difference": "Dia diferente",
+    "unbooked_refund": "Devolução não lançada",
+    "unit_error": "Erro de unidade (100x/10000x)",
+    "balance_difference": "Saldo não fecha",
+}
+
+_FRAMES: Final = ("matched", "discrepancies", "refunds", "rollforward", "summary")
+
+
+@dataclass(frozen=True)
+class ReconResult:
+    """Frames of one reconciliation run; see the module docstring for their columns."""
+
+    matched: pd.DataFrame
+    discrepancies: pd.DataFrame
+    refunds: pd.DataFrame
+    rollforward: pd.DataFrame
+    summary: pd.DataFrame
+    first_day: date | None
+    last_day: date | None
+    tz: str
+
+    @property
+    def counts(self) -> dict[str, int]:
+        """Items per category, every category present (zero when clean)."""
+        return {
+            str(category): int(items)
+            for category, items in zip(self.summary["category"], self.summary["items"], strict=True)
+        }
+
+    @property
+    def needs_attention(self) -> bool:
+        """True when any category other than ``matched`` has an item."""
+        counts = self.counts
+        return any(counts[category] for category in ATTENTION_CATEGORIES)
+
+    def category(self, name: str) -> pd.DataFrame:
+        """The rows of one category (``matched`` gives the matched frame)."""
+        if name not in CATEGORIES:
+            raise ValueError(f"unknown category {name!r}; one of {list(CATEGORIES)}")
+        if name == "matched":
+            return self.matched
+        selected = self.discrepancies[self.discrepancies["category"] == name]
+        return selected.reset_index(drop=True)
+
+    def frames(self) -> dict[str, pd.DataFrame]:
+        return {name: getattr(self, name) for name in _FRAMES}
+
+    def to_parquet(self, directory: str | Path) -> list[Path]:
+        """Each frame as ``<name>.parquet`` (exact types) in ``directory``."""
+        out = _directory(directory)
+        written = []
+        for name, frame in self.frames().items():
+            path = out / f"{name}.parquet"
+            pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), path)
+            written.append(path)
+        return written
+
+    def to_csv(self, directory: str | Path) -> list[Path]:
+        """Each frame as ``<name>.csv`` (integers in base units, ISO dates)."""
+        out = _directory(directory)
+        written = []
+        for name, frame in self.frames().items():
+            path = out / f"{name}.csv"
+            frame.to_csv(path, index=False)
+            written.append(path)
+        return written
+
+    def to_excel_csv(self, path: str | Path) -> Path:
+        """The discrepancies for a spreadsheet in pt-BR: ``;`` separated, UTF-8 with BOM,
+        money as ``1.234,56`` text in reais (Excel in Brazil opens it as numbers)."""
+        target = Path(path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        frame = self.discrepancies
+        with target.open("w", encoding="utf-8-sig", newline="") as handle:
+            writer = csv.writer(handle, delimiter=";")
+            writer.writerow([str(name) for name in frame.columns])
+            money = [str(name).endswith("_base") for name in frame.columns]
+            for row in frame.itertuples(index=False):
+                writer.writerow(
+                    [
+                        _excel_money(value) if is_money else _excel_text(value)
+                        for value, is_money in zip(row, money, strict=True)
+                    ]
+                )
+        return target
+
+    def write(self, directory: str | Path) -> list[Path]:
+        """Parquet, CSV and the Excel-friendly discrepancies file, all in ``directory``."""
+        out = _directory(directory)
+        return [
+            *self.to_parquet(out),
+            *self.to_csv(out),
+            self.to_excel_csv(out / "discrepancies_excel.csv"),
+        ]
+
+    def summary_text(self) -> str:
+        """The summary as plain text lines (counts and amounts in pt-BR)."""
+        lines = []
+        for row in self.summary.to_dict(orient="records"):
+            lines.append(
+                f"{row['category']:<22} {int(row['items']):>8}  "
+                f"ledger {format_brl_base(int(row['ledger_amount_base'])):>20}  "
+                f"statement {format_brl_base(int(row['statement_amount_base'])):>20}"
+            )
+        for row in self.rollforward.to_dict(orient="records"):
+            lines.append(
+                f"balance {row['opening_at']:%Y-%m-%d %H:%M} -> {row['closing_at']:%Y-%m-%d %H:%M}:"
+                f" expected {format_brl_base(int(row['expected_closing_base']))},"
+                f" reported {format_brl_base(int(row['closing_base']))},"
+                f" difference {format_brl_base(int(row['difference_base']))}"
+            )
+        return "\n".join(lines)
+
+    def summary_figure(self) -> go.Figure:
+        """Bar chart of items per category; hover shows amounts in reais (pt-BR)."""
+        from pixops.recon._figures import summary_figure
+
+        return summary_figure(self)
+
+    def rollforward_figure(self) -> go.Figure:
+        """Waterfall of the balance roll-forward, in reais (pt-BR labels)."""
+        from pixops.recon._figures import rollforward_figure
+
+        return rollforward_figure(self)
+
+
+def _directory(directory: str | Path) -> Path:
+    out = Path(directory)
+    out.mkdir(parents=True, exist_ok=True)
+    return out
+
+
+def _excel_money(value: object) -> str:
+    if value is None or value is pd.NA:
+        return ""
+    text = format_brl_base(int(value))  # type: ignore[call-overload]
+    return text.replace("R$\xa0", "").replace("R$ ", "")
+
+
+def _excel_text(value: object) -> str:
+    if value is None or value is pd.NA:
+        return ""
+    return str(value)

@@ -1,0 +1,164 @@
+"""Run the reconciliation SQL on DuckDB: register inputs as views, set the time zone, run.
+
+The rules are in `pixops.recon._sql` only; this module is the host: it validates and
+converts the inputs to Arrow, registers them (zero-copy), runs the steps and brings the
+outputs back as Arrow-backed frames (never through ``.df()``, which turns integer sums
+into float64).
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime, tzinfo
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pandas as pd
+import pyarrow as pa
+
+from pixops.frames import as_table, parse_tz, to_frame
+from pixops.recon._inputs import (
+    LedgerMapping,
+    balances_table,
+    days_or_none,
+    read_ledger,
+    webhooks_table,
+)
+from pixops.recon._result import CATEGORIES, ReconResult
+from pixops.recon._sql import OUTPUTS, STEPS
+
+__all__ = ["balance_snapshot", "reconcile"]
+
+_SCOPE_SCHEMA = pa.schema([("first_day", pa.date32()), ("last_day", pa.date32())])
+
+
+def _zone_name(tz: str | tzinfo) -> str:
+    zone = parse_tz(tz)
+    name = getattr(zone, "key", None) or ("UTC" if str(zone) == "UTC" else None)
+    if name is None:
+        raise ValueError("tz must be a named zone (e.g. 'America/Sao_Paulo') for SQL")
+    return str(name)
+
+
+def reconcile(
+    statement: pd.DataFrame | pa.Table,
+    ledger: str | Path | pd.DataFrame | pa.Table,
+    *,
+    webhooks: pd.DataFrame | pa.Table | None = None,
+    balances: pd.DataFrame | pa.Table | list[tuple[datetime, int]] | None = None,
+    start: date | str | None = None,
+    end: date | str | None = None,
+    tz: str | tzinfo = "America/Sao_Paulo",
+    mapping: LedgerMapping | None = None,
+    connection: duckdb.DuckDBPyConnection | None = None,
+) -> ReconResult:
+    """Reconcile a statement (`pixops.frames` schema) against a merchant ledger.
+
+    - ``ledger``: CSV/Parquet path, DataFrame or Arrow table, read with ``mapping``
+      (`LedgerMapping`; defaults to the columns of `data/sample_ledger.csv`).
+    - ``webhooks``: the inbox frame (`pixops.webhooks.Inbox.to_frame`): final statuses
+      are checked against the statement and refunds are linked to their originals.
+    - ``balances``: balance snapshots (``as_of``, ``balance_base``), e.g. the opening
+      snapshot and `balance_snapshot(client)`: each consecutive pair is rolled forward.
+    - ``start``/``end``: business days (in ``tz``) to report on; rows just outside
+      still match, so a payment booked on one side of midnight is a timing difference,
+      not two missing items. None means unbounded.
+    Returns a `ReconResult`.
+    """
+    zone = _zone_name(tz)
+    first = days_or_none(start, "start")
+    last = days_or_none(end, "end")
+    if first is not None and last is not None and last < first:
+        raise ValueError(f"end {last} is before start {first}")
+    inputs: dict[str, pa.Table] = {
+        "statement_in": as_table(statement),
+        "ledger_in": read_ledger(ledger, mapping, tz=zone),
+        "webhooks_in": webhooks_table(webhooks),
+        "balances_in": balances_table(balances),
+        "scope_in": pa.Table.from_pylist(
+            [{"first_day": first, "last_day": last}], schema=_SCOPE_SCHEMA
+        ),
+        "categories_in": pa.table(
+            {
+                "category": pa.array(list(CATEGORIES), pa.string()),
+                "position": pa.array(range(len(CATEGORIES)), pa.int32()),
+            }
+        ),
+    }
+    con = duckdb.connect() if connection is None else connection
+    try:
+        outputs = _run(con, zone, inputs)
+    finally:
+        if connection is None:
+            con.close()
+    return ReconResult(
+        matched=outputs["matched"],
+        discrepancies=outputs["discrepancies"],
+        refunds=outputs["refunds"],
+        rollforward=outputs["rollforward"],
+        summary=outputs["summary"],
+        first_day=first,
+        last_day=last,
+        tz=zone,
+    )
+
+
+def _run(
+    con: duckdb.DuckDBPyConnection, zone: str, inputs: dict[str, pa.Table]
+) -> dict[str, pd.DataFrame]:
+    con.execute(f"SET TimeZone = '{zone}'")
+    for name, table in inputs.items():
+        con.register(name, table)
+    try:
+        for name, sql in STEPS:
+            con.execute(f"CREATE OR REPLACE TEMP TABLE {name} AS {sql}")
+        outputs: dict[str, pd.DataFrame] = {}
+        for name, order in OUTPUTS.items():
+            query = f"SELECT * FROM {name} ORDER BY {order}"  # noqa: S608 (names from _sql)
+            table = con.sql(query).to_arrow_table()
+            outputs[name] = to_frame(_utc(table))
+    finally:
+        for name in inputs:
+            con.unregister(name)
+        for name, _ in STEPS:
+            con.execute(f"DROP TABLE IF EXISTS {name}")
+    return outputs
+
+
+def _utc(table: pa.Table) -> pa.Table:
+    """DuckDB hands timestamps back in the session zone; the frames say UTC."""
+    fields: list[Any] = []
+    for field in table.schema:
+        if pa.types.is_timestamp(field.type) and field.type.tz is not None:
+            fields.append(pa.field(field.name, pa.timestamp(field.type.unit, tz="UTC")))
+        else:
+            fields.append(field)
+    return table.cast(pa.schema(fields))
+
+
+def balance_snapshot(client: object) -> tuple[datetime, int]:
+    """``(as_of, balance_base)`` from ``GET /balance`` through the client.
+
+    ``balance`` is the ledger balance (in-flight holds do not change it), which is what
+    settled movements roll forward to.
+    """
+    reader = getattr(client, "balance", None)
+    if not callable(reader):
+        raise TypeError("client must be a pixops.Client (it has no balance())")
+    found = reader()
+    as_of = _field(found, "as_of")
+    amount = _field(found, "balance")
+    if isinstance(as_of, str):
+        as_of = datetime.fromisoformat(as_of.replace("Z", "+00:00"))
+    if not isinstance(as_of, datetime) or as_of.tzinfo is None:
+        raise ValueError(f"balance as_of is not a time-zone-aware instant: {as_of!r}")
+    if isinstance(amount, bool) or not isinstance(amount, int):
+        raise TypeError(f"balance is not an integer of base units: {amount!r}")
+    return as_of, int(amount)
+
+
+def _field(found: object, name: str) -> Any:
+    if isinstance(found, dict):
+        data = found.get("data", found)
+        return data.get(name) if isinstance(data, dict) else None
+    return getattr(found, name, None)

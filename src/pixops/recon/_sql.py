@@ -1,0 +1,360 @@
+"""The whole reconciliation as portable SQL: the ONE place its rules live.
+
+The host registers five inputs as views and sets the session time zone (business days
+are ``CAST(created_at AS DATE)`` in that zone), then runs `STEPS` in order, each as a
+temporary table named by the step (DuckDB: ``CREATE OR REPLACE TEMP TABLE name AS
+...``; Spark: ``spark.sql(sql).createOrReplaceTempView(name)``). The text keeps to the
+subset that DuckDB 2.0 and Spark 4 both run the same way: no QUALIFY, no integer
+division, dates only compared or moved by ``± 1``, no double-quoted identifiers,
+``NULLS LAST``/``FIRST`` always written, money sums cast back to BIGINT.
+
+Inputs:
+- ``statement_in``: the statement schema (`pixops.frames.STATEMENT_SCHEMA`).
+- ``ledger_in``: entry_id, reference, direction, amount_base, fee_base, status, booked_on.
+- ``webhooks_in``: event_type, transaction_id, original_transaction_id, created_at.
+- ``balances_in``: as_of (timestamp), balance_base.
+- ``scope_in``: one row, first_day and last_day (DATE, NULL = open).
+- ``categories_in``: category, position (the categories reported, in order).
+Outputs: ``matched``, ``discrepancies``, ``refunds``, ``rollforward``, ``summary``.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+__all__ = ["OUTPUTS", "STEPS"]
+
+_STMT_RANKED = """
+SELECT s.id, s.transaction_id, s.end_to_end_id, s.external_id, s.tag,
+       CAST(s.payment_status AS STRING) AS payment_status,
+       CAST(s.direction AS STRING) AS direction,
+       s.amount_base, s.fee_base, s.net_base, s.created_at, s.completed_at,
+       COALESCE(s.original_transaction_id, h.original_transaction_id)
+           AS original_transaction_id,
+       CAST(s.created_at AS DATE) AS business_date,
+       ROW_NUMBER() OVER (PARTITION BY s.id
+                          ORDER BY s.completed_at DESC NULLS LAST,
+                                   s.created_at DESC NULLS LAST) AS copy_rank,
+       COUNT(*) OVER (PARTITION BY s.id) AS copies
+FROM statement_in s
+LEFT JOIN (SELECT transaction_id, MAX(original_transaction_id) AS original_transaction_id
+           FROM webhooks_in WHERE original_transaction_id IS NOT NULL
+           GROUP BY transaction_id) h
+  ON h.transaction_id = s.transaction_id
+"""
+
+_STMT = """
+SELECT r.id, r.transaction_id, r.end_to_end_id, r.external_id, r.tag, r.payment_status,
+       r.direction, r.amount_base, r.fee_base, r.net_base, r.created_at, r.completed_at,
+       r.original_transaction_id, r.business_date,
+       (sc.first_day IS NULL OR r.business_date >= sc.first_day)
+       AND (sc.last_day IS NULL OR r.business_date <= sc.last_day) AS in_scope
+FROM stmt_ranked r CROSS JOIN scope_in sc
+WHERE r.copy_rank = 1
+"""
+
+_LED = """
+SELECT l.entry_id, l.reference, l.direction, l.amount_base, l.fee_base,
+       COALESCE(l.status, 'settled') AS status, l.booked_on,
+       (sc.first_day IS NULL OR l.booked_on >= sc.first_day)
+       AND (sc.last_day IS NULL OR l.booked_on <= sc.last_day) AS in_scope
+FROM ledger_in l CROSS JOIN scope_in sc
+"""
+
+# Every identifier a ledger may have written down for a movement.
+_STMT_KEYS = """
+SELECT transaction_id AS match_key, id AS stmt_id FROM stmt
+UNION ALL SELECT end_to_end_id, id FROM stmt WHERE end_to_end_id IS NOT NULL
+UNION ALL SELECT external_id, id FROM stmt WHERE external_id IS NOT NULL
+UNION ALL SELECT tag, id FROM stmt WHERE tag IS NOT NULL
+"""
+
+_CAND = """
+SELECT DISTINCT l.entry_id, k.stmt_id
+FROM led l JOIN stmt_keys k ON k.match_key = l.reference
+"""
+
+# Each ledger entry picks its best statement row: settled first, then the same amount.
+_CAND_RANKED = """
+SELECT c.entry_id, c.stmt_id,
+       ROW_NUMBER() OVER (
+           PARTITION BY c.entry_id
+           ORDER BY CASE WHEN s.payment_status = 'settled' THEN 0 ELSE 1 END ASC NULLS LAST,
+                    CASE WHEN s.amount_base = l.amount_base THEN 0 ELSE 1 END ASC NULLS LAST,
+                    s.created_at ASC NULLS LAST, s.id ASC NULLS LAST) AS pick
+FROM cand c
+JOIN stmt s ON s.id = c.stmt_id
+JOIN led l ON l.entry_id = c.entry_id
+"""
+
+# A statement row claimed by several entries goes to the first; the rest double-booked.
+_CLAIMS = """
+SELECT p.entry_id, p.stmt_id,
+       ROW_NUMBER() OVER (PARTITION BY p.stmt_id
+                          ORDER BY l.booked_on ASC NULLS LAST, p.entry_id ASC NULLS LAST) AS claim
+FROM cand_ranked p JOIN led l ON l.entry_id = p.entry_id
+WHERE p.pick = 1
+"""
+
+_PAIRS = """
+SELECT l.entry_id, l.reference, s.id AS stmt_id, s.transaction_id,
+       l.direction AS ledger_direction, s.direction AS statement_direction,
+       l.amount_base AS ledger_amount_base, s.amount_base AS statement_amount_base,
+       l.fee_base AS ledger_fee_base, s.fee_base AS statement_fee_base,
+       l.status AS ledger_status, s.payment_status AS statement_status,
+       l.booked_on, s.business_date,
+       l.in_scope OR s.in_scope AS in_scope,
+       l.amount_base <> s.amount_base
+       AND (CAST(l.amount_base AS DECIMAL(38, 0)) * 100 = s.amount_base
+            OR CAST(l.amount_base AS DECIMAL(38, 0)) * 10000 = s.amount_base
+            OR CAST(s.amount_base AS DECIMAL(38, 0)) * 100 = l.amount_base
+            OR CAST(s.amount_base AS DECIMAL(38, 0)) * 10000 = l.amount_base) AS unit_error,
+       (l.direction IS NOT NULL AND l.direction <> s.direction) AS direction_differs
+FROM claims c
+JOIN led l ON l.entry_id = c.entry_id
+JOIN stmt s ON s.id = c.stmt_id
+WHERE c.claim = 1
+"""
+
+_PAIR_COLUMNS = """
+       p.entry_id, p.reference, p.transaction_id, p.stmt_id AS statement_id,
+       p.ledger_amount_base, p.statement_amount_base,
+       p.statement_amount_base - p.ledger_amount_base AS difference_base,
+       p.ledger_fee_base, p.statement_fee_base, p.ledger_status, p.statement_status,
+       p.booked_on, p.business_date"""
+
+
+def _stmt_columns(alias: str, ledger_status: str = "CAST(NULL AS STRING)") -> str:
+    """The discrepancy columns of a statement row that no ledger entry is paired with."""
+    return f"""
+       CAST(NULL AS STRING) AS entry_id, CAST(NULL AS STRING) AS reference,
+       {alias}.transaction_id, {alias}.id AS statement_id,
+       CAST(NULL AS BIGINT) AS ledger_amount_base, {alias}.amount_base AS statement_amount_base,
+       {alias}.amount_base AS difference_base,
+       CAST(NULL AS BIGINT) AS ledger_fee_base, {alias}.fee_base AS statement_fee_base,
+       {ledger_status} AS ledger_status, {alias}.payment_status AS statement_status,
+       CAST(NULL AS DATE) AS booked_on, {alias}.business_date"""
+
+
+_UNCLAIMED = """
+  AND NOT EXISTS (SELECT 1 FROM pairs p WHERE p.stmt_id = s.id)
+  AND NOT EXISTS (SELECT 1 FROM cand c WHERE c.stmt_id = s.id)"""
+
+_HOOK_STATUS = """
+SELECT transaction_id, webhook_status FROM (
+    SELECT w.transaction_id,
+           CASE w.event_type
+               WHEN 'pix.payout.confirmed' THEN 'settled'
+               WHEN 'pix.charge.paid' THEN 'settled'
+               WHEN 'pix.refund.completed' THEN 'settled'
+               WHEN 'pix.payout.returned' THEN 'settled'
+               WHEN 'pix.payout.rejected' THEN 'rejected'
+               WHEN 'pix.payout.failed' THEN 'failed'
+           END AS webhook_status,
+           ROW_NUMBER() OVER (PARTITION BY w.transaction_id
+                              ORDER BY w.created_at DESC NULLS LAST) AS latest
+    FROM webhooks_in w
+    WHERE w.event_type IN ('pix.payout.confirmed', 'pix.charge.paid', 'pix.refund.completed',
+                           'pix.payout.returned', 'pix.payout.rejected', 'pix.payout.failed')
+) x
+WHERE x.latest = 1
+"""
+
+_DISCREPANCIES = f"""
+SELECT 'unit_error' AS category, {_PAIR_COLUMNS},
+       'amounts differ by a factor of 100 or 10000 (centavos, base units, reais)' AS detail
+FROM pairs p WHERE p.in_scope AND p.unit_error
+UNION ALL
+SELECT 'amount_mismatch', {_PAIR_COLUMNS},
+       CASE WHEN p.direction_differs
+            THEN CONCAT('direction ', p.ledger_direction, ' in the ledger, ',
+                        p.statement_direction, ' in the statement')
+            ELSE 'amounts differ' END
+FROM pairs p
+WHERE p.in_scope AND ((p.ledger_amount_base <> p.statement_amount_base AND NOT p.unit_error)
+                      OR p.direction_differs)
+UNION ALL
+SELECT 'fee_mismatch', {_PAIR_COLUMNS}, 'fees differ'
+FROM pairs p
+WHERE p.in_scope AND p.ledger_fee_base IS NOT NULL AND p.ledger_fee_base <> p.statement_fee_base
+UNION ALL
+SELECT 'status_mismatch', {_PAIR_COLUMNS},
+       CONCAT('ledger expects ', p.ledger_status, ', statement shows ', p.statement_status)
+FROM pairs p WHERE p.in_scope AND p.ledger_status <> p.statement_status
+UNION ALL
+SELECT 'timing_difference', {_PAIR_COLUMNS},
+       CASE WHEN p.business_date = p.booked_on + 1 THEN 'statement one business day later'
+            WHEN p.business_date = p.booked_on - 1 THEN 'statement one business day earlier'
+            ELSE 'booked on another business day' END
+FROM pairs p WHERE p.in_scope AND p.booked_on <> p.business_date
+UNION ALL
+SELECT 'missing_in_statement', l.entry_id, l.reference,
+       CAST(NULL AS STRING), CAST(NULL AS STRING),
+       l.amount_base, CAST(NULL AS BIGINT), 0 - l.amount_base,
+       l.fee_base, CAST(NULL AS BIGINT), l.status, CAST(NULL AS STRING),
+       l.booked_on, CAST(NULL AS DATE),
+       'no statement movement carries this reference'
+FROM led l
+WHERE l.in_scope AND NOT EXISTS (SELECT 1 FROM cand c WHERE c.entry_id = l.entry_id)
+UNION ALL
+SELECT 'duplicate', l.entry_id, l.reference, s.transaction_id, s.id,
+       l.amount_base, s.amount_base, 0 - l.amount_base,
+       l.fee_base, s.fee_base, l.status, s.payment_status, l.booked_on, s.business_date,
+       'ledger entry books a movement another entry already booked'
+FROM claims c
+JOIN led l ON l.entry_id = c.entry_id
+JOIN stmt s ON s.id = c.stmt_id
+WHERE c.claim > 1 AND (l.in_scope OR s.in_scope)
+UNION ALL
+SELECT 'duplicate', {_stmt_columns("s")},
+       'a second movement for a reference the ledger booked once'
+FROM stmt s
+WHERE s.in_scope AND s.payment_status = 'settled'
+  AND EXISTS (SELECT 1 FROM cand c WHERE c.stmt_id = s.id)
+  AND NOT EXISTS (SELECT 1 FROM pairs p WHERE p.stmt_id = s.id)
+UNION ALL
+SELECT 'duplicate', {_stmt_columns("r")},
+       CONCAT('the same statement id appears ', CAST(r.copies AS STRING), ' times')
+FROM stmt_ranked r CROSS JOIN scope_in sc
+WHERE r.copy_rank = 2
+  AND (sc.first_day IS NULL OR r.business_date >= sc.first_day)
+  AND (sc.last_day IS NULL OR r.business_date <= sc.last_day)
+UNION ALL
+SELECT 'missing_in_ledger', {_stmt_columns("s")}, 'no ledger entry references this movement'
+FROM stmt s
+WHERE s.in_scope AND s.payment_status IN ('settled', 'processing')
+  AND s.original_transaction_id IS NULL {_UNCLAIMED}
+UNION ALL
+SELECT 'unbooked_refund', {_stmt_columns("s")},
+       CONCAT(CASE WHEN s.direction = 'outbound' THEN 'refund of ' ELSE 'return of ' END,
+              s.original_transaction_id, ' not booked in the ledger')
+FROM stmt s
+WHERE s.in_scope AND s.payment_status IN ('settled', 'processing')
+  AND s.original_transaction_id IS NOT NULL {_UNCLAIMED}
+UNION ALL
+SELECT 'status_mismatch', {_stmt_columns("s", "h.webhook_status")},
+       CONCAT('webhook says ', h.webhook_status, ', statement shows ', s.payment_status)
+FROM stmt s JOIN hook_status h ON h.transaction_id = s.transaction_id
+WHERE s.in_scope AND s.payment_status IN ('settled', 'rejected', 'failed')
+  AND h.webhook_status <> s.payment_status
+UNION ALL
+SELECT 'balance_difference', CAST(NULL AS STRING), CAST(NULL AS STRING),
+       CAST(NULL AS STRING), CAST(NULL AS STRING),
+       b.expected_closing_base, b.closing_base, b.difference_base,
+       CAST(NULL AS BIGINT), CAST(NULL AS BIGINT), CAST(NULL AS STRING), CAST(NULL AS STRING),
+       CAST(NULL AS DATE), CAST(b.closing_at AS DATE),
+       'opening balance plus settled movements does not reach the closing balance'
+FROM rollforward b WHERE b.difference_base <> 0
+"""  # noqa: S608 (fixed fragments of this module, no input)
+
+_MATCHED = """
+SELECT p.entry_id, p.reference, p.transaction_id, p.stmt_id AS statement_id,
+       p.statement_amount_base AS amount_base, p.statement_fee_base AS fee_base,
+       p.statement_status AS payment_status, p.booked_on, p.business_date
+FROM pairs p
+WHERE p.in_scope
+  AND NOT p.unit_error AND NOT p.direction_differs
+  AND p.ledger_amount_base = p.statement_amount_base
+  AND (p.ledger_fee_base IS NULL OR p.ledger_fee_base = p.statement_fee_base)
+  AND p.ledger_status = p.statement_status
+  AND p.booked_on = p.business_date
+"""
+
+_REFUNDS = """
+SELECT r.transaction_id AS refund_transaction_id, r.original_transaction_id,
+       r.direction, r.payment_status, r.business_date,
+       r.amount_base AS refund_amount_base, o.amount_base AS original_amount_base,
+       t.total_refunded_base,
+       o.amount_base - t.total_refunded_base AS remaining_refundable_base,
+       po.entry_id AS original_entry_id, pr.entry_id AS refund_entry_id
+FROM stmt r
+LEFT JOIN stmt o ON o.transaction_id = r.original_transaction_id
+LEFT JOIN (SELECT original_transaction_id,
+                  CAST(SUM(amount_base) AS BIGINT) AS total_refunded_base
+           FROM stmt
+           WHERE original_transaction_id IS NOT NULL
+             AND payment_status IN ('settled', 'processing')
+           GROUP BY original_transaction_id) t
+  ON t.original_transaction_id = r.original_transaction_id
+LEFT JOIN pairs po ON po.stmt_id = o.id
+LEFT JOIN pairs pr ON pr.stmt_id = r.id
+WHERE r.original_transaction_id IS NOT NULL AND r.in_scope
+"""
+
+_SNAPSHOTS = """
+SELECT as_of, balance_base, ROW_NUMBER() OVER (ORDER BY as_of ASC NULLS LAST) AS n
+FROM balances_in
+"""
+
+_ROLLFORWARD = """
+SELECT a.as_of AS opening_at, b.as_of AS closing_at, a.balance_base AS opening_base,
+       COALESCE(m.inflow_base, 0) AS inflow_base, COALESCE(m.outflow_base, 0) AS outflow_base,
+       COALESCE(m.fees_base, 0) AS fees_base,
+       a.balance_base + COALESCE(m.inflow_base, 0) - COALESCE(m.outflow_base, 0)
+           - COALESCE(m.fees_base, 0) AS expected_closing_base,
+       b.balance_base AS closing_base,
+       b.balance_base - (a.balance_base + COALESCE(m.inflow_base, 0)
+           - COALESCE(m.outflow_base, 0) - COALESCE(m.fees_base, 0)) AS difference_base
+FROM snapshots a
+JOIN snapshots b ON b.n = a.n + 1
+LEFT JOIN (
+    SELECT p.n,
+           CAST(SUM(CASE WHEN s.direction = 'inbound' THEN s.amount_base ELSE 0 END)
+                AS BIGINT) AS inflow_base,
+           CAST(SUM(CASE WHEN s.direction = 'outbound' THEN s.amount_base ELSE 0 END)
+                AS BIGINT) AS outflow_base,
+           CAST(SUM(s.fee_base) AS BIGINT) AS fees_base
+    FROM snapshots p
+    JOIN snapshots q ON q.n = p.n + 1
+    JOIN stmt s ON s.payment_status = 'settled'
+               AND s.completed_at > p.as_of AND s.completed_at <= q.as_of
+    GROUP BY p.n
+) m ON m.n = a.n
+"""
+
+_SUMMARY = """
+SELECT k.category, k.position,
+       COALESCE(d.items, 0) AS items,
+       COALESCE(d.ledger_amount_base, 0) AS ledger_amount_base,
+       COALESCE(d.statement_amount_base, 0) AS statement_amount_base
+FROM categories_in k
+LEFT JOIN (
+    SELECT category, COUNT(*) AS items,
+           CAST(SUM(COALESCE(ledger_amount_base, 0)) AS BIGINT) AS ledger_amount_base,
+           CAST(SUM(COALESCE(statement_amount_base, 0)) AS BIGINT) AS statement_amount_base
+    FROM discrepancies GROUP BY category
+    UNION ALL
+    SELECT 'matched', COUNT(*), CAST(SUM(amount_base) AS BIGINT),
+           CAST(SUM(amount_base) AS BIGINT)
+    FROM matched
+) d ON d.category = k.category
+"""
+
+#: (name, SQL) in the order they run; each result is a temporary table named `name`.
+STEPS: Final[tuple[tuple[str, str], ...]] = (
+    ("stmt_ranked", _STMT_RANKED),
+    ("stmt", _STMT),
+    ("led", _LED),
+    ("stmt_keys", _STMT_KEYS),
+    ("cand", _CAND),
+    ("cand_ranked", _CAND_RANKED),
+    ("claims", _CLAIMS),
+    ("pairs", _PAIRS),
+    ("hook_status", _HOOK_STATUS),
+    ("snapshots", _SNAPSHOTS),
+    ("rollforward", _ROLLFORWARD),
+    ("discrepancies", _DISCREPANCIES),
+    ("matched", _MATCHED),
+    ("refunds", _REFUNDS),
+    ("summary", _SUMMARY),
+)
+
+#: The steps whose tables the result object exposes, with the order of their rows.
+OUTPUTS: Final[dict[str, str]] = {
+    "matched": "business_date ASC NULLS LAST, entry_id ASC NULLS LAST",
+    "discrepancies": "category ASC NULLS LAST, business_date ASC NULLS LAST, "
+    "booked_on ASC NULLS LAST, entry_id ASC NULLS LAST, transaction_id ASC NULLS LAST",
+    "refunds": "original_transaction_id ASC NULLS LAST, refund_transaction_id ASC NULLS LAST",
+    "rollforward": "opening_at ASC NULLS LAST",
+    "summary": "position ASC NULLS LAST",
+}

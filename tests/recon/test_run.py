@@ -1,0 +1,239 @@
+"""`pixops.recon.reconcile`: every category planted and found, nothing else on clean data."""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime, timedelta
+
+import pandas as pd
+import pyarrow as pa
+import pytest
+from tests.recon.builders import (
+    DAY,
+    NOON,
+    clean_pair,
+    ledger_row,
+    ledger_table,
+    statement_row,
+    statement_table,
+)
+
+from pixops.recon import ATTENTION_CATEGORIES, CATEGORIES, reconcile
+
+OPENING_AT = datetime(2026, 1, 15, 3, 0, tzinfo=UTC)
+CLOSING_AT = datetime(2026, 1, 17, 3, 0, tzinfo=UTC)
+
+
+def _balances(statement: pa.Table, opening_base: int, off_by_base: int = 0) -> list:
+    frame = statement.to_pandas(types_mapper=pd.ArrowDtype)
+    settled = frame[frame["payment_status"] == "settled"]
+    signed = settled["net_base"].where(settled["direction"] == "inbound", -settled["net_base"])
+    closing = opening_base + int(signed.sum()) + off_by_base
+    return [(OPENING_AT, opening_base), (CLOSING_AT, closing)]
+
+
+def test_clean_data_is_all_matched_and_nothing_else() -> None:
+    statement, ledger = clean_pair(20)
+    result = reconcile(
+        statement, ledger, balances=_balances(statement, 5_000_000), start=DAY, end=DAY
+    )
+    assert result.counts == dict.fromkeys(ATTENTION_CATEGORIES, 0) | {"matched": 20}
+    assert not result.needs_attention
+    assert result.discrepancies.empty
+    assert int(result.rollforward["difference_base"].iloc[0]) == 0
+    assert list(result.summary["category"]) == list(CATEGORIES)
+
+
+def _planted() -> tuple[pa.Table, pa.Table, pd.DataFrame, list]:
+    stmt = [statement_row(n) for n in range(5)]  # 0-4 clean
+    ledger = [ledger_row(f"L{n}", f"PIXIN{n:06d}") for n in range(5)]
+    # missing in statement: the ledger expects a payment that never came
+    ledger.append(ledger_row("L-miss", "pedido-404"))
+    # missing in ledger: a settled payment nobody booked
+    stmt.append(statement_row(10))
+    # amount mismatch
+    stmt.append(statement_row(11, amount_base=1_050_000))
+    ledger.append(ledger_row("L-amount", "PIXIN000011"))
+    # fee mismatch
+    stmt.append(statement_row(12))
+    ledger.append(ledger_row("L-fee", "PIXIN000012", fee_base=5_000))
+    # status mismatch: the ledger expects a settled payout, the central bank rejected it
+    stmt.append(statement_row(13, direction="outbound", status="rejected", fee_base=5_000))
+    ledger.append(ledger_row("L-status", "PIXOUT000013", direction="outbound"))
+    # duplicate, ledger side: two entries book the same payment
+    stmt.append(statement_row(14))
+    ledger.append(ledger_row("L-dup-a", "PIXIN000014"))
+    ledger.append(ledger_row("L-dup-b", "PIXIN000014"))
+    # duplicate, statement side: the customer paid order 77 twice
+    stmt.append(statement_row(15, external_id="pedido-77"))
+    stmt.append(statement_row(16, external_id="pedido-77"))
+    ledger.append(ledger_row("L-77", "pedido-77"))
+    # duplicate, statement side: the same id exported twice
+    stmt.append(statement_row(17))
+    stmt.append(statement_row(17))
+    ledger.append(ledger_row("L-17", "PIXIN000017"))
+    # timing: paid 00:30 on the 16th in São Paulo, booked on the 15th
+    late = datetime(2026, 1, 16, 3, 30, tzinfo=UTC) - timedelta(seconds=18)
+    stmt.append(statement_row(18, created_at=late))
+    ledger.append(ledger_row("L-late", "PIXIN000018"))
+    # refund of payment 0, not booked
+    stmt.append(
+        statement_row(
+            19, direction="outbound", fee_base=0, amount_base=400_000, original="PIXIN000000"
+        )
+    )
+    # unit error: centavos written where base units belong (100x)
+    stmt.append(statement_row(20))
+    ledger.append(ledger_row("L-unit", "PIXIN000020", amount_base=10_000))
+    statement = statement_table(stmt)
+    hooks = pd.DataFrame(
+        {
+            "type": ["pix.payout.confirmed"],
+            "transaction_id": ["PIXOUT000013"],
+            "original_transaction_id": [None],
+            "created_at": [NOON],
+        }
+    ).astype({"created_at": "datetime64[us, UTC]"})
+    balances = _balances(statement.slice(0, statement.num_rows - 1), 5_000_000, off_by_base=-300)
+    return statement, ledger_table(ledger), hooks, balances
+
+
+@pytest.fixture(scope="module")
+def planted() -> object:
+    statement, ledger, hooks, balances = _planted()
+    return reconcile(statement, ledger, webhooks=hooks, balances=balances, start=DAY, end=DAY)
+
+
+def test_every_category_is_found(planted: object) -> None:
+    counts = planted.counts  # type: ignore[attr-defined]
+    assert counts == {
+        "matched": 8,  # 0-4, and the first booking of payments 14, 15 and 17
+        "missing_in_statement": 1,
+        "missing_in_ledger": 1,
+        "amount_mismatch": 1,
+        "fee_mismatch": 1,
+        "status_mismatch": 2,
+        "duplicate": 3,
+        "timing_difference": 1,
+        "unbooked_refund": 1,
+        "unit_error": 1,
+        "balance_difference": 1,
+    }
+    assert planted.needs_attention  # type: ignore[attr-defined]
+
+
+def test_findings_name_the_right_rows(planted: object) -> None:
+    result = planted
+    by = result.category  # type: ignore[attr-defined]
+    assert list(by("missing_in_statement")["entry_id"]) == ["L-miss"]
+    assert list(by("missing_in_ledger")["transaction_id"]) == ["PIXIN000010"]
+    amount = by("amount_mismatch").iloc[0]
+    assert (amount["entry_id"], int(amount["difference_base"])) == ("L-amount", 50_000)
+    fee = by("fee_mismatch").iloc[0]
+    assert (int(fee["ledger_fee_base"]), int(fee["statement_fee_base"])) == (5_000, 9_900)
+    status = by("status_mismatch")
+    assert set(status["transaction_id"]) == {"PIXOUT000013"}
+    assert set(status["detail"]) == {
+        "ledger expects settled, statement shows rejected",
+        "webhook says settled, statement shows rejected",
+    }
+    duplicates = by("duplicate")
+    assert set(duplicates["entry_id"].dropna()) == {"L-dup-b"}
+    assert set(duplicates["transaction_id"]) == {"PIXIN000014", "PIXIN000016", "PIXIN000017"}
+    timing = by("timing_difference").iloc[0]
+    assert timing["detail"] == "statement one business day later"
+    assert (timing["booked_on"], timing["business_date"]) == (DAY, date(2026, 1, 16))
+    assert list(by("unbooked_refund")["transaction_id"]) == ["PIXOUT000019"]
+    assert list(by("unit_error")["entry_id"]) == ["L-unit"]
+    assert int(by("balance_difference")["difference_base"].iloc[0]) == -300
+
+
+def test_refunds_are_linked_with_the_refundable_remainder(planted: object) -> None:
+    refunds = planted.refunds  # type: ignore[attr-defined]
+    row = refunds.iloc[0]
+    assert row["refund_transaction_id"] == "PIXOUT000019"
+    assert row["original_transaction_id"] == "PIXIN000000"
+    assert row["original_entry_id"] == "L0"
+    assert int(row["original_amount_base"]) == 1_000_000
+    assert int(row["total_refunded_base"]) == 400_000
+    assert int(row["remaining_refundable_base"]) == 600_000
+
+
+def test_webhooks_link_a_refund_the_statement_did_not(planted: object) -> None:
+    stmt = [statement_row(0), statement_row(1, direction="outbound", fee_base=0, amount_base=5)]
+    hooks = pd.DataFrame(
+        {
+            "type": ["pix.refund.completed"],
+            "transaction_id": ["PIXOUT000001"],
+            "original_transaction_id": ["PIXIN000000"],
+            "created_at": [NOON],
+        }
+    ).astype({"created_at": "datetime64[us, UTC]"})
+    result = reconcile(
+        statement_table(stmt), ledger_table([ledger_row("L0", "PIXIN000000")]), webhooks=hooks
+    )
+    assert result.counts["unbooked_refund"] == 1
+    assert int(result.refunds["remaining_refundable_base"].iloc[0]) == 999_995
+
+
+def test_rows_outside_the_scope_are_not_reported() -> None:
+    early = NOON - timedelta(days=3)
+    stmt = [statement_row(0, created_at=early), statement_row(1)]
+    ledger = [ledger_row("L-old", "pedido-velho", booked_on=DAY - timedelta(days=3))]
+    result = reconcile(
+        statement_table(stmt),
+        ledger_table([*ledger, ledger_row("L1", "PIXIN000001")]),
+        start=DAY,
+        end=DAY,
+    )
+    assert result.counts["matched"] == 1
+    assert not result.needs_attention
+
+
+def test_unit_error_in_both_directions_and_10000x() -> None:
+    stmt = [statement_row(n, amount_base=1_000_000) for n in range(3)]
+    ledger = [
+        ledger_row("L0", "PIXIN000000", amount_base=100),  # reais written as base units
+        ledger_row("L1", "PIXIN000001", amount_base=100_000_000),  # centavos -> base twice
+        ledger_row("L2", "PIXIN000002", amount_base=10_000_000_000),  # 10000x
+    ]
+    result = reconcile(statement_table(stmt), ledger_table(ledger))
+    assert result.counts["unit_error"] == 3
+    assert result.counts["amount_mismatch"] == 0
+
+
+def test_direction_difference_is_an_amount_mismatch() -> None:
+    result = reconcile(
+        statement_table([statement_row(0)]),
+        ledger_table([ledger_row("L0", "PIXIN000000", direction="outbound")]),
+    )
+    assert result.category("amount_mismatch")["detail"].iloc[0] == (
+        "direction outbound in the ledger, inbound in the statement"
+    )
+
+
+def test_unknown_category_is_refused(planted: object) -> None:
+    with pytest.raises(ValueError, match="unknown category"):
+        planted.category("lost")  # type: ignore[attr-defined]
+
+
+def test_end_before_start_is_refused() -> None:
+    statement, ledger = clean_pair(1)
+    with pytest.raises(ValueError, match="before start"):
+        reconcile(statement, ledger, start="2026-01-15", end="2026-01-14")
+
+
+def test_bad_time_zone_is_refused() -> None:
+    statement, ledger = clean_pair(1)
+    with pytest.raises(ValueError, match="time zone"):
+        reconcile(statement, ledger, tz="Mars/Olympus")
+
+
+def test_a_caller_connection_is_left_open_and_clean() -> None:
+    import duckdb
+
+    statement, ledger = clean_pair(2)
+    con = duckdb.connect()
+    reconcile(statement, ledger, connection=con)
+    assert con.execute("SELECT 1").fetchone() == (1,)
+    tables = con.execute("SELECT table_name FROM duckdb_tables()").fetchall()
+    assert tables == []
