@@ -13,6 +13,7 @@ import re
 from typing import Any, Final
 
 from pixops._version import __version__
+from pixops.engine.admin import add_to_openapi
 from pixops.engine.events import EVENT_TYPES
 from pixops.engine.http import encode_json
 from pixops.engine.queries import DEFAULT_PER_PAGE, MAX_PER_PAGE, STATUS_FILTERS, TYPE_FILTERS
@@ -998,4 +999,4 @@ def build_openapi() -> dict[str, Any]:
 @functools.cache
 def document_bytes() -> bytes:
     """The document as served: compact UTF-8 JSON, built once."""
-    return encode_json(build_openapi())
+    return encode_json(add_to_openapi(build_openapi()))

@@ -14,6 +14,7 @@ from pixops.engine.admin._routes import PREFIX, ROUTES, HelperRoute
 
 TAG: Final = "Sandbox test helpers"
 SECURITY_SCHEME: Final = "sandboxAdminToken"
+_ROOT_SERVER: Final = {"url": "/", "description": "the server's root, not /api/external"}
 _TAG_DESCRIPTION: Final = (
     "What payers, counterparties, the central bank and the portal do, on a server that runs "
     "as a sandbox (`pixops serve`, not `--production`). Authenticated with the admin token "
@@ -90,7 +91,9 @@ def openapi_fragment() -> dict[str, Any]:
     """`{"paths": …, "tags": [tag], "securitySchemes": {…}}` of the test helpers."""
     paths: dict[str, dict[str, Any]] = {}
     for route in ROUTES:
-        paths.setdefault(_openapi_path(route.pattern), {})[route.method.lower()] = _operation(route)
+        # The API's paths are relative to /api/external; these hang off the server's root.
+        item = paths.setdefault(_openapi_path(route.pattern), {"servers": [dict(_ROOT_SERVER)]})
+        item[route.method.lower()] = _operation(route)
     return {
         "paths": paths,
         "tags": [{"name": TAG, "description": _TAG_DESCRIPTION}],
