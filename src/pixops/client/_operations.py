@@ -10,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
+from pixops import limits
 from pixops.client._core import Call, parse_model
 from pixops.client._errors import ArgumentError
 from pixops.client._params import (
@@ -88,7 +89,7 @@ def balance() -> Op[Balance]:
 
 
 def validate_cpf(cpf: object) -> Op[CpfValidation]:
-    text = required_text("cpf", cpf, max_length=64)
+    text = required_text("cpf", cpf, max_length=limits.CPF_INPUT_MAX_CHARS)
     return Op(Call("POST", "/cpf/validate", body={"cpf": text}), _data(CpfValidationResponse))
 
 
@@ -114,14 +115,16 @@ def cash_in(
     payer = None
     if payer_name is not None or payer_document is not None:
         payer = {
-            "name": required_text("payer_name", payer_name, max_length=MAX_DESCRIPTION_LENGTH),
+            "name": required_text("payer_name", payer_name, max_length=limits.PAYER_NAME_MAX_CHARS),
             "document": required_text("payer_document", payer_document, max_length=32),
         }
     body = _body(
         amount=centavos,
         description=optional_text("description", description, max_length=MAX_DESCRIPTION_LENGTH),
-        external_id=optional_text("external_id", external_id, max_length=128),
-        tag=optional_text("tag", tag, max_length=64),
+        external_id=optional_text(
+            "external_id", external_id, max_length=limits.EXTERNAL_ID_MAX_CHARS
+        ),
+        tag=optional_text("tag", tag, max_length=limits.TAG_MAX_CHARS),
         expires_in=expires_in,
         payer=payer,
     )
@@ -142,7 +145,7 @@ def cash_out(
     purpose: object,
     idempotency_key: str | None,
 ) -> Op[Payout]:
-    key = required_text("pix_key", pix_key, max_length=256)
+    key = required_text("pix_key", pix_key, max_length=limits.PIX_KEY_MAX_CHARS)
     if pix_key_type is not None and pix_key_type not in KEY_TYPES:
         raise ArgumentError(f"pix_key_type must be one of {', '.join(KEY_TYPES)}")
     if pix_key_type is None and is_ambiguous_key(key):
@@ -158,7 +161,7 @@ def cash_out(
         external_id=optional_text("external_id", external_id, max_length=256),
         recipient_ispb=optional_text("recipient_ispb", recipient_ispb, max_length=8),
         end_to_end_id=optional_text("end_to_end_id", end_to_end_id, max_length=64),
-        purpose=optional_text("purpose", purpose, max_length=MAX_DESCRIPTION_LENGTH),
+        purpose=optional_text("purpose", purpose, max_length=limits.PURPOSE_MAX_CHARS),
     )
     call = Call("POST", "/pix/cash-out", body=body, idempotency_key=idempotency_key)
     return Op(call, _whole(Payout))
@@ -175,10 +178,12 @@ def refund(
 ) -> Op[Refund]:
     body = _body(
         original_transaction_id=required_text(
-            "original_transaction_id", original_transaction_id, max_length=512
+            "original_transaction_id",
+            original_transaction_id,
+            max_length=limits.TRANSACTION_ID_MAX_CHARS,
         ),
         amount=request_centavos(amount_centavos, amount, required=False),
-        reason=optional_text("reason", reason, max_length=64),
+        reason=optional_text("reason", reason, max_length=limits.REFUND_REASON_MAX_CHARS),
         description=optional_text("description", description, max_length=MAX_DESCRIPTION_LENGTH),
     )
     call = Call("POST", "/pix/refund", body=body, idempotency_key=idempotency_key)
@@ -236,7 +241,7 @@ def create_webhook(url: object, event_types: object, description: object) -> Op[
             raise ArgumentError("event_types must be a list of event type names")
         types = [required_text("event_types[]", item, max_length=64) for item in event_types]
     body = _body(
-        url=required_text("url", url, max_length=2048),
+        url=required_text("url", url, max_length=limits.WEBHOOK_URL_MAX_CHARS),
         event_types=types,
         description=optional_text("description", description, max_length=MAX_DESCRIPTION_LENGTH),
     )

@@ -1,9 +1,11 @@
 """The OpenAPI 3.1 description of the external API, served at `GET /api/external/openapi.json`.
 
-Built from the route table (method, path, permission come from `ROUTES`, so the two
-cannot drift) plus what each operation takes and answers. The document is public, like
-the API reference of any payment provider: it describes the contract, holds no data,
-and is answered before the pipeline (no credentials, no rate limit).
+Generated: the request and response bodies are the wire models of `pixops.schema` (one
+pydantic model per shape, the same ones the client parses with), and the operations come
+from the route table (method, path, permission from `ROUTES`), so neither can drift from
+the engine. This module adds only what HTTP needs around them: parameters, headers,
+which error shapes each status can carry. Limits come from `pixops.limits`. The document
+is public, like any payment provider's API reference: no credentials, no rate limit.
 """
 
 from __future__ import annotations
@@ -12,20 +14,19 @@ import functools
 import re
 from typing import Any, Final
 
+from pixops import limits
 from pixops._version import __version__
 from pixops.engine.admin import add_to_openapi
-from pixops.engine.events import EVENT_TYPES
 from pixops.engine.http import encode_json
-from pixops.engine.queries import DEFAULT_PER_PAGE, MAX_PER_PAGE, STATUS_FILTERS, TYPE_FILTERS
+from pixops.engine.queries import STATUS_FILTERS, TYPE_FILTERS
 from pixops.engine.routes import ROUTES
 from pixops.engine.routing import PREFIX
+from pixops.schema import component_schemas
 
 PATH: Final = PREFIX + "/openapi.json"
 OPENAPI_VERSION: Final = "3.1.0"
 
 Schema = dict[str, Any]
-
-# -- schema helpers -------------------------------------------------------------
 
 
 def _ref(kind: str, name: str) -> Schema:
@@ -34,30 +35,6 @@ def _ref(kind: str, name: str) -> Schema:
 
 def _schema(name: str) -> Schema:
     return _ref("schemas", name)
-
-
-def _nullable(schema: Schema) -> Schema:
-    kind = schema.get("type")
-    if isinstance(kind, str):
-        return {**schema, "type": [kind, "null"]}
-    return {"oneOf": [schema, {"type": "null"}]}
-
-
-def _obj(
-    properties: dict[str, Schema],
-    required: tuple[str, ...] = (),
-    *,
-    description: str | None = None,
-    closed: bool = False,
-) -> Schema:
-    schema: Schema = {"type": "object", "properties": properties}
-    if required:
-        schema["required"] = list(required)
-    if closed:
-        schema["additionalProperties"] = False
-    if description:
-        schema["description"] = description
-    return schema
 
 
 def _string(description: str | None = None, **extra: Any) -> Schema:
@@ -75,447 +52,6 @@ def _integer(description: str | None = None, **extra: Any) -> Schema:
 
 
 STRING: Final = _string()
-TIMESTAMP: Final = _string("ISO 8601 UTC with milliseconds and Z", format="date-time")
-BOOLEAN: Final = {"type": "boolean"}
-TRUE: Final = {"type": "boolean", "const": True}
-FALSE: Final = {"type": "boolean", "const": False}
-BASE: Final = _integer("base units: 1.00 BRL = 10000 (1 centavo = 100)", format="int64")
-CENTAVOS: Final = _integer("centavos: 1.00 BRL = 100", format="int64", minimum=1)
-E2E: Final = _string(
-    "end-to-end ID: E (payment) or D (return), 8-character institution code, then"
-    " 22 to 26 letters or digits",
-    pattern="^[ED][0-9A-Z]{8}[0-9A-Za-z]{22,26}$",
-)
-REFERENCE: Final = _string(
-    "at most 128 characters of a-z A-Z 0-9 . _ : -", pattern="^[a-zA-Z0-9._:-]{1,128}$"
-)
-
-
-def _wrapped(data: Schema, *, paged: bool = False) -> Schema:
-    """`{worked: true, data}` (plus page and per_page for lists)."""
-    properties: dict[str, Schema] = {"worked": TRUE, "data": data}
-    required: tuple[str, ...] = ("worked", "data")
-    if paged:
-        properties |= {"page": _integer(minimum=1), "per_page": _integer(minimum=1)}
-        required += ("page", "per_page")
-    return _obj(properties, required)
-
-
-def _list_of(name: str) -> Schema:
-    return _wrapped({"type": "array", "items": _schema(name)}, paged=True)
-
-
-# -- components --------------------------------------------------------------------
-
-
-def _error_schemas() -> dict[str, Schema]:
-    """The spec's four error shapes, plus cash-out's Format A."""
-    return {
-        "PipelineError": _obj(
-            {
-                "error": _obj(
-                    {
-                        "status": _integer("the HTTP status repeated"),
-                        "message": STRING,
-                        "hint": _string("only on 415: what was received and what to send"),
-                    },
-                    ("status", "message"),
-                )
-            },
-            ("error",),
-            description="Content type (415), credentials (401), IP whitelist and account"
-            " (403), X-Key-Case and idempotency (400/422), rate limit (429), body size (413).",
-        ),
-        "PermissionError": _obj(
-            {
-                "error": {"type": "string", "const": "forbidden"},
-                "message": _string("API key lacks permission: <permission>"),
-            },
-            ("error", "message"),
-            description="The key lacks the route's permission (403).",
-        ),
-        "DetailError": _obj(
-            {"worked": FALSE, "detail": STRING},
-            ("worked", "detail"),
-            description="The HMAC check (400/401/403) and the 404 of a transaction query.",
-        ),
-        "BusinessError": _obj(
-            {
-                "worked": FALSE,
-                "errors": {
-                    "type": "object",
-                    "description": "one atom (bad_request, not_found, unauthorized,"
-                    " unprocessable_entity, method_not_allowed) with a message, or for"
-                    " bad_request an object of field name to a list of messages",
-                    "additionalProperties": {
-                        "oneOf": [
-                            STRING,
-                            {
-                                "type": "object",
-                                "additionalProperties": {"type": "array", "items": STRING},
-                            },
-                        ]
-                    },
-                    "minProperties": 1,
-                },
-            },
-            ("errors",),
-            description="Business rules.",
-        ),
-        "PaymentRejection": _obj(
-            {
-                "worked": FALSE,
-                "status": {"type": "string", "const": "failed"},
-                "errors": {
-                    "type": "array",
-                    "minItems": 1,
-                    "items": _obj(
-                        {
-                            "code": _string(
-                                "pix_key_ambiguous, same_institution_transfer,"
-                                " insufficient_balance, ceiling_exceeded, dict_key_not_found,"
-                                " dict_key_blocked, dict_lookup_failed, dict_rate_limited,"
-                                " dict_bucket_exhausted, provider_rejected,"
-                                " provider_schema_error, provider_unknown_error"
-                            ),
-                            "message": _string("English text"),
-                            "params": {
-                                "oneOf": [
-                                    {"type": "object"},
-                                    {"type": "array", "maxItems": 0},
-                                ],
-                                "description": "details; `ceiling` in subcentavos for"
-                                " ceiling_exceeded; an empty list for same_institution_transfer",
-                            },
-                        },
-                        ("code", "message", "params"),
-                    ),
-                },
-            },
-            ("status", "errors"),
-            description="Cash-out synchronous rejection, Format A (400 or 422).",
-        ),
-    }
-
-
-def _resource_schemas() -> dict[str, Schema]:
-    party = _obj(
-        {
-            "name": _nullable(STRING),
-            "document": _nullable(_string("CPF masked as ***.123.456-**; CNPJ in full")),
-            "key": _nullable(STRING),
-            "ispb": _nullable(STRING),
-            "bank_name": _nullable(STRING),
-        }
-    )
-    return {
-        "Balance": _obj(
-            {
-                "balance": {**BASE, "description": "ledger balance, base units"},
-                "available_balance": {**BASE, "description": "ledger less holds and blocks"},
-                "held_amount": {**BASE, "description": "in-flight outbound holds"},
-                "blocked_amount": {**BASE, "description": "blocked by MED cases"},
-                "safe_balance": {
-                    **BASE,
-                    "description": "the lower of balance and available_balance;"
-                    " cash-out and refunds check against it",
-                },
-                "currency": {"type": "string", "const": "BRL"},
-                "as_of": TIMESTAMP,
-            },
-            ("balance", "available_balance", "safe_balance", "currency", "as_of"),
-        ),
-        "CpfValidation": _obj(
-            {"cpf": _string("the digits checked"), "valid": BOOLEAN}, ("cpf", "valid")
-        ),
-        "ChargeRequest": _obj(
-            {
-                "amount": {**CENTAVOS, "maximum": 999_999_999_999},
-                "description": _string(maxLength=140),
-                "expires_in": _integer("QR lifetime in seconds", minimum=60, maximum=2_592_000),
-                "external_id": REFERENCE,
-                "tag": _string(pattern="^[a-zA-Z0-9._:-]{1,64}$"),
-                "payer": _obj(
-                    {
-                        "name": _string(maxLength=140),
-                        "document": _string("a valid CPF or CNPJ"),
-                    },
-                    ("name", "document"),
-                    closed=True,
-                ),
-            },
-            ("amount",),
-            closed=True,
-        ),
-        "Charge": _obj(
-            {
-                "transaction_id": _string("the QR's txid (query it with GET /transactions/:id)"),
-                "tx_id": STRING,
-                "type": {"type": "string", "const": "pix_qrcode"},
-                "status": {"type": "string", "const": "pending"},
-                "amount": BASE,
-                "description": _nullable(STRING),
-                "external_id": _nullable(STRING),
-                "tag": _nullable(STRING),
-                "recipient_key": STRING,
-                "payer": _nullable(_obj({"name": STRING, "document": STRING})),
-                "brcode": _string("EMV BR Code payload (copia e cola)"),
-                "location": _string("dynamic QR payload location, without https://"),
-                "expires_in": _integer("seconds"),
-                "created_at": TIMESTAMP,
-                "expires_at": TIMESTAMP,
-            },
-            ("transaction_id", "type", "status", "amount", "brcode", "created_at", "expires_at"),
-        ),
-        "PayoutRequest": _obj(
-            {
-                "amount": CENTAVOS,
-                "pix_key": _string("recipient key"),
-                "pix_key_type": {
-                    "type": "string",
-                    "enum": ["cpf", "cnpj", "email", "phone", "evp"],
-                    "description": "auto-detected when omitted; an 11-digit key needs it",
-                },
-                "description": _string(maxLength=140),
-                "external_id": _string(
-                    "at most 128 characters of a-z A-Z 0-9 . _ : - after trimming;"
-                    " an invalid value is dropped (external_id null), never refused"
-                ),
-                "recipient_ispb": _string(pattern="^[0-9]{8}$"),
-                "end_to_end_id": {
-                    **E2E,
-                    "description": "optional; omit it to get a deterministic ID",
-                },
-                "purpose": _string(maxLength=140),
-            },
-            ("amount", "pix_key"),
-        ),
-        "PayoutResponse": _obj(
-            {
-                "worked": TRUE,
-                "final": {**BOOLEAN, "description": "true when terminal (settled)"},
-                "transaction_id": _string("PIXOUT + end-to-end ID"),
-                "end_to_end_id": E2E,
-                "external_id": _nullable(STRING),
-                "amount": BASE,
-                "fee_amount": BASE,
-                "net_amount": {**BASE, "description": "amount + fee_amount: the gross debit"},
-                "status": {
-                    "type": "string",
-                    "enum": ["accepted", "settled", "queued", "pending_approval"],
-                },
-                "detail": STRING,
-                "type": {"type": "string", "const": "pix", "description": "queued only"},
-                "outbound_request_id": _string("queued only", pattern="^[0-9A-F]{32}$"),
-                "message": _string("queued only"),
-                "reason_code": _string(
-                    "queued only", enum=["DICT_CLIENT_RATE_LIMITED", "DICT_BUCKET_EXHAUSTED"]
-                ),
-                "estimated_retry_seconds": _integer("queued only"),
-                "queue_ttl_seconds": _integer("queued only"),
-            },
-            (
-                "worked",
-                "final",
-                "transaction_id",
-                "end_to_end_id",
-                "amount",
-                "fee_amount",
-                "net_amount",
-                "status",
-                "detail",
-            ),
-        ),
-        "RefundRequest": _obj(
-            {
-                "original_transaction_id": _string(
-                    "the received PIX; aliases, first match wins: original_e2e_id,"
-                    " originalTransactionId, transaction_id, end_to_end_id"
-                ),
-                "amount": {**CENTAVOS, "description": "centavos; omitted means the full amount"},
-                "reason": _string(
-                    "central-bank refund code (alias return_code): MD06, BE08, AM09, SL02,"
-                    " RR04, FR01; not validated here, a bad one fails later by webhook",
-                    default="MD06",
-                ),
-                "description": _string(maxLength=140),
-            },
-            ("original_transaction_id",),
-        ),
-        "RefundResponse": _obj(
-            {
-                "worked": TRUE,
-                "transaction_id": _string("PIXRET + the D end-to-end ID"),
-                "end_to_end_id": E2E,
-                "amount": BASE,
-                "status": {"type": "string", "enum": ["accepted", "settled"]},
-                "detail": STRING,
-            },
-            ("worked", "transaction_id", "end_to_end_id", "amount", "status", "detail"),
-        ),
-        "Transaction": _obj(
-            {
-                "id": _string("32 lowercase hex when settled; a UUID in other shapes"),
-                "transaction_id": STRING,
-                "end_to_end_id": _nullable(STRING),
-                "external_id": _nullable(STRING),
-                "tag": _nullable(STRING),
-                "type": {"type": "string", "enum": ["pix", "pix_qrcode", "pix_return"]},
-                "status": {
-                    "type": "string",
-                    "enum": ["settled", "pending", "expired", "cancelled", "failed", "processing"],
-                },
-                "payment_status": _string("failed and outbound shapes"),
-                "amount": BASE,
-                "fee_amount": BASE,
-                "net_amount": BASE,
-                "description": _nullable(STRING),
-                "direction": {"type": "string", "enum": ["inbound", "outbound", "credit"]},
-                "counterparty_name": _nullable(STRING),
-                "payer_document": _nullable(STRING),
-                "recipient_document": _nullable(STRING),
-                "recipient_key": _nullable(STRING),
-                "payer_ispb": _nullable(STRING),
-                "payer_bank_name": _nullable(STRING),
-                "original_transaction_id": _nullable(STRING),
-                "failure_reason": _string("failed inbound shape"),
-                "reason_code": _nullable(STRING),
-                "reason_description": _nullable(STRING),
-                "recipient": {**party, "description": "failed inbound shape"},
-                "started_at": TIMESTAMP,
-                "failed_at": _nullable(TIMESTAMP),
-                "created_at": TIMESTAMP,
-                "completed_at": _nullable(TIMESTAMP),
-            },
-            ("transaction_id", "status", "amount", "type", "direction"),
-            description="One of the shapes of the spec: default (settled), failed inbound,"
-            " reduced QR-derived (type pix_qrcode, direction credit), QR fallback, and the"
-            " outbound query shape (processing / failed with reason_code).",
-        ),
-        "StatementItem": _obj(
-            {
-                "id": _string("UUID"),
-                "transaction_id": STRING,
-                "end_to_end_id": STRING,
-                "external_id": _nullable(STRING),
-                "tag": _nullable(_string("GET /transactions only")),
-                "type": {"type": "string", "enum": list(TYPE_FILTERS)},
-                "status": _string("display status: completed, pending, rejected, failed"),
-                "payment_status": {"type": "string", "enum": list(STATUS_FILTERS)},
-                "amount": BASE,
-                "fee_amount": BASE,
-                "net_amount": {
-                    **BASE,
-                    "description": "outbound amount + fee (total debit); inbound amount - fee",
-                },
-                "description": _nullable(STRING),
-                "direction": {"type": "string", "enum": ["inbound", "outbound"]},
-                "counterparty_name": _nullable(STRING),
-                "recipient_key": _nullable(STRING),
-                "payer_document": _nullable(STRING),
-                "recipient_document": _nullable(STRING),
-                "payer_ispb": _nullable(STRING),
-                "payer_bank_name": _nullable(STRING),
-                "created_at": TIMESTAMP,
-                "completed_at": _nullable(TIMESTAMP),
-            },
-            ("id", "transaction_id", "type", "status", "amount", "direction", "created_at"),
-        ),
-        "Receipt": _obj(
-            {
-                "receipt_id": STRING,
-                "transaction_id": STRING,
-                "end_to_end_id": STRING,
-                "external_id": _nullable(STRING),
-                "type": STRING,
-                "direction": {"type": "string", "enum": ["inbound", "outbound"]},
-                "status": {"type": "string", "const": "settled"},
-                "amount": BASE,
-                "fee_amount": BASE,
-                "net_amount": BASE,
-                "description": _nullable(STRING),
-                "original_transaction_id": _nullable(STRING),
-                "payer": party,
-                "recipient": party,
-                "created_at": TIMESTAMP,
-                "completed_at": TIMESTAMP,
-                "authentication_code": _string(
-                    "SHA-256 hex of the receipt's canonical JSON without this field",
-                    pattern="^[0-9a-f]{64}$",
-                ),
-            },
-            ("receipt_id", "transaction_id", "amount", "authentication_code"),
-        ),
-        "PixKey": _obj(
-            {
-                "key": STRING,
-                "key_type": {"type": "string", "enum": ["cpf", "cnpj", "email", "phone", "evp"]},
-                "status": STRING,
-                "created_at": TIMESTAMP,
-                "owner_name": STRING,
-                "ispb": STRING,
-            },
-            ("key", "key_type"),
-        ),
-        "WebhookRequest": _obj(
-            {
-                "url": _string("http(s) endpoint, at most 2048 characters", format="uri"),
-                "event_types": {
-                    "type": "array",
-                    "minItems": 1,
-                    "items": {"type": "string", "enum": [*EVENT_TYPES, "*"]},
-                    "description": 'omit or ["*"] for every event',
-                },
-                "description": _nullable(_string(maxLength=140)),
-            },
-            ("url",),
-            closed=True,
-        ),
-        "Webhook": _obj(
-            {
-                "id": STRING,
-                "url": STRING,
-                "event_types": {"type": "array", "items": STRING},
-                "active": BOOLEAN,
-                "description": _nullable(STRING),
-                "created_at": TIMESTAMP,
-                "disabled_at": _nullable(TIMESTAMP),
-                "secret": _string("only in the creation response: whsec_ + base64"),
-            },
-            ("id", "url", "event_types", "active", "created_at"),
-        ),
-        "WebhookDeleted": _obj({"id": STRING, "deleted": TRUE}, ("id", "deleted")),
-        "MedCase": _obj(
-            {
-                "id": STRING,
-                "transaction_id": STRING,
-                "end_to_end_id": STRING,
-                "amount": BASE,
-                "blocked_amount": BASE,
-                "reason": STRING,
-                "details": _nullable(STRING),
-                "status": {
-                    "type": "string",
-                    "enum": ["OPEN", "ACKNOWLEDGED", "CLOSED", "CANCELLED"],
-                },
-                "opened_at": TIMESTAMP,
-                "defense_deadline": TIMESTAMP,
-                "defense": _nullable(STRING),
-                "defended_at": _nullable(TIMESTAMP),
-                "analysis_result": {
-                    "type": ["string", "null"],
-                    "enum": ["AGREED", "DISAGREED", None],
-                },
-                "analysis_details": _nullable(STRING),
-                "closed_at": _nullable(TIMESTAMP),
-                "refund_transaction_id": _nullable(STRING),
-            },
-            ("id", "transaction_id", "status", "amount"),
-        ),
-        "DefenseRequest": _obj(
-            {"defense": _string(minLength=1, maxLength=2000)}, ("defense",), closed=True
-        ),
-    }
 
 
 def _parameters() -> dict[str, Schema]:
@@ -549,7 +85,7 @@ def _parameters() -> dict[str, Schema]:
             "Idempotency-Key",
             "replays the first 2xx answer for 24 h (scope: method, path, key); reused with a"
             " different body gives 422",
-            _string(minLength=1, maxLength=256),
+            _string(minLength=1, maxLength=limits.IDEMPOTENCY_KEY_MAX_CHARS),
         ),
         "XKeyCase": header(
             "X-Key-Case",
@@ -561,11 +97,13 @@ def _parameters() -> dict[str, Schema]:
             "honoured only when the TCP peer is a trusted proxy",
             STRING,
         ),
-        "Page": query("page", "page number, from 1", _integer(minimum=1, default=1)),
+        "Page": query(
+            "page", "page number, from 1", _integer(minimum=1, maximum=limits.PAGE_MAX, default=1)
+        ),
         "PerPage": query(
             "per_page",
             "items per page",
-            _integer(minimum=1, maximum=MAX_PER_PAGE, default=DEFAULT_PER_PAGE),
+            _integer(minimum=1, maximum=limits.PER_PAGE_MAX, default=limits.PER_PAGE_DEFAULT),
         ),
         "Status": query(
             "status",
@@ -674,15 +212,11 @@ class _Op:
         self.description = description
 
 
-def _data(name: str) -> Schema:
-    return _wrapped(_schema(name))
-
-
 OPERATIONS: Final[dict[tuple[str, str], _Op]] = {
     ("POST", "/pix/cash-in"): _Op(
         "Create a charge (dynamic QR code)",
         "cash-in",
-        (201, "the pending charge", _data("Charge")),
+        (201, "the pending charge", _schema("ChargeResponse")),
         body="ChargeRequest",
         errors=(422,),
     ),
@@ -702,27 +236,31 @@ OPERATIONS: Final[dict[tuple[str, str], _Op]] = {
     ("POST", "/pix/refund"): _Op(
         "Refund a received PIX, total or partial",
         "refunds",
-        (202, "accepted (200 when settled)", _schema("RefundResponse")),
+        (202, "accepted (200 when settled)", _schema("Refund")),
         body="RefundRequest",
         errors=(404, 422),
     ),
     ("POST", "/med/:id/defense"): _Op(
         "Submit the defense of an open MED case",
         "med",
-        (200, "the case with its defense", _data("MedCase")),
+        (200, "the case with its defense", _schema("MedCaseResponse")),
         body="DefenseRequest",
         errors=(404, 422),
     ),
     ("POST", "/cpf/validate"): _Op(
         "Validate a CPF's check digits",
         "account",
-        (200, "the verdict", _data("CpfValidation")),
+        (200, "the verdict", _schema("CpfValidationResponse")),
         body="CpfRequest",
     ),
     ("POST", "/webhooks"): _Op(
         "Create a webhook subscription",
         "webhooks",
-        (201, "the subscription with its signing secret, shown this once", _data("Webhook")),
+        (
+            201,
+            "the subscription with its signing secret, shown this once",
+            _schema("WebhookResponse"),
+        ),
         body="WebhookRequest",
         errors=(422,),
     ),
@@ -732,66 +270,70 @@ OPERATIONS: Final[dict[tuple[str, str], _Op]] = {
         (
             200,
             "every subscription not deleted, without secrets",
-            _wrapped({"type": "array", "items": _schema("Webhook")}),
+            _schema("WebhookListResponse"),
         ),
     ),
     ("DELETE", "/webhooks/:id"): _Op(
         "Delete a webhook subscription",
         "webhooks",
-        (200, "deleted", _data("WebhookDeleted")),
+        (200, "deleted", _schema("WebhookDeletedResponse")),
         errors=(404,),
     ),
     ("GET", "/balance"): _Op(
         "Read the balance",
         "account",
-        (200, "the balance figures", _data("Balance")),
+        (200, "the balance figures", _schema("BalanceResponse")),
         description="Not rate limited (high-frequency polling allowed).",
     ),
     ("GET", "/transactions"): _Op(
         "List transactions",
         "transactions",
-        (200, "a page of transactions, newest first", _list_of("StatementItem")),
+        (200, "a page of transactions, newest first", _schema("StatementPage")),
         query=_LIST,
     ),
     ("GET", "/transactions/:id"): _Op(
         "Query a transaction by transaction_id (or a QR's txid)",
         "transactions",
-        (200, "the transaction in the shape its state calls for", _data("Transaction")),
+        (
+            200,
+            "the transaction in the shape its state calls for",
+            _schema("TransactionResponse"),
+        ),
         errors=(404,),
     ),
     ("GET", "/transactions/e2e/:e2e_id"): _Op(
         "Query a transaction by end-to-end ID",
         "transactions",
-        (200, "the transaction", _data("Transaction")),
+        (200, "the transaction", _schema("TransactionResponse")),
         errors=(404,),
     ),
     ("GET", "/transactions/tag/:tag"): _Op(
         "List transactions with a tag",
         "transactions",
-        (200, "a page of transactions", _list_of("Transaction")),
+        (200, "a page of transactions", _schema("TransactionPage")),
         query=_PAGED,
     ),
     ("GET", "/transactions/ref/:external_id"): _Op(
         "List transactions with an external ID",
         "transactions",
-        (200, "a page of transactions", _list_of("Transaction")),
+        (200, "a page of transactions", _schema("TransactionPage")),
         query=_PAGED,
     ),
     ("GET", "/transactions/:id/receipt"): _Op(
         "Fetch the receipt of a settled transaction",
         "transactions",
-        (200, "the receipt", _data("Receipt")),
+        (200, "the receipt", _schema("ReceiptResponse")),
         errors=(404, 422),
     ),
     ("GET", "/pix/keys"): _Op(
         "List the account's PIX keys",
         "account",
-        (200, "the keys", _wrapped({"type": "array", "items": _schema("PixKey")})),
+        (200, "the keys", _schema("PixKeysResponse")),
     ),
     ("GET", "/med"): _Op(
         "List MED cases",
         "med",
-        (200, "a page of cases, newest first", _list_of("MedCase")),
+        (200, "a page of cases, newest first", _schema("MedCasePage")),
         query=(
             *_PAGED,
             "MedStatus",
@@ -799,7 +341,7 @@ OPERATIONS: Final[dict[tuple[str, str], _Op]] = {
         ),
     ),
     ("GET", "/med/:id"): _Op(
-        "Read a MED case", "med", (200, "the case", _data("MedCase")), errors=(404,)
+        "Read a MED case", "med", (200, "the case", _schema("MedCaseResponse")), errors=(404,)
     ),
     ("GET", "/statement"): _Op(
         "List the account statement",
@@ -807,7 +349,7 @@ OPERATIONS: Final[dict[tuple[str, str], _Op]] = {
         (
             200,
             "a page of movements, newest first; page 1 includes in-flight cash-outs",
-            _list_of("StatementItem"),
+            _schema("StatementPage"),
         ),
         query=_LIST,
     ),
@@ -935,11 +477,7 @@ def build_openapi() -> dict[str, Any]:
         "description": "the disputed transaction",
         "schema": STRING,
     }
-    schemas = {
-        **_error_schemas(),
-        **_resource_schemas(),
-        "CpfRequest": _obj({"cpf": _string("digits, with or without . and -")}, ("cpf",)),
-    }
+    schemas = component_schemas()
     return {
         "openapi": OPENAPI_VERSION,
         "jsonSchemaDialect": "https://spec.openapis.org/oas/3.1/dialect/base",

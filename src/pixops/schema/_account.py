@@ -7,6 +7,7 @@ from typing import Literal
 
 from pydantic import Field
 
+from pixops import limits
 from pixops.schema._base import Envelope, WireModel
 from pixops.schema._money import Amount
 
@@ -46,7 +47,9 @@ class BalanceResponse(Envelope):
 class CpfRequest(WireModel):
     """`POST /cpf/validate`."""
 
-    cpf: str = Field(description="digits, with or without . and -")
+    cpf: str = Field(
+        max_length=limits.CPF_INPUT_MAX_CHARS, description="digits, with or without . and -"
+    )
 
 
 class CpfValidation(WireModel):

@@ -79,6 +79,10 @@ def _simplify(node: Any) -> Any:
         if isinstance(kind, str) and "$ref" not in other:
             del out["anyOf"]
             out = {**other, **out, "type": [kind, "null"]}
+            if "const" in out:
+                out["enum"] = [out.pop("const"), None]
+            elif "enum" in out:
+                out["enum"] = [*out["enum"], None]
         else:
             out["oneOf"] = out.pop("anyOf")
     return out
@@ -92,4 +96,31 @@ def component_schemas() -> dict[str, Schema]:
     ]
     _, top = models_json_schema(pairs, ref_template=REF_TEMPLATE)
     definitions: dict[str, Schema] = top.get("$defs", {})
-    return {name: _simplify(schema) for name, schema in sorted(definitions.items())}
+    schemas = {name: _simplify(schema) for name, schema in sorted(definitions.items())}
+    for model in REQUESTS:
+        # An optional request field is omitted, never sent as null: say so.
+        body = schemas[model.__name__]
+        body["properties"] = {
+            name: _without_null(prop) for name, prop in body.get("properties", {}).items()
+        }
+    return schemas
+
+
+def _without_null(schema: Schema) -> Schema:
+    out = dict(schema)
+    kind = out.get("type")
+    if isinstance(kind, list) and "null" in kind:
+        rest = [k for k in kind if k != "null"]
+        out["type"] = rest[0] if len(rest) == 1 else rest
+        if "enum" in out:
+            out["enum"] = [v for v in out["enum"] if v is not None]
+    options = out.get("oneOf")
+    if isinstance(options, list) and {"type": "null"} in options:
+        rest_options = [o for o in options if o != {"type": "null"}]
+        del out["oneOf"]
+        out = (
+            {**rest_options[0], **out} if len(rest_options) == 1 else {**out, "oneOf": rest_options}
+        )
+    if out.get("default", 0) is None:
+        del out["default"]
+    return out

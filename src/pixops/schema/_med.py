@@ -7,6 +7,7 @@ from typing import Final, Literal
 
 from pydantic import Field
 
+from pixops import limits
 from pixops.schema._base import Closed, Envelope, WireModel
 from pixops.schema._money import Amount
 
@@ -19,7 +20,7 @@ __all__ = [
     "MedStatus",
 ]
 
-MAX_DEFENSE_LENGTH: Final = 2000
+MAX_DEFENSE_LENGTH: Final = limits.DEFENSE_MAX_CHARS
 MedStatus = Literal["OPEN", "ACKNOWLEDGED", "CLOSED", "CANCELLED"]
 
 

@@ -12,6 +12,7 @@ from typing import Annotated, Final, Literal
 
 from pydantic import Discriminator, Field, StrictInt
 
+from pixops import limits
 from pixops.schema._account import KeyType
 from pixops.schema._base import Closed, Envelope, WireModel
 from pixops.schema._money import Amount
@@ -32,16 +33,16 @@ __all__ = [
     "RefundRequest",
 ]
 
-MAX_DESCRIPTION_LENGTH: Final = 140
-MAX_CHARGE_CENTAVOS: Final = 999_999_999_999
-REFERENCE_PATTERN: Final = "^[a-zA-Z0-9._:-]{1,128}$"
-TAG_PATTERN: Final = "^[a-zA-Z0-9._:-]{1,64}$"
+MAX_DESCRIPTION_LENGTH: Final = limits.DESCRIPTION_MAX_CHARS
+MAX_CHARGE_CENTAVOS: Final = limits.CASH_IN_AMOUNT_MAX_CENTAVOS
+REFERENCE_PATTERN: Final = f"^[a-zA-Z0-9._:-]{{1,{limits.EXTERNAL_ID_MAX_CHARS}}}$"
+TAG_PATTERN: Final = f"^[a-zA-Z0-9._:-]{{1,{limits.TAG_MAX_CHARS}}}$"
 CENTAVOS_DESCRIPTION: Final = "centavos: 1.00 BRL = 100"
 E2E_PATTERN: Final = "^[ED][0-9A-Z]{8}[0-9A-Za-z]{22,26}$"
 
 
 class ChargePayer(Closed):
-    name: str = Field(min_length=1, max_length=MAX_DESCRIPTION_LENGTH)
+    name: str = Field(min_length=1, max_length=limits.PAYER_NAME_MAX_CHARS)
     document: str = Field(description="a valid CPF or CNPJ")
 
 
@@ -51,7 +52,10 @@ class ChargeRequest(Closed):
     amount: StrictInt = Field(ge=1, le=MAX_CHARGE_CENTAVOS, description=CENTAVOS_DESCRIPTION)
     description: str | None = Field(None, max_length=MAX_DESCRIPTION_LENGTH)
     expires_in: StrictInt | None = Field(
-        None, ge=60, le=2_592_000, description="QR lifetime in seconds"
+        None,
+        ge=limits.CASH_IN_EXPIRES_IN_MIN_SECONDS,
+        le=limits.CASH_IN_EXPIRES_IN_MAX_SECONDS,
+        description="QR lifetime in seconds",
     )
     external_id: str | None = Field(None, pattern=REFERENCE_PATTERN)
     tag: str | None = Field(None, pattern=TAG_PATTERN)
@@ -86,7 +90,9 @@ class PayoutRequest(WireModel):
     """`POST /pix/cash-out` (the spec's service ignores fields it does not know)."""
 
     amount: StrictInt = Field(ge=1, description=CENTAVOS_DESCRIPTION)
-    pix_key: str = Field(min_length=1, description="recipient key")
+    pix_key: str = Field(
+        min_length=1, max_length=limits.PIX_KEY_MAX_CHARS, description="recipient key"
+    )
     pix_key_type: KeyType | None = Field(
         None, description="auto-detected when omitted; an 11-digit key needs it"
     )
@@ -100,7 +106,7 @@ class PayoutRequest(WireModel):
     end_to_end_id: str | None = Field(
         None, pattern=E2E_PATTERN, description="optional; omit it to get a deterministic ID"
     )
-    purpose: str | None = Field(None, max_length=MAX_DESCRIPTION_LENGTH)
+    purpose: str | None = Field(None, max_length=limits.PURPOSE_MAX_CHARS)
 
 
 class _PayoutBase(WireModel):
@@ -148,12 +154,15 @@ Payout = Annotated[PayoutAccepted | PayoutPendingApproval | PayoutQueued, Discri
 class RefundRequest(WireModel):
     """`POST /pix/refund`."""
 
-    original_transaction_id: str = Field(min_length=1, description="the received PIX")
+    original_transaction_id: str = Field(
+        min_length=1, max_length=limits.TRANSACTION_ID_MAX_CHARS, description="the received PIX"
+    )
     amount: StrictInt | None = Field(
         None, ge=1, description="centavos; omitted means the full original amount"
     )
     reason: str | None = Field(
         None,
+        max_length=limits.REFUND_REASON_MAX_CHARS,
         description="central-bank refund code: MD06 (default), BE08, AM09, SL02, RR04,"
         " FR01; an unknown one fails later by webhook",
     )

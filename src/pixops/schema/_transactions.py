@@ -180,6 +180,7 @@ class QrFallback(_Record):
 
 def transaction_shape(value: Any) -> str:
     """Which of the five shapes a record (a dict or a model) is."""
+
     def get(name: str) -> Any:
         if isinstance(value, dict):
             return value.get(name)

@@ -7,6 +7,7 @@ from typing import Final, Literal
 
 from pydantic import Field
 
+from pixops import limits
 from pixops.schema._base import Closed, Envelope, WireModel
 
 __all__ = [
@@ -57,7 +58,7 @@ class WebhookRequest(Closed):
     event_types: list[EventType] | None = Field(
         None, min_length=1, description='omit or ["*"] for every event'
     )
-    description: str | None = Field(None, max_length=140)
+    description: str | None = Field(None, max_length=limits.WEBHOOK_DESCRIPTION_MAX_CHARS)
 
 
 class Webhook(WireModel):
