@@ -90,7 +90,6 @@ class TransactionInspector(w.VBox):  # type: ignore[misc]
             self.tabs.set_title(index, title)
 
         self.inspect_button.on_click(lambda _: self.inspect())
-        self.identifier.on_submit(lambda _: self.inspect())
         self.matches.observe(lambda change: self.show(change["new"]), names="value")
         super().__init__(
             [

@@ -1,0 +1,156 @@
+"""TransactionInspector: any identifier finds the transaction; every view is filled."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from tests.widgets.conftest import Desk
+
+from pixops.webhooks import Inbox
+from pixops.widgets import TransactionInspector
+from pixops.widgets._inspector import TABS
+
+# Demo-month facts: a R$ 132,55 payment disputed by MED (AGREED) and refunded by it.
+DISPUTED = "PIXINE08561701202601020115tR3oJ4Z1A5P"
+CASE = "med_ytibkopk6kh18de3hmy3589u"
+PAYOUT = "PIXOUTE99999999202601011552ZEMyqasroo1"  # R$ 3.417,09 sent, external_id below
+PAYOUT_REF = "payout-46363-10643"
+FAILED_CREDIT = "PIXINE60746948202601011623Kld7J78vu62"  # refused with AC06
+EXPIRED_QR = "gMbpQx9CBf8fPboooh38TNOM2tI98zAm"
+
+
+def month_inbox(desk: Desk) -> Inbox:
+    """What a receiver subscribed all month would hold (as `pixops.connect` provides)."""
+    inbox = Inbox()
+    for event in desk.month.sandbox.events(desk.month.merchant.id):
+        inbox.add_verified(event.id, event.envelope())
+    return inbox
+
+
+def inspector(desk: Desk, *, inbox: Inbox | None = None) -> TransactionInspector:
+    return TransactionInspector(desk.client, now=desk.now, inbox=inbox)
+
+
+def test_end_to_end_id_shows_the_whole_story(desk: Desk) -> None:
+    panel = inspector(desk, inbox=month_inbox(desk))
+    panel.identifier.value = DISPUTED.removeprefix("PIXIN")
+    panel.inspect_button.click()
+    assert panel.record is not None
+    assert panel.record["transaction_id"] == DISPUTED
+    assert [panel.tabs.get_title(i) for i in range(len(TABS))] == list(TABS)
+    assert "R$ 132,55" in panel.summary.value
+    assert "1325500" not in panel.summary.value
+    assert "Left to refund" in panel.summary.value
+    assert CASE in panel.med_view.value
+    assert "AGREED" in panel.med_view.value
+    assert "PIXRET" in panel.refunds_view.value
+    sources = [step["source"] for step in panel.timeline]
+    assert sources[:2] == ["record", "record"]
+    assert {"webhook", "MED", "refund"} <= set(sources)
+    whats = " ".join(step["what"] for step in panel.timeline)
+    assert "pix.charge.paid" in whats
+    assert "pix.refund.requested" in whats
+    assert "pix.refund.completed" in whats
+    assert "03/01/2026" in panel.timeline_view.value  # the case, opened 2026-01-03 10:50 UTC
+    assert "authentication" in panel.receipt_view.value.lower()
+
+
+def test_every_shape_the_api_returns(desk: Desk) -> None:
+    panel = inspector(desk)
+    panel.inspect(DISPUTED)
+    e2e = DISPUTED.removeprefix("PIXIN")
+    assert list(panel.shapes) == [
+        f"GET /transactions/{DISPUTED}",
+        f"GET /transactions/e2e/{e2e}",
+        "GET /statement (its row)",
+        f"GET /transactions/{DISPUTED}/receipt",
+    ]
+    printed = "".join(o["text"] for o in panel.shapes_view.outputs)
+    for title, shape in panel.shapes.items():
+        assert title in printed
+        assert json.dumps(shape, indent=2, ensure_ascii=False, sort_keys=True) in printed
+    assert panel.shapes["GET /statement (its row)"]["status"] == "completed"
+
+
+def test_a_med_case_id_finds_its_transaction(desk: Desk) -> None:
+    panel = inspector(desk)
+    panel.inspect(CASE)
+    assert panel.record is not None
+    assert panel.record["transaction_id"] == DISPUTED
+
+
+def test_an_external_id_finds_the_payout(desk: Desk) -> None:
+    panel = inspector(desk)
+    panel.inspect(PAYOUT_REF)
+    assert panel.matches.value == PAYOUT
+    assert "R$ 3.417,09" in panel.summary.value
+    assert "sent" in panel.summary.value
+    assert f"GET /transactions/ref/{PAYOUT_REF}" in panel.shapes
+    assert panel.refunds == []
+    assert panel.cases == []
+
+
+def test_a_tag_and_a_qr_txid_find_a_paid_charge(desk: Desk) -> None:
+    charge = desk.client.pix.cash_in(amount_centavos=4_990, tag="pedido-777")
+    credit = desk.month.sandbox.pay_charge(charge["transaction_id"])
+    desk.month.sandbox.advance(10)
+    panel = inspector(desk)
+    panel.inspect("pedido-777")
+    assert panel.matches.value == credit
+    assert "R$ 49,90" in panel.summary.value
+    assert "GET /transactions/tag/pedido-777" in panel.shapes
+    panel.inspect(charge["transaction_id"])
+    assert panel.matches.value == credit
+
+
+def test_an_expired_qr_code_shows_its_reduced_shape(desk: Desk) -> None:
+    panel = inspector(desk)
+    panel.inspect(EXPIRED_QR)
+    assert panel.record is not None
+    assert panel.record["type"] == "pix_qrcode"
+    assert panel.record["status"] == "expired"
+    assert "only for settled transactions" in panel.receipt_view.value
+
+
+def test_a_refused_credit_shows_why(desk: Desk) -> None:
+    panel = inspector(desk)
+    panel.inspect(FAILED_CREDIT)
+    assert "AC06" in panel.summary.value
+    assert any(step["what"].startswith("Failed: AC06") for step in panel.timeline)
+    assert "only for settled transactions" in panel.receipt_view.value
+
+
+def test_unknown_identifiers_say_nothing_was_found(desk: Desk) -> None:
+    panel = inspector(desk)
+    panel.inspect(DISPUTED)
+    panel.inspect("PIXINE00000000202601010000aaaaaaaaaaa")
+    assert "Nothing found" in panel.status.value
+    assert panel.record is None
+    assert panel.summary.value == ""
+    assert panel.shapes_view.outputs == ()
+
+
+def test_identifiers_with_spaces_find_nothing_without_asking(desk: Desk) -> None:
+    panel = inspector(desk)
+    mark = desk.mark()
+    panel.inspect("two words")
+    assert "Nothing found" in panel.status.value
+    assert desk.calls_since(mark) == []
+
+
+def test_inspector_only_reads(desk: Desk) -> None:
+    panel = inspector(desk)
+    panel.inspect(DISPUTED)
+    panel.inspect(PAYOUT_REF)
+    assert desk.posts() == []
+
+
+def test_bad_arguments_are_refused(desk: Desk) -> None:
+    with pytest.raises(TypeError, match=r"pixops\.Client"):
+        TransactionInspector(42)
+    with pytest.raises(TypeError, match="Inbox"):
+        TransactionInspector(desk.client, inbox=object())
+    panel = inspector(desk)
+    with pytest.raises(TypeError, match="text"):
+        panel.inspect(123)  # type: ignore[arg-type]

@@ -1,0 +1,141 @@
+"""MedDefensePanel: urgent cases first, a defense sent once, the outcome followed."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from tests.widgets.conftest import Desk
+
+from pixops.widgets import MAX_DEFENSE_CHARS, MedDefensePanel, urgency
+
+# Two settled received payments of the demo month, neither disputed during it.
+LATER = "PIXINE085617012026010105031n5rFTOF5fL"  # R$ 26,12, Juliana Lima Soares
+SOONER = "PIXINE60746948202601010310dHe8dTIutdq"  # R$ 65,67, Ana Souza Alves
+
+
+def two_cases(desk: Desk) -> tuple[str, str]:
+    """The central bank opens one case, then, two days later, another."""
+    sandbox = desk.month.sandbox
+    first = sandbox.open_med_case(SOONER, reason="FRAUD", details="payer says it was stolen")
+    sandbox.advance(days=2)
+    second = sandbox.open_med_case(LATER, reason="REFUND_REQUEST")
+    return first.id, second.id
+
+
+def test_no_case_needs_attention_at_the_end_of_the_month(desk: Desk) -> None:
+    panel = MedDefensePanel(desk.client, now=desk.now)
+    assert "No MED case needs attention" in panel.table.value
+    assert panel.case is None
+    assert panel.submit_button.disabled
+    panel.show.value = "all"  # the month's 22 closed cases
+    assert len(panel.cases) == 22
+    assert {case["status"] for case in panel.cases} == {"CLOSED"}
+
+
+def test_open_cases_are_sorted_by_deadline_with_urgency(desk: Desk) -> None:
+    first, second = two_cases(desk)
+    panel = MedDefensePanel(desk.client, now=desk.now)
+    assert [case["id"] for case in panel.cases] == [first, second]
+    assert panel.table.value.index(first) < panel.table.value.index(second)
+    assert "R$ 65,67" in panel.table.value
+    assert "R$ 23,79" in panel.table.value  # what is still refundable
+    assert "656700" not in panel.table.value
+    # Five days to go for the first (opened 2 days ago), seven for the second.
+    assert "5 days left" in panel.table.value
+    assert "7 days left" in panel.table.value
+    assert panel.case_picker.value == first
+    assert "Ana Souza Alves" in panel.details.value
+    assert "payer says it was stolen" in panel.details.value
+    assert not panel.submit_button.disabled
+
+
+def test_urgency_in_hours_near_the_deadline() -> None:
+    now = datetime(2026, 2, 13, 12, tzinfo=UTC)
+
+    def case(hours: float, status: str = "OPEN") -> dict[str, object]:
+        deadline = now + timedelta(hours=hours)
+        return {"status": status, "defense_deadline": deadline.isoformat()}
+
+    assert urgency(case(200), now) == ("8 days left", "ok")
+    assert urgency(case(50), now) == ("50 h left", "warn")
+    assert urgency(case(5), now) == ("5 h left", "error")
+    assert urgency(case(-1), now) == ("deadline passed", "error")
+    assert urgency(case(5, "ACKNOWLEDGED"), now)[1] == "info"
+    assert urgency(case(5, "CLOSED"), now) == ("closed", "info")
+
+
+def test_submitting_a_defense_sends_it_once(desk: Desk) -> None:
+    first, _ = two_cases(desk)
+    panel = MedDefensePanel(desk.client, now=desk.now)
+    panel.defense.value = "  Produto entregue em 02/01; nota fiscal 123.  "
+    assert "43 of 2000 characters" in panel.counter.value
+    panel.submit_button.click()
+    assert desk.posts() == [
+        (f"/med/{first}/defense", {"defense": "Produto entregue em 02/01; nota fiscal 123."})
+    ]
+    assert "ACKNOWLEDGED" in panel.status.value
+    assert panel.case is not None
+    assert panel.case["status"] == "ACKNOWLEDGED"
+    assert panel.submit_button.disabled
+    assert "Defense submitted" in panel.details.value
+    assert panel.defense.value == ""
+    panel.submit()
+    assert len(desk.posts()) == 1
+
+
+@pytest.mark.parametrize(
+    ("text", "complaint"),
+    [("   ", "Write the defense first"), ("x" * (MAX_DEFENSE_CHARS + 1), "at most 2000")],
+)
+def test_empty_or_long_defenses_are_not_sent(desk: Desk, text: str, complaint: str) -> None:
+    two_cases(desk)
+    panel = MedDefensePanel(desk.client, now=desk.now)
+    panel.defense.value = text
+    panel.submit_button.click()
+    assert complaint in panel.status.value
+    assert desk.posts() == []
+
+
+def test_after_the_deadline_no_defense_is_taken(desk: Desk) -> None:
+    first, _ = two_cases(desk)
+    desk.month.sandbox.advance(days=5, seconds=1)  # the first case's deadline passes
+    panel = MedDefensePanel(desk.client, now=desk.now)
+    panel.case_picker.value = first
+    assert panel.case is not None
+    assert panel.case["status"] == "ACKNOWLEDGED"
+    assert panel.submit_button.disabled
+    panel.defense.value = "late"
+    panel.submit()
+    assert "no longer takes a defense" in panel.status.value
+    assert desk.posts() == []
+
+
+def test_following_the_outcome_of_a_case_the_payer_wins(desk: Desk) -> None:
+    first, _ = two_cases(desk)
+    panel = MedDefensePanel(desk.client, now=desk.now)
+    panel.check_outcome()
+    assert "no decision yet" in panel.status.value
+    desk.month.sandbox.resolve_med_case(first, "AGREED", details="fraude confirmada")
+    desk.month.sandbox.advance(60)
+    panel.outcome_button.click()
+    assert "closed: AGREED, the payer was refunded" in panel.status.value
+    assert "agreed with the payer: fraude confirmada" in panel.details.value
+    assert "Automatic refund PIXRET" in panel.details.value
+    assert "R$ 65,67: settled" in panel.details.value
+
+
+def test_following_the_outcome_of_a_case_the_merchant_wins(desk: Desk) -> None:
+    first, second = two_cases(desk)
+    panel = MedDefensePanel(desk.client, now=desk.now)
+    desk.month.sandbox.resolve_med_case(first, "DISAGREED")
+    panel.check_outcome()
+    assert "DISAGREED, the money stays with you" in panel.status.value
+    panel.refresh_button.click()  # a closed case no longer needs attention
+    assert [case["id"] for case in panel.cases] == [second]
+    assert panel.case_picker.value == second
+
+
+def test_a_client_is_required() -> None:
+    with pytest.raises(TypeError, match=r"pixops\.Client"):
+        MedDefensePanel(None)
