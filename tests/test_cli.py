@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import json
 import re
 import signal
 import socket
 import subprocess
 import sys
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import httpx
@@ -149,6 +151,144 @@ def test_serve_prints_working_credentials_and_stops_on_ctrl_c() -> None:
         if process.poll() is None:
             process.kill()
             process.communicate(timeout=5)
+
+
+class Served:
+    """A `pixops serve` subprocess and the banner it printed."""
+
+    def __init__(self, *args: str) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "pixops", "serve", "--port", "0", *args],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        assert self.process.stdout is not None
+        self.lines: list[str] = []
+        while not self.lines or self.lines[-1] != "press Ctrl-C to stop":
+            line = self.process.stdout.readline()
+            if not line:
+                self.stop()
+                raise AssertionError(f"pixops serve exited early: {self.lines}")
+            self.lines.append(line.rstrip("\n"))
+        self.text = "\n".join(self.lines)
+
+    def after(self, heading: str, count: int) -> list[str]:
+        """The `count` lines that follow the banner line starting with `heading`."""
+        start = next(i for i, line in enumerate(self.lines) if line.startswith(heading))
+        return self.lines[start + 1 : start + 1 + count]
+
+    def value(self, pattern: str) -> str:
+        found = re.search(pattern, self.text)
+        assert found is not None, f"{pattern!r} not in the banner:\n{self.text}"
+        return found.group(1)
+
+    def stop(self) -> str:
+        """SIGINT, then what was left on stdout; the server must stop cleanly."""
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGINT)
+        try:
+            out, err = self.process.communicate(timeout=15)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            out, err = self.process.communicate(timeout=5)
+        assert "Traceback" not in err, err
+        return out
+
+
+def bash(script: str, timeout: float = 30) -> subprocess.CompletedProcess[str]:
+    """Run pasted lines in bash, as a user would in a terminal."""
+    return subprocess.run(
+        ["bash", "-e", "-o", "pipefail", "-c", script],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+def test_the_banner_commands_work_when_pasted_into_bash() -> None:
+    served = Served("--manual-clock")
+    try:
+        signed = bash("\n".join(served.after("signed POST", 3)))
+        assert signed.returncode == 0, signed.stderr
+        charge = json.loads(signed.stdout)
+        assert charge["worked"] is True
+        assert charge["data"]["brcode"].startswith("000201")
+        received = bash("\n".join(served.after("a R$ 50,00 PIX arrives", 1)))
+        assert received.returncode == 0, received.stderr
+        credit = json.loads(received.stdout)["data"]
+        assert credit["status"] == "settled"
+
+        base = served.value(r"sandbox test helpers: (\S+)")
+        token = served.value(r"admin token: (\S+)")
+        admin = {"authorization": f"Bearer {token}", "content-type": "application/json"}
+        paid = httpx.post(
+            f"{base}/charges/{charge['data']['transaction_id']}/pay", headers=admin, timeout=10
+        )
+        assert paid.status_code == 201, paid.text
+        before = httpx.get(f"{base}/clock", headers=admin, timeout=10).json()["data"]
+        assert before["manual"] is True
+        moved = httpx.post(
+            f"{base}/clock/advance", content=b'{"seconds": 60}', headers=admin, timeout=10
+        ).json()["data"]
+        assert datetime.fromisoformat(moved["now"]) - datetime.fromisoformat(
+            before["now"]
+        ) == timedelta(seconds=60)
+    finally:
+        served.stop()
+
+
+def test_production_mode_has_no_helpers_no_token_and_no_demo_merchant() -> None:
+    served = Served("--production")
+    try:
+        assert "production mode" in served.text
+        assert "admin token" not in served.text
+        assert "client_secret:" not in served.text
+        assert "no demo merchant in production mode" in served.text
+        api = served.value(r"API base URL: (\S+)")
+        root = api.removesuffix("/api/external")
+        refused = httpx.get(
+            f"{root}/sandbox/v1/clock", headers={"authorization": "Bearer " + "x" * 47}, timeout=10
+        )
+        assert refused.status_code == 403
+        assert "--production" in refused.json()["error"]["message"]
+    finally:
+        served.stop()
+
+
+def test_manual_clock_and_production_do_not_mix(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["serve", "--manual-clock", "--production"])
+    assert exit_info.value.code == 2
+    assert "not allowed with argument" in capsys.readouterr().err
+
+
+def test_dev_cert_prints_a_command_that_works_with_the_banner_export(tmp_path: Path) -> None:
+    made = subprocess.run(
+        [sys.executable, "-m", "pixops", "dev-cert", "--out", str(tmp_path / "tls")],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert made.returncode == 0, made.stderr
+    curl = made.stdout.splitlines()[-1]
+    assert curl.lstrip().startswith("curl --cacert")
+    served = Served(
+        "--tls-cert",
+        str(tmp_path / "tls" / "cert.pem"),
+        "--tls-key",
+        str(tmp_path / "tls" / "key.pem"),
+    )
+    try:
+        export = served.after("for pixops.connect()", 1)[0]
+        called = bash(f"{export}\n{curl}")
+        assert called.returncode == 0, called.stderr
+        assert json.loads(called.stdout)["data"]["balance"] == 10_000_00 * 100
+        signed = bash("\n".join(served.after("signed POST", 3)))
+        assert signed.returncode == 0, signed.stderr
+        assert json.loads(signed.stdout)["worked"] is True
+    finally:
+        served.stop()
 
 
 def test_serve_with_an_unusable_database_exits_1(

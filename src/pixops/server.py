@@ -358,10 +358,17 @@ def banner(server: PixopsServer, credentials: DemoCredentials | None) -> str:
         lines.append(f"database: {options.db}")
     cacert = f"--cacert {shlex.quote(str(options.tls_cert))} " if options.tls else ""
     if credentials is None:
-        lines.append(
-            "existing database: its merchants' keys apply (secrets are never stored);"
-            f" a new key: pixops keys issue --db {options.db or 'PATH'}"
-        )
+        issue = f"pixops keys issue --db {options.db or 'PATH'}"
+        if options.sandbox:
+            lines.append(
+                "existing database: its merchants' keys apply (secrets are never stored);"
+                f" a new key: {issue}"
+            )
+        else:
+            lines.append(
+                "no demo merchant in production mode; the database's keys apply;"
+                f" new merchant and key: {issue} --new-merchant NAME"
+            )
         authorization = "ApiKey <client_id>:<client_secret>"
     else:
         lines += [
