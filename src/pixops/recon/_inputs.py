@@ -91,12 +91,12 @@ class LedgerMapping:
 
     entry_id: str = "entry_id"
     reference: str = "reference"
-    amount: str = "amount_centavos"
+    amount: str = "amount_base"
     direction: str | None = "direction"
-    fee: str | None = "fee_centavos"
+    fee: str | None = "fee_base"
     status: str | None = "status"
     booked_on: str = "booked_on"
-    amount_unit: Unit = "centavos"
+    amount_unit: Unit = "base"
 
     def __post_init__(self) -> None:
         if self.amount_unit not in _PER_UNIT:
@@ -111,7 +111,7 @@ class LedgerMapping:
 
 
 #: The mapping of a table already in `LEDGER_SCHEMA` (amounts in base units).
-CANONICAL_MAPPING: Final = LedgerMapping(amount="amount_base", fee="fee_base", amount_unit="base")
+CANONICAL_MAPPING: Final = LedgerMapping()
 
 
 def _source_table(source: object) -> pa.Table:
@@ -239,13 +239,11 @@ def read_ledger(
 ) -> pa.Table:
     """The ledger as a table of `LEDGER_SCHEMA` (money in base units), validated.
 
-    Without a mapping, a table whose columns are exactly `LEDGER_SCHEMA`'s is read as
-    canonical (base units); anything else uses `LedgerMapping()`'s defaults.
+    Without a mapping, the columns are `LEDGER_SCHEMA`'s names (amounts in base units),
+    as in `data/sample_ledger.csv`; extra columns (a memo) are ignored.
     """
     table = _source_table(source)
-    if mapping is None:
-        canonical = table.column_names == LEDGER_SCHEMA.names
-        mapping = CANONICAL_MAPPING if canonical else LedgerMapping()
+    mapping = CANONICAL_MAPPING if mapping is None else mapping
     if not isinstance(mapping, LedgerMapping):
         raise LedgerError("mapping must be a LedgerMapping")
     zone = parse_tz(tz)

@@ -11,7 +11,8 @@ Stable API (the dashboard and the CLI rely on it):
   amount, the total refunded and the remaining refundable amount.
 - ``rollforward``: per pair of balance snapshots, opening + inflows - outflows - fees
   against the closing balance.
-- ``summary``: one row per category (``matched`` first) with items and amounts.
+- ``summary``: one row per category (``matched`` first): items, ledger_amount_base,
+  statement_amount_base (both 0 for balance rows) and difference_base (their sum).
 Money columns are ``int64[pyarrow]`` base units; `brl_text` shows them to people.
 """
 
@@ -161,7 +162,8 @@ class ReconResult:
             lines.append(
                 f"{row['category']:<22} {int(row['items']):>8}  "
                 f"ledger {format_brl_base(int(row['ledger_amount_base'])):>20}  "
-                f"statement {format_brl_base(int(row['statement_amount_base'])):>20}"
+                f"statement {format_brl_base(int(row['statement_amount_base'])):>20}  "
+                f"difference {format_brl_base(int(row['difference_base'])):>16}"
             )
         for row in self.rollforward.to_dict(orient="records"):
             lines.append(

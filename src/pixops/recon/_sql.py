@@ -316,16 +316,22 @@ _SUMMARY = """
 SELECT k.category, k.position,
        COALESCE(d.items, 0) AS items,
        COALESCE(d.ledger_amount_base, 0) AS ledger_amount_base,
-       COALESCE(d.statement_amount_base, 0) AS statement_amount_base
+       COALESCE(d.statement_amount_base, 0) AS statement_amount_base,
+       COALESCE(d.difference_base, 0) AS difference_base
 FROM categories_in k
 LEFT JOIN (
     SELECT category, COUNT(*) AS items,
-           CAST(SUM(COALESCE(ledger_amount_base, 0)) AS BIGINT) AS ledger_amount_base,
-           CAST(SUM(COALESCE(statement_amount_base, 0)) AS BIGINT) AS statement_amount_base
+           CAST(SUM(CASE WHEN category = 'balance_difference' THEN 0
+                         ELSE COALESCE(ledger_amount_base, 0) END) AS BIGINT)
+               AS ledger_amount_base,
+           CAST(SUM(CASE WHEN category = 'balance_difference' THEN 0
+                         ELSE COALESCE(statement_amount_base, 0) END) AS BIGINT)
+               AS statement_amount_base,
+           CAST(SUM(COALESCE(difference_base, 0)) AS BIGINT) AS difference_base
     FROM discrepancies GROUP BY category
     UNION ALL
     SELECT 'matched', COUNT(*), CAST(SUM(amount_base) AS BIGINT),
-           CAST(SUM(amount_base) AS BIGINT)
+           CAST(SUM(amount_base) AS BIGINT), 0
     FROM matched
 ) d ON d.category = k.category
 """
