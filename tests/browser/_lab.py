@@ -1,0 +1,102 @@
+"""Driving JupyterLab, Voilà and static pages with Playwright: the few moves every test needs."""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from playwright.sync_api import Page, expect
+
+SCREENSHOTS = Path(__file__).resolve().parent / "screenshots"
+#: Chromium flags that work as root in a container (no sandbox, no GPU, small /dev/shm).
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"]
+_PROMPT_DONE = re.compile(r"^\[\d+\]:$")
+_TRACEBACK = re.compile(r"Traceback|^\w*Error\b|\n\w*Error\b")
+
+
+@dataclass(frozen=True)
+class Server:
+    """A running JupyterLab or Voilà: where it answers and the token it wants."""
+
+    base_url: str
+    token: str = ""
+
+
+def screenshot(page: Page, name: str, *, element: Any = None) -> Path:
+    """Save a screenshot under tests/browser/screenshots/ (git-ignored) and return its path."""
+    SCREENSHOTS.mkdir(exist_ok=True)
+    path = SCREENSHOTS / f"{name}.png"
+    (element or page).screenshot(path=str(path))
+    return path
+
+
+def open_notebook(page: Page, lab: Server, name: str) -> None:
+    """Open `name` in JupyterLab and wait until its kernel is idle."""
+    page.goto(f"{lab.base_url}/lab/tree/{name}?token={lab.token}")
+    indicator = page.locator(".jp-Notebook-ExecutionIndicator[data-status='idle']")
+    expect(indicator).to_be_visible(timeout=90_000)
+
+
+def code_prompts(page: Page) -> list[str]:
+    """The execution prompts (`[ ]:`, `[*]:`, `[3]:`) of every code cell, in order."""
+    prompts: list[str] = page.evaluate(
+        "Array.from(document.querySelectorAll('.jp-CodeCell .jp-InputPrompt'))"
+        ".map(e => e.textContent.trim())"
+    )
+    return prompts
+
+
+def run_all_cells(page: Page, *, timeout_seconds: float = 180.0) -> None:
+    """Run → Run All Cells, then wait until every code cell has run and the kernel is idle.
+
+    A click made while the kernel connection is still settling can be lost; when no
+    cell starts within a few seconds the menu is used once more.
+    """
+    deadline = time.monotonic() + timeout_seconds
+    for _attempt in range(3):
+        page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
+        page.get_by_role("menuitem", name="Run All Cells", exact=True).click()
+        started = time.monotonic() + 8.0
+        while time.monotonic() < started:
+            if any(prompt != "[ ]:" for prompt in code_prompts(page)):
+                break
+            page.wait_for_timeout(250)
+        else:
+            continue
+        break
+    else:
+        raise AssertionError("Run All Cells started no cell after three tries")
+    while time.monotonic() < deadline:
+        prompts = code_prompts(page)
+        idle = page.locator(".jp-Notebook-ExecutionIndicator[data-status='idle']").count() > 0
+        failures = error_outputs(page) if idle else []
+        if failures:
+            raise AssertionError(f"a cell failed: {failures[0][-1500:]}")
+        if idle and prompts and all(_PROMPT_DONE.match(prompt) for prompt in prompts):
+            return
+        page.wait_for_timeout(500)
+    raise AssertionError(
+        f"the notebook did not finish in {timeout_seconds:.0f} s: {code_prompts(page)}"
+    )
+
+
+def error_outputs(page: Page) -> list[str]:
+    """The text of every output that shows an exception (warnings on stderr do not count)."""
+    texts: list[str] = page.evaluate(
+        "Array.from(document.querySelectorAll("
+        "'.jp-OutputArea-output[data-mime-type=\"application/vnd.jupyter.stderr\"]'))"
+        ".map(e => e.textContent)"
+    )
+    return [text for text in texts if _TRACEBACK.search(text)]
+
+
+def widget_button(page: Page, label: str) -> Any:
+    """The first ipywidgets button whose label is exactly `label`."""
+    return (
+        page.locator(".widget-button")
+        .filter(has_text=re.compile(rf"^\s*{re.escape(label)}\s*$"))
+        .first
+    )

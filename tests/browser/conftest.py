@@ -1,0 +1,115 @@
+"""Real-browser tests: one JupyterLab per session on a copy of the notebooks, Debian's Chromium.
+
+Every test here carries the `browser` marker. With PIXOPS_SKIP_BROWSER=1 (what
+`.ci/dev.py test --no-browser` sets) they are deselected, and the run says so at the top
+and at the end; without it a missing Chromium fails the tests with the way out named.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, Page, Playwright, sync_playwright
+from tests.browser._lab import CHROMIUM_ARGS, Server
+
+from pixops.desk import lab_command, start, stop
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = Path(os.environ.get("PIXOPS_CHROMIUM", "/usr/bin/chromium"))
+SKIP_VARIABLE = "PIXOPS_SKIP_BROWSER"
+_HERE = Path(__file__).resolve().parent
+_SERVICE_VARIABLES = frozenset({"PIXOPS_BASE_URL", "PIXOPS_CLIENT_ID", "PIXOPS_CLIENT_SECRET"})
+_SKIPPED_NOTICE = (
+    f"{SKIP_VARIABLE}=1: the real-browser tests in tests/browser are DESELECTED in this run"
+)
+
+
+def _skipping() -> bool:
+    return os.environ.get(SKIP_VARIABLE) == "1"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "browser: drives JupyterLab, Voilà or a report in Debian's Chromium"
+    )
+
+
+def pytest_report_header(config: pytest.Config) -> str | None:
+    return f"*** {_SKIPPED_NOTICE} ***" if _skipping() else None
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    mine = [item for item in items if _HERE in Path(str(item.path)).parents]
+    for item in mine:
+        item.add_marker(pytest.mark.browser)
+    if _skipping() and mine:
+        config.hook.pytest_deselected(items=mine)
+        items[:] = [item for item in items if item not in mine]
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    if _skipping():
+        terminalreporter.write_sep("!", _SKIPPED_NOTICE, yellow=True, bold=True)
+
+
+@pytest.fixture(scope="session")
+def playwright_session() -> Iterator[Playwright]:
+    if not CHROMIUM.exists():
+        pytest.fail(
+            f"Chromium is not at {CHROMIUM}: install the Debian packages chromium and"
+            " fonts-dejavu-core (`.ci/dev.py test` does it when run as root), point"
+            f" PIXOPS_CHROMIUM at another Chromium, or opt out with {SKIP_VARIABLE}=1"
+            " (`.ci/dev.py test --no-browser`)"
+        )
+    with sync_playwright() as playwright:
+        yield playwright
+
+
+@pytest.fixture(scope="session")
+def browser(playwright_session: Playwright) -> Iterator[Browser]:
+    launched = playwright_session.chromium.launch(
+        executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
+    )
+    yield launched
+    launched.close()
+
+
+@pytest.fixture(scope="session")
+def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A copy of notebooks/ and data/ side by side: Lab autosaves what it opens."""
+    root = tmp_path_factory.mktemp("workspace")
+    shutil.copytree(
+        ROOT / "notebooks", root / "notebooks", ignore=shutil.ignore_patterns(".ipynb_checkpoints")
+    )
+    shutil.copytree(ROOT / "data", root / "data", ignore=shutil.ignore_patterns("out"))
+    return root
+
+
+@pytest.fixture(scope="session")
+def lab(workspace: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """JupyterLab on loopback with a token, started the way `pixops lab` starts it."""
+    state = tmp_path_factory.mktemp("lab-state")
+    # The notebooks must find the sandbox, never a service configured in this shell.
+    env = {name: value for name, value in os.environ.items() if name not in _SERVICE_VARIABLES}
+    command = lab_command(
+        workspace / "notebooks", token="browser-tests", state_dir=state, base_env=env
+    )
+    with (state / "lab.log").open("wb") as log:
+        process = start(command, log=log)
+        try:
+            yield Server(f"http://{command.host}:{command.port}", "browser-tests")
+        finally:
+            stop(process)
+
+
+@pytest.fixture
+def page(browser: Browser) -> Iterator[Page]:
+    context = browser.new_context(viewport={"width": 1280, "height": 1000}, locale="pt-BR")
+    opened = context.new_page()
+    opened.set_default_timeout(60_000)
+    yield opened
+    context.close()

@@ -1,0 +1,37 @@
+"""The harness itself: Run All in a real JupyterLab, a widget click, a failing cell caught."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbformat.v4 import new_code_cell, new_notebook
+from playwright.sync_api import Page, expect
+from tests.browser._lab import Server, open_notebook, run_all_cells, screenshot, widget_button
+
+_WIDGET_CELL = """\
+import ipywidgets as w
+from pixops.money import format_brl_base
+label = w.HTML("nothing yet")
+button = w.Button(description="Show total")
+button.on_click(lambda _: setattr(label, "value", f"<b>Total {format_brl_base(12_345_600)}</b>"))
+w.VBox([button, label])"""
+
+
+def test_run_all_clicks_a_widget_and_reports_a_failing_cell(
+    page: Page, lab: Server, workspace: Path
+) -> None:
+    notebook = new_notebook(
+        cells=[new_code_cell(_WIDGET_CELL), new_code_cell("1 / 0")],
+        metadata={"kernelspec": {"name": "python3", "display_name": "Python 3"}},
+    )
+    nbformat.write(notebook, workspace / "notebooks" / "zz_harness_check.ipynb")
+    open_notebook(page, lab, "zz_harness_check.ipynb")
+
+    with pytest.raises(AssertionError, match="ZeroDivisionError"):
+        run_all_cells(page, timeout_seconds=60)
+
+    widget_button(page, "Show total").click()
+    expect(page.locator(".widget-html-content").first).to_have_text("Total R$ 1.234,56")
+    screenshot(page, "harness")
