@@ -309,3 +309,55 @@ def test_parse_strict_refuses_what_canonicalize_refuses() -> None:
     for body in (b'{"a":1,"a":2}', b"[NaN]", b"\xff", b"{"):
         with pytest.raises(wire.WireError):
             wire.parse_strict(body)
+
+
+# -- lone surrogates (issue 8.7) ---------------------------------------------------
+
+#: Every code point class, surrogates (Cs) and unassigned (Cn) included.
+EVERY_CLASS = st.text(alphabet=st.characters(exclude_categories=()), max_size=12)
+
+
+def _has_surrogate(text: str) -> bool:
+    return any(0xD800 <= ord(ch) <= 0xDFFF for ch in text)
+
+
+@settings(max_examples=400)
+@given(text=EVERY_CLASS, as_key=st.booleans(), nested=st.booleans())
+def test_parse_strict_refuses_exactly_the_lone_surrogates(
+    text: str, as_key: bool, nested: bool
+) -> None:
+    document: Any = {text: 1} if as_key else {"field": text}
+    if nested:
+        document = {"outer": [document]}
+    body = json.dumps(document).encode("ascii")  # escapes every non-ASCII code point
+    if _has_surrogate(text):
+        with pytest.raises(WireError, match="lone UTF-16 surrogate"):
+            wire.parse_strict(body)
+    else:
+        assert wire.parse_strict(body) == document
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        rb'{"cpf":"\ud800"}',
+        rb'{"cpf":"\uDFFF"}',
+        rb'{"\udc00":"x"}',
+        rb'{"a":["ok","\ud83d"]}',
+        rb'{"a":"\ude00\ud83d"}',  # a pair in the wrong order is two lone halves
+    ],
+)
+def test_lone_surrogate_escapes_are_refused(body: bytes) -> None:
+    with pytest.raises(WireError):
+        wire.parse_strict(body)
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        (rb'{"a":"\ud83d\ude00"}', {"a": "\U0001f600"}),  # an escaped pair is one character
+        (rb'{"a":"\\ud800"}', {"a": "\\ud800"}),  # an escaped backslash, not an escape
+    ],
+)
+def test_surrogate_pairs_and_escaped_backslashes_are_fine(body: bytes, expected: Any) -> None:
+    assert wire.parse_strict(body) == expected

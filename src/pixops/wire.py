@@ -53,6 +53,8 @@ _SNAKE_BOUNDARY = re.compile(r"(?<=[a-zA-Z0-9])_([a-z])")
 _CAMEL_BOUNDARY = re.compile(r"(?<=[a-zA-Z0-9])([A-Z])")
 _ASCII_LOWER: Final = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 _SIGNATURE = re.compile(r"[0-9a-f]{128}")
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class WireError(ValueError):
@@ -104,9 +106,12 @@ def parse_strict(body: bytes) -> JSON:
     """Parse a JSON body strictly.
 
     Refused with WireError: invalid UTF-8 (a BOM included), invalid JSON, ``NaN``
-    or ``Infinity``, numbers too large for a float, and duplicate keys in an
+    or ``Infinity``, numbers too large for a float, duplicate keys in an
     object, because parsers disagree on which duplicate wins and a signed
-    document must mean one thing.
+    document must mean one thing, and a ``\\uD800``-style escape of a lone
+    surrogate in any string or key, because it is not a character (RFC 8259
+    section 8.2): no UTF-8 text can hold it, so nothing downstream could store
+    or echo it.
     """
     try:
         text = body.decode("utf-8")
@@ -121,6 +126,10 @@ def parse_strict(body: bytes) -> JSON:
         raise WireError(f"body is not valid JSON: {error}") from None
     except (ValueError, RecursionError) as error:
         raise WireError(f"body is not acceptable JSON: {error}") from None
+    # Surrogates can only come from escapes (the UTF-8 decoder refuses them), and an
+    # escaped pair is joined into one character by the parser: any left are lone.
+    if _SURROGATE_ESCAPE.search(text) is not None and _holds_surrogate(value):
+        raise WireError("body is not valid JSON: a string escapes a lone UTF-16 surrogate")
     return value
 
 
@@ -157,6 +166,22 @@ def _convert_keys(value: JSON, convert: Callable[[str], str]) -> JSON:
     if isinstance(value, list):
         return [_convert_keys(item, convert) for item in value]
     return value
+
+
+def _holds_surrogate(value: JSON) -> bool:
+    """Whether any string or key anywhere in `value` contains a surrogate code point."""
+    stack: list[JSON] = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if _SURROGATE.search(item) is not None:
+                return True
+        elif isinstance(item, dict):
+            stack.extend(item)
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
 
 
 def _reject_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:

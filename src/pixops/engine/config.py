@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from pixops import limits
+
 #: The sandbox institution's own ISPB. Deliberately not a real participant's code,
 #: so that no simulated transfer ever claims to come from a real bank.
 SERVICE_ISPB = "99999999"
@@ -13,7 +15,7 @@ SERVICE_NAME = "PIXOPS SANDBOX IP"
 @dataclass(frozen=True)
 class EngineConfig:
     rate_limit_per_minute: int = 90_000
-    max_body_bytes: int = 1_048_576
+    max_body_bytes: int = limits.BODY_MAX_BYTES
     trusted_proxies: frozenset[str] = field(default_factory=frozenset)
     idempotency_ttl_seconds: int = 24 * 3600
     service_ispb: str = SERVICE_ISPB

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, Final
 
+from pixops import limits
 from pixops.engine import events, ledger, scheduler
 from pixops.engine.clock import from_db, to_db, to_wire
 from pixops.engine.pix import refunds
@@ -58,7 +59,7 @@ ACTIVE_STATUSES: Final = ("OPEN", "ACKNOWLEDGED")
 RESULTS: Final = ("AGREED", "DISAGREED")
 DEFENSE_WINDOW: Final = timedelta(days=7)
 NOTIFICATION_WINDOW: Final = timedelta(days=80)
-MAX_TEXT_LENGTH: Final = 2000
+MAX_TEXT_LENGTH: Final = limits.DEFENSE_MAX_CHARS
 _DEADLINE: Final = "med.defense_deadline"
 
 

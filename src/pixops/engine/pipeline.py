@@ -10,12 +10,13 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import re
 import sqlite3
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
-from pixops import wire
+from pixops import limits, wire
 from pixops.engine import credentials, ipallow
 from pixops.engine.clock import to_db
 from pixops.engine.http import (
@@ -38,9 +39,10 @@ if TYPE_CHECKING:
 
 BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
 ACCEPTED_MEDIA_TYPES = frozenset({"application/json", "multipart/form-data"})
-MAX_IDEMPOTENCY_KEY = 256
-MAX_BODY_DEPTH = 64
+MAX_IDEMPOTENCY_KEY = limits.IDEMPOTENCY_KEY_MAX_CHARS
+MAX_BODY_DEPTH = limits.BODY_MAX_DEPTH
 JSON_HEADERS = [("content-type", "application/json")]
+_PRINTABLE_ASCII = re.compile(r"[\x20-\x7e]*")
 
 
 @dataclass
@@ -194,8 +196,16 @@ def read_idempotency_key(request: Request) -> str | None:
     key = request.headers.get("idempotency-key")
     if key is None:
         return None
+    if not _PRINTABLE_ASCII.fullmatch(key):
+        # Header bytes arrive latin-1 decoded: a UTF-8 "é" would count as two characters.
+        # Refusing non-ASCII keeps bytes and characters one and the same (RFC 9110 obs-text).
+        raise pipeline_error(
+            400, "Idempotency-Key must be printable ASCII characters (space to tilde)"
+        )
     if len(key) > MAX_IDEMPOTENCY_KEY:
-        raise pipeline_error(400, "Idempotency-Key must be at most 256 characters")
+        raise pipeline_error(
+            400, f"Idempotency-Key must be at most {MAX_IDEMPOTENCY_KEY} characters"
+        )
     if not key.strip():
         raise pipeline_error(400, "Idempotency-Key must not be empty")
     return key
@@ -279,6 +289,15 @@ def check_permission(route: Route, caller: Caller) -> None:
         raise forbidden(route.permission)
 
 
+def check_query_names(route: Route, query: dict[str, list[str]]) -> None:
+    """After step 8: a route that takes no query parameters refuses any, naming each.
+
+    Routes that take some (`route.query`) read them with a parser that reports unknown
+    names together with bad values, every problem at once."""
+    if query and not route.query:
+        raise bad_request({name: ["is not a known parameter"] for name in sorted(query)})
+
+
 def run(
     engine: Engine,
     request: Request,
@@ -346,6 +365,8 @@ def _authorized(
             )
         raise business_error(404, "not_found", f"No route for {request.method} {request.path}")
     check_permission(route, caller)
+    query = request.query_params() if request.query else {}
+    check_query_names(route, query)
     if parsed is not None:
         parsed = route_body(parsed, camel)
     context = Context(
@@ -355,7 +376,7 @@ def _authorized(
         merchant_id=caller.merchant_id,
         client_id=caller.client_id,
         params=params,
-        query=request.query_params() if request.query else {},
+        query=query,
         raw_body=parsed,
     )
     reply: Reply = route.handler(context)

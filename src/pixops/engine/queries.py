@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, time
 from typing import Any, Final
 
-from pixops import participants, wire
+from pixops import limits, participants, wire
 from pixops.engine.clock import db_to_wire, to_db
 from pixops.engine.config import SERVICE_NAME
 from pixops.engine.http import JSONObject, bad_request
@@ -39,9 +39,9 @@ __all__ = [
     "read_page_query",
 ]
 
-DEFAULT_PER_PAGE: Final = 20
-MAX_PER_PAGE: Final = 100
-MAX_PAGE: Final = 1_000_000_000
+DEFAULT_PER_PAGE: Final = limits.PER_PAGE_DEFAULT
+MAX_PER_PAGE: Final = limits.PER_PAGE_MAX
+MAX_PAGE: Final = limits.PAGE_MAX
 STATUS_FILTERS: Final = ("settled", "rejected", "failed", "processing")
 TYPE_FILTERS: Final = ("pix", "ted", "internal")
 PAGE_PARAMETERS: Final = frozenset({"page", "per_page"})

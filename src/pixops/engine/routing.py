@@ -57,21 +57,34 @@ Handler = Callable[[Context], Reply]
 
 @dataclass(frozen=True)
 class Route:
+    """One endpoint and its policy: the pipeline reads the permission and the query
+    parameters the route takes (any other is refused before the handler runs)."""
+
     method: str
     pattern: str
     permission: str
     handler: Handler
     regex: re.Pattern[str]
+    query: frozenset[str] = frozenset()
 
     @classmethod
-    def make(cls, method: str, pattern: str, permission: str, handler: Handler) -> Route:
+    def make(
+        cls,
+        method: str,
+        pattern: str,
+        permission: str,
+        handler: Handler,
+        *,
+        query: frozenset[str] = frozenset(),
+    ) -> Route:
         parts = []
         for segment in pattern.strip("/").split("/"):
             if segment.startswith(":"):
                 parts.append(f"(?P<{segment[1:]}>[^/]+)")
             else:
                 parts.append(re.escape(segment))
-        return cls(method, pattern, permission, handler, re.compile("^/" + "/".join(parts) + "$"))
+        regex = re.compile("^/" + "/".join(parts) + "$")
+        return cls(method, pattern, permission, handler, regex, frozenset(query))
 
 
 class Router:

@@ -35,6 +35,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
+from pixops import limits
 from pixops.engine import scheduler
 from pixops.engine.clock import from_db, to_db, to_wire
 from pixops.engine.events import EVENT_TYPES, Event, from_row
@@ -79,9 +80,9 @@ MAX_ATTEMPTS: Final = 1 + len(RETRY_DELAYS_SECONDS)
 DELIVERY_TIMEOUT_SECONDS: Final = 5
 #: The lease of the last attempt: if its outcome is never recorded, give up after this.
 _LAST_LEASE_SECONDS: Final = 60
-MAX_SUBSCRIPTIONS: Final = 16
-MAX_URL_LENGTH: Final = 2048
-MAX_DESCRIPTION_LENGTH: Final = 140
+MAX_SUBSCRIPTIONS: Final = limits.WEBHOOK_SUBSCRIPTIONS_MAX
+MAX_URL_LENGTH: Final = limits.WEBHOOK_URL_MAX_CHARS
+MAX_DESCRIPTION_LENGTH: Final = limits.WEBHOOK_DESCRIPTION_MAX_CHARS
 INPROC_SCHEME: Final = "inproc"
 USER_AGENT: Final = "pixops-webhooks/1"
 _DELIVER: Final = "webhook.deliver"

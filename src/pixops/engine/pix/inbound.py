@@ -14,6 +14,7 @@ import sqlite3
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Final
 
+from pixops import limits
 from pixops.engine import events, ledger
 from pixops.engine.clock import to_db
 from pixops.engine.fees import FeeSchedule
@@ -50,8 +51,8 @@ __all__ = [
     "returned_total_base",
 ]
 
-MAX_DESCRIPTION_LENGTH: Final = 140
-MAX_KEY_LENGTH: Final = 77
+MAX_DESCRIPTION_LENGTH: Final = limits.DESCRIPTION_MAX_CHARS
+MAX_KEY_LENGTH: Final = limits.PIX_KEY_MAX_CHARS
 
 #: Friendly text of the return reasons a payer is most likely to see.
 RETURN_DESCRIPTIONS: Final[dict[str, str]] = {

@@ -13,6 +13,7 @@ import sqlite3
 from datetime import datetime
 from typing import Final, NamedTuple
 
+from pixops import limits
 from pixops.engine.clock import to_db
 from pixops.engine.merchants import AdminError
 from pixops.ids import new_hex_id
@@ -174,5 +175,5 @@ def find_by_end_to_end_id(
 
 
 #: Caller references: `external_id` (cash-out's rule) and `tag`, both URL-path safe.
-EXTERNAL_ID_PATTERN: Final = re.compile(r"[a-zA-Z0-9._:-]{1,128}")
-TAG_PATTERN: Final = re.compile(r"[a-zA-Z0-9._:-]{1,64}")
+EXTERNAL_ID_PATTERN: Final = re.compile(rf"[a-zA-Z0-9._:-]{{1,{limits.EXTERNAL_ID_MAX_CHARS}}}")
+TAG_PATTERN: Final = re.compile(rf"[a-zA-Z0-9._:-]{{1,{limits.TAG_MAX_CHARS}}}")

@@ -1,7 +1,11 @@
-"""The endpoint table of the spec: 19 routes, each a small function in its group's module."""
+"""The endpoint table of the spec: 19 routes, each a small function in its group's module.
+
+A route takes no query parameters unless its entry names them (`query=`): the pipeline
+refuses any other with a 400 before the handler runs, on every route."""
 
 from __future__ import annotations
 
+from pixops.engine.queries import LIST_PARAMETERS, PAGE_PARAMETERS
 from pixops.engine.routes import (
     account,
     charges,
@@ -25,16 +29,30 @@ ROUTES: list[Route] = [
     Route.make("GET", "/webhooks", "account:read", webhooks.list_webhooks),
     Route.make("DELETE", "/webhooks/:id", "account:write", webhooks.delete_webhook),
     Route.make("GET", "/balance", "account:read", account.get_balance),
-    Route.make("GET", "/transactions", "transfer:read", transactions.list_transactions),
-    Route.make("GET", "/transactions/e2e/:e2e_id", "transfer:read", transactions.by_end_to_end),
-    Route.make("GET", "/transactions/tag/:tag", "transfer:read", transactions.by_tag),
     Route.make(
-        "GET", "/transactions/ref/:external_id", "transfer:read", transactions.by_external_id
+        "GET",
+        "/transactions",
+        "transfer:read",
+        transactions.list_transactions,
+        query=LIST_PARAMETERS,
+    ),
+    Route.make("GET", "/transactions/e2e/:e2e_id", "transfer:read", transactions.by_end_to_end),
+    Route.make(
+        "GET", "/transactions/tag/:tag", "transfer:read", transactions.by_tag, query=PAGE_PARAMETERS
+    ),
+    Route.make(
+        "GET",
+        "/transactions/ref/:external_id",
+        "transfer:read",
+        transactions.by_external_id,
+        query=PAGE_PARAMETERS,
     ),
     Route.make("GET", "/transactions/:id/receipt", "transfer:read", transactions.receipt),
     Route.make("GET", "/transactions/:id", "transfer:read", transactions.get_transaction),
     Route.make("GET", "/pix/keys", "pix:read", keys.list_keys),
-    Route.make("GET", "/med", "payment:read", med.list_cases),
+    Route.make("GET", "/med", "payment:read", med.list_cases, query=med.LIST_PARAMETERS),
     Route.make("GET", "/med/:id", "payment:read", med.get_case),
-    Route.make("GET", "/statement", "statement:read", statement.get_statement),
+    Route.make(
+        "GET", "/statement", "statement:read", statement.get_statement, query=LIST_PARAMETERS
+    ),
 ]

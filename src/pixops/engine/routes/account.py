@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pixops import limits
 from pixops.documents import is_valid_cpf, only_digits
 from pixops.engine import ledger
 from pixops.engine.clock import to_wire
@@ -36,6 +37,8 @@ def validate_cpf(ctx: Context) -> Reply:
     if not isinstance(cpf, str):
         raise bad_request({"cpf": ["must be a string"]})
     stripped = cpf.strip()
+    if len(stripped) > limits.CPF_INPUT_MAX_CHARS:
+        raise bad_request({"cpf": [f"must be at most {limits.CPF_INPUT_MAX_CHARS} characters"]})
     digits = only_digits(stripped) if set(stripped) <= set("0123456789.- ") else stripped
     valid = len(digits) == 11 and is_valid_cpf(digits)
     return Reply(200, {"worked": True, "data": {"cpf": digits, "valid": valid}})

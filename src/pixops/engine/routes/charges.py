@@ -12,20 +12,19 @@ import re
 from collections.abc import Mapping
 from typing import Any, Final
 
+from pixops import limits
 from pixops.engine.clock import db_to_wire, from_db
 from pixops.engine.http import Reply, bad_request, unprocessable
 from pixops.engine.merchants import require_merchant
 from pixops.engine.pix import charges
 from pixops.engine.pix.records import EXTERNAL_ID_PATTERN, TAG_PATTERN
 from pixops.engine.routing import Context
-from pixops.engine.world.payers import MAX_NAME_LENGTH, PayerError, normalize_document
+from pixops.engine.world.payers import PayerError, normalize_document
 from pixops.money import centavos_to_base, format_brl_base
 
-MAX_AMOUNT_CENTAVOS: Final = 999_999_999_999
-"""The BR Code's amount field holds at most 13 characters: ``9999999999.99``."""
-MAX_DESCRIPTION_LENGTH: Final = 140
-MIN_EXPIRES_IN: Final = 60
-MAX_EXPIRES_IN: Final = 30 * 86_400
+MAX_AMOUNT_CENTAVOS: Final = limits.CASH_IN_AMOUNT_MAX_CENTAVOS
+MIN_EXPIRES_IN: Final = limits.CASH_IN_EXPIRES_IN_MIN_SECONDS
+MAX_EXPIRES_IN: Final = limits.CASH_IN_EXPIRES_IN_MAX_SECONDS
 FIELDS: Final = frozenset({"amount", "description", "expires_in", "external_id", "tag", "payer"})
 PAYER_FIELDS: Final = frozenset({"name", "document"})
 
@@ -84,9 +83,13 @@ def parse_request(body: dict[str, Any]) -> charges.ChargeRequest:
     description = _description(body.get("description"), errors)
     expires_in = _expires_in(body.get("expires_in"), errors)
     external_id = _reference(
-        body.get("external_id"), "external_id", EXTERNAL_ID_PATTERN, 128, errors
+        body.get("external_id"),
+        "external_id",
+        EXTERNAL_ID_PATTERN,
+        limits.EXTERNAL_ID_MAX_CHARS,
+        errors,
     )
-    tag = _reference(body.get("tag"), "tag", TAG_PATTERN, 64, errors)
+    tag = _reference(body.get("tag"), "tag", TAG_PATTERN, limits.TAG_MAX_CHARS, errors)
     debtor_name, debtor_document = _payer(body.get("payer"), errors)
     if errors.by_field:
         raise bad_request(errors.by_field)
@@ -121,8 +124,8 @@ def _description(value: Any, errors: _Errors) -> str | None:
         return None
     if not isinstance(value, str):
         errors.add("description", "must be a string")
-    elif len(value) > MAX_DESCRIPTION_LENGTH:
-        errors.add("description", f"must be at most {MAX_DESCRIPTION_LENGTH} characters")
+    elif len(value) > limits.DESCRIPTION_MAX_CHARS:
+        errors.add("description", f"must be at most {limits.DESCRIPTION_MAX_CHARS} characters")
     else:
         return value or None
     return None
@@ -174,8 +177,8 @@ def _payer(value: Any, errors: _Errors) -> tuple[str | None, str | None]:
         errors.add("payer.name", "is required")
     elif not isinstance(name, str) or not name.strip():
         errors.add("payer.name", "must be a non-empty string")
-    elif len(name.strip()) > MAX_NAME_LENGTH:
-        errors.add("payer.name", f"must be at most {MAX_NAME_LENGTH} characters")
+    elif len(name.strip()) > limits.PAYER_NAME_MAX_CHARS:
+        errors.add("payer.name", f"must be at most {limits.PAYER_NAME_MAX_CHARS} characters")
     else:
         clean_name = name.strip()
     if document is None:

@@ -5,13 +5,13 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from pixops import wire
+from pixops import limits, wire
 from pixops.engine import med
 from pixops.engine.http import Reply, bad_request, not_found, unprocessable
 from pixops.engine.queries import DEFAULT_PER_PAGE, MAX_PAGE, MAX_PER_PAGE
 from pixops.engine.routing import Context
 
-_LIST_PARAMETERS: Final = ("page", "per_page", "status", "transaction_id")
+LIST_PARAMETERS: Final = frozenset({"page", "per_page", "status", "transaction_id"})
 _INTEGER = re.compile(r"[0-9]{1,10}")
 
 
@@ -21,8 +21,8 @@ def list_cases(ctx: Context) -> Reply:
     values: dict[str, str] = {}
     for name, given in ctx.query.items():
         snake = wire.to_snake(name)
-        if snake not in _LIST_PARAMETERS:
-            known = ", ".join(sorted(_LIST_PARAMETERS))
+        if snake not in LIST_PARAMETERS:
+            known = ", ".join(sorted(LIST_PARAMETERS))
             errors.setdefault(snake, []).append(
                 f"is not a known parameter; known parameters: {known}"
             )
@@ -48,6 +48,10 @@ def list_cases(ctx: Context) -> Reply:
         if status not in med.STATUSES:
             errors.setdefault("status", []).append(f"must be one of {', '.join(med.STATUSES)}")
     transaction_id = values.get("transaction_id") or None
+    if transaction_id is not None and len(transaction_id) > limits.TRANSACTION_ID_MAX_CHARS:
+        errors.setdefault("transaction_id", []).append(
+            f"must be at most {limits.TRANSACTION_ID_MAX_CHARS} characters"
+        )
     if errors:
         raise bad_request(errors)
     cases = med.list_cases(

@@ -13,6 +13,7 @@ import re
 import sqlite3
 from typing import Any, Final
 
+from pixops import limits
 from pixops.engine.config import EngineConfig
 from pixops.engine.http import Reply, bad_request, payment_rejection
 from pixops.engine.pix import payouts
@@ -27,9 +28,6 @@ from pixops.pixkeys import (
     normalize_key,
 )
 
-MAX_DESCRIPTION_LENGTH: Final = 140
-MAX_PURPOSE_LENGTH: Final = 140
-MAX_EXTERNAL_ID_LENGTH: Final = 128
 MAX_AMOUNT_CENTAVOS: Final = INT64_MAX // CENTAVO_IN_BASE
 _EXTERNAL_ID: Final = re.compile(r"[a-zA-Z0-9._:-]+")
 _ISPB: Final = re.compile(r"[0-9]{8}")
@@ -105,7 +103,7 @@ def _key(body: dict[str, Any]) -> tuple[str, str]:
     pix_key = body.get("pix_key")
     if pix_key is None:
         raise bad_request("pix_key is required")
-    if not isinstance(pix_key, str) or not pix_key:
+    if not isinstance(pix_key, str) or not 1 <= len(pix_key) <= limits.PIX_KEY_MAX_CHARS:
         raise bad_request("invalid pix_key")
     declared = body.get("pix_key_type")
     if declared is not None and (not isinstance(declared, str) or declared not in _KEY_TYPES):
@@ -127,8 +125,8 @@ def _description(body: dict[str, Any]) -> str | None:
         return None
     if not isinstance(description, str):
         raise bad_request("invalid description")
-    if len(description) > MAX_DESCRIPTION_LENGTH:
-        raise bad_request(f"description must be at most {MAX_DESCRIPTION_LENGTH} characters")
+    if len(description) > limits.DESCRIPTION_MAX_CHARS:
+        raise bad_request(f"description must be at most {limits.DESCRIPTION_MAX_CHARS} characters")
     return description
 
 
@@ -137,7 +135,7 @@ def _external_id(value: object) -> str | None:
     if not isinstance(value, str):
         return None
     trimmed = value.strip()
-    if len(trimmed) > MAX_EXTERNAL_ID_LENGTH or _EXTERNAL_ID.fullmatch(trimmed) is None:
+    if len(trimmed) > limits.EXTERNAL_ID_MAX_CHARS or _EXTERNAL_ID.fullmatch(trimmed) is None:
         return None
     return trimmed
 
@@ -146,8 +144,10 @@ def _purpose(body: dict[str, Any]) -> str | None:
     purpose = body.get("purpose")
     if purpose is None:
         return None
-    if not isinstance(purpose, str) or len(purpose) > MAX_PURPOSE_LENGTH:
-        raise bad_request(f"purpose must be a string of at most {MAX_PURPOSE_LENGTH} characters")
+    if not isinstance(purpose, str) or len(purpose) > limits.PURPOSE_MAX_CHARS:
+        raise bad_request(
+            f"purpose must be a string of at most {limits.PURPOSE_MAX_CHARS} characters"
+        )
     return purpose
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
+from pixops import limits
 from pixops.engine.http import Reply, bad_request
 from pixops.engine.pix import refunds
 from pixops.engine.routing import Context
@@ -18,7 +19,6 @@ ORIGINAL_ID_ALIASES: Final = (
     "end_to_end_id",
 )
 REASON_ALIASES: Final = ("reason", "return_code")
-MAX_DESCRIPTION_LENGTH: Final = 140
 MAX_AMOUNT_CENTAVOS: Final = INT64_MAX // CENTAVO_IN_BASE
 _DETAIL: Final = (
     "Refund accepted; the outcome arrives by webhook (pix.refund.completed or pix.payout.failed)"
@@ -38,11 +38,13 @@ def create_refund(ctx: Context) -> Reply:
     reason = _first(body, REASON_ALIASES)
     if reason is not None and not isinstance(reason, str):
         raise bad_request("reason must be a string")
+    if reason is not None and len(reason) > limits.REFUND_REASON_MAX_CHARS:
+        raise bad_request(f"reason must be at most {limits.REFUND_REASON_MAX_CHARS} characters")
     description = body.get("description")
     if description is not None and not isinstance(description, str):
         raise bad_request("description must be a string")
-    if description is not None and len(description) > MAX_DESCRIPTION_LENGTH:
-        raise bad_request(f"description must be at most {MAX_DESCRIPTION_LENGTH} characters")
+    if description is not None and len(description) > limits.DESCRIPTION_MAX_CHARS:
+        raise bad_request(f"description must be at most {limits.DESCRIPTION_MAX_CHARS} characters")
     row = refunds.request_refund(
         ctx.engine,
         ctx.conn,
@@ -81,4 +83,8 @@ def _original_id(body: dict[str, Any]) -> str:
         raise bad_request("original_transaction_id is required")
     if not isinstance(value, str):
         raise bad_request("original_transaction_id must be a string")
+    if len(value.strip()) > limits.TRANSACTION_ID_MAX_CHARS:
+        raise bad_request(
+            f"original_transaction_id must be at most {limits.TRANSACTION_ID_MAX_CHARS} characters"
+        )
     return value.strip()

@@ -21,12 +21,6 @@ def _reader(ctx: Context) -> Reader:
     return Reader(ctx.conn, merchant, ctx.now, ctx.engine.config.service_ispb)
 
 
-def _no_query(ctx: Context) -> None:
-    """Single-record lookups take no query parameters; an unexpected one is a typo."""
-    if ctx.query:
-        raise bad_request({name: ["is not a known parameter"] for name in sorted(ctx.query)})
-
-
 def _one(reader: Reader, found: Found | None) -> Reply:
     if found is None:
         raise detail_error(404, NOT_FOUND)
@@ -34,13 +28,11 @@ def _one(reader: Reader, found: Found | None) -> Reply:
 
 
 def get_transaction(ctx: Context) -> Reply:
-    _no_query(ctx)
     reader = _reader(ctx)
     return _one(reader, reader.resolve(ctx.params["id"]))
 
 
 def by_end_to_end(ctx: Context) -> Reply:
-    _no_query(ctx)
     e2e = ctx.params["e2e_id"]
     if not (is_end_to_end_id(e2e, prefixes="ED") or is_strict_end_to_end_id(e2e, prefixes="ED")):
         raise bad_request(
@@ -77,7 +69,6 @@ def by_external_id(ctx: Context) -> Reply:
 
 
 def receipt(ctx: Context) -> Reply:
-    _no_query(ctx)
     reader = _reader(ctx)
     found = reader.resolve(ctx.params["id"])
     if found is None:

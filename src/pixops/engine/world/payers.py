@@ -14,7 +14,7 @@ from functools import cache
 from itertools import accumulate
 from typing import Final
 
-from pixops import documents, participants
+from pixops import documents, limits, participants
 
 __all__ = [
     "MAX_NAME_LENGTH",
@@ -28,7 +28,7 @@ __all__ = [
     "resolve_payer",
 ]
 
-MAX_NAME_LENGTH: Final = 140
+MAX_NAME_LENGTH: Final = limits.PAYER_NAME_MAX_CHARS
 
 _GIVEN_NAMES: Final = (
     "Ana", "Maria", "Juliana", "Fernanda", "Camila", "Beatriz", "Larissa", "Patrícia",
