@@ -74,7 +74,7 @@ def _midnight(day: date) -> datetime:
 
 
 def _memo(row: pd.Series) -> str:
-    if row["original_transaction_id"] is not pd.NA and row["original_transaction_id"]:
+    if isinstance(row["original_transaction_id"], str):
         return f"devolução de {row['original_transaction_id']}"
     if row["direction"] == "outbound":
         return "pagamento a fornecedor"
@@ -87,7 +87,10 @@ def _entries(month: pd.DataFrame) -> list[Entry]:
     booked = month[month["payment_status"].isin(["settled", "rejected"])]
     for _, row in booked.iterrows():
         external = row["external_id"]
-        reference = external if isinstance(external, str) else row["transaction_id"]
+        linked = isinstance(row["original_transaction_id"], str)
+        # Refunds and returns are booked by their own id (a return repeats the payout's
+        # external_id); everything else by the order id when the payment carries one.
+        reference = external if isinstance(external, str) and not linked else row["transaction_id"]
         created = row["created_at"].to_pydatetime()
         entries.append(
             Entry(

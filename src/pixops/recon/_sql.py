@@ -74,12 +74,14 @@ SELECT DISTINCT l.entry_id, k.stmt_id
 FROM led l JOIN stmt_keys k ON k.match_key = l.reference
 """
 
-# Each ledger entry picks its best statement row: settled first, then the same amount.
+# Each ledger entry picks its best statement row: same direction, settled, same amount.
 _CAND_RANKED = """
 SELECT c.entry_id, c.stmt_id,
        ROW_NUMBER() OVER (
            PARTITION BY c.entry_id
-           ORDER BY CASE WHEN s.payment_status = 'settled' THEN 0 ELSE 1 END ASC NULLS LAST,
+           ORDER BY CASE WHEN l.direction IS NULL OR l.direction = s.direction THEN 0 ELSE 1 END
+                        ASC NULLS LAST,
+                    CASE WHEN s.payment_status = 'settled' THEN 0 ELSE 1 END ASC NULLS LAST,
                     CASE WHEN s.amount_base = l.amount_base THEN 0 ELSE 1 END ASC NULLS LAST,
                     s.created_at ASC NULLS LAST, s.id ASC NULLS LAST) AS pick
 FROM cand c
