@@ -22,6 +22,7 @@ import uvicorn
 
 from pixops import wire
 from pixops.sandbox import ApiKey, Merchant, Sandbox
+from pixops.schema import check_answer
 
 BASE_URL = "http://sandbox/api/external"
 
@@ -128,13 +129,26 @@ def key(sandbox: Sandbox, merchant: Merchant) -> ApiKey:
 Connect = Callable[..., Api]
 
 
+def check_against_schema(response: httpx.Response) -> None:
+    """Response hook of the shared clients: every answer the engine tests see must fit
+    the wire schema (`pixops.schema`), so the schema cannot drift from the engine."""
+    response.read()
+    problem = check_answer(response.request.method, response.url.path, response.status_code,
+                           response.content)  # fmt: skip
+    assert problem is None, f"answer outside the wire schema: {problem}"
+
+
 @pytest.fixture
 def connect() -> Iterator[Connect]:
     """`connect(sandbox, key, client_ip="127.0.0.1")`: an `Api` over the in-process transport."""
     clients: list[httpx.Client] = []
 
     def make(sb: Sandbox, key: ApiKey | None, client_ip: str = "127.0.0.1") -> Api:
-        client = httpx.Client(transport=sb.transport(client_ip=client_ip), base_url=BASE_URL)
+        client = httpx.Client(
+            transport=sb.transport(client_ip=client_ip),
+            base_url=BASE_URL,
+            event_hooks={"response": [check_against_schema]},
+        )
         clients.append(client)
         return Api(client, key)
 
@@ -220,7 +234,12 @@ def live_connect(live_server: LiveServer) -> Iterator[Connect]:
     def make(sb: Sandbox, key: ApiKey | None, client_ip: str = "127.0.0.1") -> Api:
         assert client_ip == "127.0.0.1", "a loopback server only ever sees 127.0.0.1"
         live_server.app = sb.asgi_app
-        client = httpx.Client(base_url=live_server.base_url, trust_env=False, timeout=10)
+        client = httpx.Client(
+            base_url=live_server.base_url,
+            trust_env=False,
+            timeout=10,
+            event_hooks={"response": [check_against_schema]},
+        )
         clients.append(client)
         return Api(client, key)
 

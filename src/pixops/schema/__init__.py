@@ -22,6 +22,7 @@ from pixops.schema._account import (
     PixKeysResponse,
 )
 from pixops.schema._base import Closed, Envelope, WireModel
+from pixops.schema._conformance import ENDPOINTS, check_answer, success_model
 from pixops.schema._errors import (
     BusinessError,
     DetailError,
@@ -89,6 +90,7 @@ from pixops.schema._webhooks import (
 )
 
 __all__ = [
+    "ENDPOINTS",
     "EVENT_TYPES",
     "FINAL_STATUSES",
     "MAX_CHARGE_CENTAVOS",
@@ -153,6 +155,8 @@ __all__ = [
     "WebhookRequest",
     "WebhookResponse",
     "WireModel",
+    "check_answer",
     "component_schemas",
+    "success_model",
     "transaction_shape",
 ]
