@@ -91,6 +91,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "pixops._cli_keys",
     "pixops.desk",
     "pixops.report",
+    "pixops.recon._cli",
 )
 """Modules whose `register(commands: Commands) -> None` adds subcommands, in `--help` order."""
 

@@ -1,0 +1,260 @@
+"""`pixops recon`: reconcile business days from the shell, for people and schedulers.
+
+    pixops recon --date 2026-01-31 [--tz America/Sao_Paulo] --ledger PATH --out DIR
+    pixops recon --from 2026-01-01 --to 2026-01-31 --ledger PATH --out DIR
+                 [--balances PATH] [--store FILE.duckdb] [--quiet]
+
+The service is the real one (or a `pixops serve`) when ``PIXOPS_BASE_URL`` is set
+(credentials from the environment or ``.env``, `pixops.Client.from_env`); otherwise
+the demo month in the embedded sandbox. Exit codes: 0 everything reconciled, 1 some
+finding needs attention, 2 bad arguments or input files, 3 the service could not be
+read. The steps are small functions (`options_from`, `load_inputs`, `run_recon`,
+`write_outputs`) so that more outputs (an HTML report) slot in after `write_outputs`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import sys
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TextIO
+
+import pyarrow as pa
+
+from pixops.errors import PixopsError
+from pixops.frames import BUSINESS_TZ, LocalStore, day_window, load_statement_table, parse_day
+from pixops.recon._inputs import LedgerError, read_ledger
+from pixops.recon._result import ReconResult
+from pixops.recon._run import balance_snapshot, reconcile
+
+if TYPE_CHECKING:
+    from pixops.cli import Commands
+
+__all__ = [
+    "EXIT_ATTENTION",
+    "EXIT_BAD_INPUT",
+    "EXIT_CLEAN",
+    "EXIT_SERVICE",
+    "ReconOptions",
+    "register",
+    "run",
+]
+
+EXIT_CLEAN = 0
+EXIT_ATTENTION = 1
+EXIT_BAD_INPUT = 2
+EXIT_SERVICE = 3
+
+_EPILOG = (
+    "exit status: 0 everything reconciled; 1 findings need attention; "
+    "2 bad arguments or input files; 3 the service could not be read. "
+    "Uses PIXOPS_BASE_URL / PIXOPS_CLIENT_ID / PIXOPS_CLIENT_SECRET when set, "
+    "else the demo month in the embedded sandbox."
+)
+
+
+class _BadInputError(Exception):
+    """An argument or input file that cannot be used; the message says why."""
+
+
+@dataclass(frozen=True)
+class ReconOptions:
+    first: date
+    last: date
+    tz: str
+    ledger: Path
+    out: Path
+    balances: Path | None
+    store: Path | None
+    progress: bool
+
+
+def register(commands: Commands) -> None:
+    """Add `pixops recon`."""
+    parser = commands.add(
+        "recon", help="reconcile business days against a merchant ledger", handler=run
+    )
+    parser.epilog = _EPILOG
+    days = parser.add_mutually_exclusive_group(required=True)
+    days.add_argument("--date", metavar="YYYY-MM-DD", help="one business day")
+    days.add_argument("--from", dest="first", metavar="YYYY-MM-DD", help="first business day")
+    parser.add_argument("--to", dest="last", metavar="YYYY-MM-DD", help="last day (with --from)")
+    parser.add_argument("--tz", default=BUSINESS_TZ, help=f"time zone of the days ({BUSINESS_TZ})")
+    parser.add_argument("--ledger", type=Path, required=True, help="ledger CSV or Parquet")
+    parser.add_argument("--out", type=Path, required=True, help="directory for the results")
+    parser.add_argument(
+        "--balances", type=Path, help="balance snapshots CSV (as_of, balance_base) to roll forward"
+    )
+    parser.add_argument("--store", type=Path, help="DuckDB file kept in sync (incremental)")
+    parser.add_argument("--quiet", action="store_true", help="no progress bars")
+
+
+def options_from(args: argparse.Namespace) -> ReconOptions:
+    """Validated options; `_BadInputError` names the first problem."""
+    try:
+        if args.date is not None:
+            if args.last is not None:
+                raise _BadInputError("--to goes with --from, not with --date")
+            first = last = parse_day(args.date, "--date")
+        else:
+            if args.last is None:
+                raise _BadInputError("--from needs --to")
+            first, last = parse_day(args.first, "--from"), parse_day(args.last, "--to")
+        window = day_window(first, last, args.tz)
+    except ValueError as error:
+        raise _BadInputError(str(error)) from None
+    for name, path in (("--ledger", args.ledger), ("--balances", args.balances)):
+        if path is not None and not path.is_file():
+            raise _BadInputError(f"{name}: no such file: {path}")
+    return ReconOptions(
+        first=first,
+        last=last,
+        tz=window.tz,
+        ledger=args.ledger,
+        out=args.out,
+        balances=args.balances,
+        store=args.store,
+        progress=not args.quiet,
+    )
+
+
+def _client() -> Any:
+    """The configured service, or the demo month on the embedded sandbox."""
+    if os.environ.get("PIXOPS_BASE_URL"):
+        from pixops.client import Client
+
+        return Client.from_env()
+    from pixops.demo import demo_month
+
+    month = demo_month()
+    return month.sandbox.client(month.api_key)
+
+
+def read_balances(path: Path) -> list[tuple[datetime, int]]:
+    """``as_of`` (ISO 8601 with zone) and ``balance_base`` (integer) rows of a CSV."""
+    snapshots = []
+    with path.open(encoding="utf-8-sig", newline="") as handle:
+        reader = csv.DictReader(handle)
+        if not reader.fieldnames or not {"as_of", "balance_base"} <= set(reader.fieldnames):
+            raise _BadInputError(f"{path}: needs columns as_of and balance_base")
+        for number, row in enumerate(reader, start=2):
+            try:
+                moment = datetime.fromisoformat(row["as_of"].strip().replace("Z", "+00:00"))
+                amount = int(row["balance_base"].strip(), 10)
+            except (ValueError, AttributeError):
+                raise _BadInputError(
+                    f"{path}, line {number}: not an instant and an integer"
+                ) from None
+            if moment.tzinfo is None:
+                raise _BadInputError(f"{path}, line {number}: as_of needs a time zone")
+            snapshots.append((moment.astimezone(UTC), amount))
+    return sorted(snapshots)
+
+
+@dataclass(frozen=True)
+class ReconInputs:
+    statement: pa.Table
+    ledger: pa.Table
+    balances: list[tuple[datetime, int]] | None
+
+
+def load_inputs(options: ReconOptions, client: Any) -> ReconInputs:
+    """The statement around the days (and up to now when rolling balances forward)."""
+    try:
+        ledger = read_ledger(options.ledger, tz=options.tz)
+    except LedgerError as error:
+        raise _BadInputError(f"--ledger: {error}") from None
+    window = day_window(options.first, options.last, options.tz)
+    # One day either side: a payment booked across midnight is a timing difference.
+    load_first, load_last = options.first - timedelta(days=1), options.last + timedelta(days=1)
+    balances = None
+    now: datetime | None = None
+    if options.balances is not None:
+        snapshots = read_balances(options.balances)
+        opening = [s for s in snapshots if s[0] <= window.start_at]
+        if not opening:
+            raise _BadInputError(
+                f"--balances has no snapshot at or before {window.start_at:%Y-%m-%d %H:%M}Z"
+            )
+        live = balance_snapshot(client)
+        inside = [s for s in snapshots if window.start_at < s[0] <= window.end_at and s < live]
+        balances = [opening[-1], *inside, live]
+        now = live[0]
+        load_first = min(load_first, opening[-1][0].date())
+        load_last = max(load_last, live[0].date() + timedelta(days=1))
+    if options.store is not None:
+        with LocalStore(options.store) as store:
+            store.sync(
+                client, load_first, load_last, tz=options.tz, now=now, progress=options.progress
+            )
+            statement = store.statement_table(load_first, load_last, tz=options.tz)
+    else:
+        statement = load_statement_table(
+            client, load_first, load_last, tz=options.tz, progress=options.progress
+        )
+    return ReconInputs(statement, ledger, balances)
+
+
+def run_recon(options: ReconOptions, inputs: ReconInputs) -> ReconResult:
+    return reconcile(
+        inputs.statement,
+        inputs.ledger,
+        balances=inputs.balances,
+        start=options.first,
+        end=options.last,
+        tz=options.tz,
+    )
+
+
+def write_outputs(options: ReconOptions, result: ReconResult, status: int) -> list[Path]:
+    """Frames as Parquet and CSV, the Excel-friendly file, ``summary.txt`` and ``.json``."""
+    written = result.write(options.out)
+    text = options.out / "summary.txt"
+    text.write_text(result.summary_text() + "\n", encoding="utf-8")
+    summary = {
+        "first_day": options.first.isoformat(),
+        "last_day": options.last.isoformat(),
+        "tz": options.tz,
+        "needs_attention": result.needs_attention,
+        "exit_status": status,
+        "counts": result.counts,
+    }
+    data = options.out / "summary.json"
+    data.write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    return [*written, text, data]
+
+
+def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None) -> int:
+    """The `pixops recon` handler; returns the documented exit status."""
+    stdout = sys.stdout if out is None else out
+    stderr = sys.stderr if err is None else err
+    try:
+        options = options_from(args)
+        client = _client()
+        inputs = load_inputs(options, client)
+        result = run_recon(options, inputs)
+    except _BadInputError as error:
+        print(f"pixops recon: {error}", file=stderr)
+        return EXIT_BAD_INPUT
+    except (PixopsError, OSError) as error:
+        print(f"pixops recon: cannot read the service: {error}", file=stderr)
+        return EXIT_SERVICE
+    status = EXIT_ATTENTION if result.needs_attention else EXIT_CLEAN
+    try:
+        write_outputs(options, result, status)
+    except OSError as error:
+        print(f"pixops recon: cannot write {options.out}: {error}", file=stderr)
+        return EXIT_BAD_INPUT
+    period = (
+        f"{options.first}" if options.first == options.last else f"{options.first}..{options.last}"
+    )
+    print(f"pixops recon {period} ({options.tz})", file=stdout)
+    print(result.summary_text(), file=stdout)
+    verdict = "needs attention" if status == EXIT_ATTENTION else "everything reconciled"
+    print(f"{verdict}; results in {options.out}", file=stdout)
+    return status
