@@ -5,12 +5,18 @@ from __future__ import annotations
 import base64
 import json
 import socket
+import threading
+import time
+from collections.abc import Callable
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from pixops.engine import events, webhooks
+from pixops.engine.clock import WallClock
+from pixops.engine.config import EngineConfig
+from pixops.engine.core import Engine
 from pixops.engine.webhooks import MAX_SUBSCRIPTIONS, RETRY_DELAYS_SECONDS
 from pixops.sandbox import ApiKey, Merchant, Sandbox
 from pixops.webhooks import verify
@@ -530,3 +536,70 @@ def test_payout_returned_goes_only_to_subscriptions_that_name_it(
         "pix.refund.completed",
         "pix.payout.returned",
     ]
+
+
+# -- concurrent delivery under the wall clock (issue 8.9) ---------------------------------
+
+
+def test_a_slow_receiver_delays_nobody(connect: Connect) -> None:
+    """Under the wall clock, a receiver that never answers holds only its own lane: the
+    timer worker returns, other subscribers get their events, settlements go on, and the
+    slow subscription still receives its events in order once it answers."""
+    config = EngineConfig(settlement_latency_seconds=0)
+    engine = Engine(clock=WallClock(), config=config, seed=1)
+    sb = Sandbox.over(engine)
+    merchant = sb.create_merchant("Loja", balance_centavos=100_000)
+    api = connect(sb, sb.issue_api_key(merchant.id))
+    release = threading.Event()
+    slow_seen: list[str] = []
+
+    def slow(headers: dict[str, str], body: bytes) -> int:
+        release.wait(30)
+        slow_seen.append(json.loads(body)["data"]["transaction_id"])
+        return 200
+
+    fast = Recorder()
+    subscribe(api, webhooks.add_receiver(engine, slow, "slow"))
+    subscribe(api, webhooks.add_receiver(engine, fast, "fast"))
+    body = {"amount": 100, "pix_key": "maria.silva@sandbox.pixops.dev"}
+
+    def run_due_promptly() -> None:
+        worker = threading.Thread(target=engine.run_due, daemon=True)
+        worker.start()
+        worker.join(timeout=3)
+        assert not worker.is_alive(), "the timer worker waited on a webhook receiver"
+
+    def settle(transaction_id: str) -> None:
+        deadline = time.monotonic() + 10
+        while sb.transaction_status(transaction_id) != "settled":
+            assert time.monotonic() < deadline, "the payout never settled"
+            run_due_promptly()
+            time.sleep(0.05)
+        run_due_promptly()  # hands the confirmation to the lanes
+
+    def wait_for(condition: Callable[[], bool]) -> None:
+        deadline = time.monotonic() + 5
+        while not condition():
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+
+    def fast_ids() -> list[str]:
+        return [json.loads(b)["data"]["transaction_id"] for _, b in fast.calls]
+
+    try:
+        first = api("POST", "/pix/cash-out", body).json()["transaction_id"]
+        settle(first)
+        wait_for(lambda: fast_ids() == [first])
+        second = api("POST", "/pix/cash-out", {**body, "amount": 200}).json()["transaction_id"]
+        settle(second)  # settles while the slow receiver still holds the first event
+        wait_for(lambda: fast_ids() == [first, second])
+        assert slow_seen == []
+    finally:
+        release.set()
+    assert engine.delivery_lanes is not None
+    assert engine.delivery_lanes.wait_idle(10)
+    engine.run_due()
+    assert engine.delivery_lanes.wait_idle(10)
+    assert slow_seen == [first, second]
+    assert len(fast.calls) == 2
+    engine.close()

@@ -27,3 +27,5 @@ class EngineConfig:
     queue_ttl_seconds: int = 7200
     orphan_after_seconds: int = 1800
     ceiling_base: int = 100_000_00 * 100
+    #: Threads delivering webhooks under the wall clock (one subscription at a time each).
+    webhook_workers: int = 8

@@ -14,6 +14,7 @@ from pixops.engine import openapi, pipeline, scheduler, webhooks
 from pixops.engine.clock import Clock, ManualClock
 from pixops.engine.config import EngineConfig
 from pixops.engine.http import Request, Response, encode_json
+from pixops.engine.lanes import Lanes
 from pixops.engine.ratelimit import RateLimiter
 from pixops.engine.routes import ROUTES
 from pixops.engine.routing import PREFIX, Route, Router
@@ -58,6 +59,11 @@ class Engine:
         # Handlers for paths outside /api/external, by prefix (server mode's test helpers).
         self.mounts: dict[str, Callable[[Request], Response]] = {}
         self._work_ready = threading.Event()
+        #: Concurrent webhook delivery under the wall clock; None (inline, deterministic)
+        #: under the manual clock.
+        self.delivery_lanes: Lanes | None = (
+            None if isinstance(self.clock, ManualClock) else Lanes(self.config.webhook_workers)
+        )
 
     def handle(
         self,
@@ -122,6 +128,11 @@ class Engine:
     def run_due(self) -> int:
         """Run what is due now (the server's worker calls this)."""
         return scheduler.run_due(self, self.clock.now())
+
+    def close(self) -> None:
+        """Stop the delivery threads (letting queued attempts finish)."""
+        if self.delivery_lanes is not None:
+            self.delivery_lanes.shutdown(wait=True)
 
     def wait_for_work(self, timeout_s: float) -> None:
         self._work_ready.wait(timeout_s)

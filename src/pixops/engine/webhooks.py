@@ -447,7 +447,19 @@ class _Outcome:
 def _deliver_timer(
     engine: Engine, conn: sqlite3.Connection, ref: str, payload: dict[str, Any]
 ) -> None:
-    deliver(engine, int(ref))
+    """Inline under the manual clock; else on the subscription's lane, so the timer
+    worker never waits on a receiver and one slow receiver delays only itself."""
+    delivery_seq = int(ref)
+    lanes = engine.delivery_lanes
+    if lanes is None:
+        deliver(engine, delivery_seq)
+        return
+    with engine.store.lock:
+        row = engine.store.conn.execute(
+            "SELECT webhook_id FROM webhook_deliveries WHERE seq = ?", (delivery_seq,)
+        ).fetchone()
+    if row is not None:
+        lanes.submit(row["webhook_id"], lambda: deliver(engine, delivery_seq))
 
 
 def deliver(engine: Engine, delivery_seq: int) -> None:
