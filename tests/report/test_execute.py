@@ -1,0 +1,35 @@
+"""Parameters are checked against the notebook's `parameters` cell before any kernel starts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from pixops.report import ReportError, declared_parameters, execute_notebook
+
+
+def test_the_parameters_cell_is_read(report_notebook: Path) -> None:
+    assert declared_parameters(report_notebook) == {"business_date", "count"}
+
+
+def test_a_misspelt_parameter_is_refused(report_notebook: Path) -> None:
+    with pytest.raises(ReportError, match=r"declares no parameter \['bussiness_date'\]"):
+        execute_notebook(report_notebook, {"bussiness_date": "2026-01-31"})
+
+
+@pytest.mark.parametrize("value", [1.5, None, ["2026-01-31"]])
+def test_parameter_values_are_plain_scalars(report_notebook: Path, value: object) -> None:
+    with pytest.raises(ReportError, match="must be str, int or bool"):
+        execute_notebook(report_notebook, {"count": value})  # type: ignore[dict-item]
+
+
+def test_a_missing_notebook_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(ReportError, match="no such notebook"):
+        execute_notebook(tmp_path / "nope.ipynb", {})
+
+
+@pytest.mark.parametrize("timeout", [0, -1, 2.5])
+def test_the_timeout_is_a_positive_integer(report_notebook: Path, timeout: object) -> None:
+    with pytest.raises(ReportError, match="timeout_seconds"):
+        execute_notebook(report_notebook, {}, timeout_seconds=timeout)  # type: ignore[arg-type]

@@ -1,0 +1,78 @@
+"""A notebook run headless becomes one page that needs no network and shows no code."""
+
+from __future__ import annotations
+
+import json
+import re
+import stat
+from pathlib import Path
+
+import pytest
+
+from pixops.report import ReportError, remote_references, render_report
+
+
+def test_the_report_carries_parameters_charts_widgets_and_no_code(
+    report_notebook: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "out" / "report.html"
+    out.parent.mkdir()
+
+    written = render_report(
+        report_notebook, out, parameters={"business_date": "2026-01-31", "count": 7}
+    )
+
+    page = written.read_text(encoding="utf-8")
+    assert written == out
+    assert stat.S_IMODE(out.stat().st_mode) == 0o644
+    assert remote_references(page) == []
+    assert not re.search(r"<script[^>]*src=[\"']?https?://", page)
+    # The injected parameters reached the chart, which plotly.js (inline) will draw.
+    assert "Volumes 2026-01-31" in page
+    assert "Plotly.newPlot" in page
+    assert "<title>daily check</title>" in page
+    # Widgets: their state and a view, and the renderer inlined as a data: URL.
+    assert '<script src="data:text/javascript;base64,' in page
+    state = re.search(
+        r'<script type="application/vnd.jupyter.widget-state\+json">(.*?)</script>', page, re.S
+    )
+    assert state is not None
+    models = json.loads(state.group(1))["state"]
+    assert any(model["model_name"] == "ButtonModel" for model in models.values())
+    assert "R$ 1.234,56" in state.group(1)
+    # No code: neither the source nor an input prompt.
+    assert "SECRET_SOURCE_MARKER" not in page
+    assert 'class="jp-InputPrompt' not in page
+    assert 'class="jp-CodeMirrorEditor' not in page
+    assert page.count("jp-mod-noInput") == 4
+    assert list(out.parent.iterdir()) == [out]
+
+
+def test_a_failing_cell_is_an_error_and_leaves_no_file(tmp_path: Path) -> None:
+    from tests.report.conftest import write_notebook
+
+    notebook = write_notebook(tmp_path / "broken.ipynb", "1 / 0", parameters="day = 1")
+    out = tmp_path / "report.html"
+
+    with pytest.raises(ReportError, match="ZeroDivisionError"):
+        render_report(notebook, out, parameters={"day": 2})
+
+    assert not out.exists()
+    assert [path.name for path in tmp_path.iterdir()] == ["broken.ipynb"]
+
+
+@pytest.mark.parametrize(
+    ("out", "message"),
+    [("report.pdf", "give a .html path"), ("missing/report.html", "no such folder")],
+)
+def test_a_bad_destination_is_refused_before_running(
+    report_notebook: Path, tmp_path: Path, out: str, message: str
+) -> None:
+    with pytest.raises(ReportError, match=message):
+        render_report(report_notebook, tmp_path / out)
+
+
+@pytest.mark.parametrize("value", [None, "", "   ", 3])
+def test_paths_must_be_paths(report_notebook: Path, value: object) -> None:
+    with pytest.raises(ReportError, match="must be a path"):
+        render_report(report_notebook, value)  # type: ignore[arg-type]
