@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import socket
 import ssl
 import threading
@@ -327,3 +328,29 @@ def test_responses_are_not_held_back_by_nagle(
             assert client.get("/balance", headers=auth(credentials)).status_code == 200
         elapsed = time.monotonic() - started
     assert elapsed < 0.6
+
+
+@pytest.mark.parametrize("http", ["h11", "httptools"])
+@pytest.mark.parametrize(
+    "request_bytes",
+    [
+        b"GARBAGE\r\n\r\n",
+        b"GET /a b c HTTP/1.1\r\nHost: x\r\n\r\n",
+        b"GET /api/external/balance HTTP/1.1\r\nBad Header\r\n\r\n",
+    ],
+)
+def test_a_malformed_request_gets_the_json_error_shape(http: str, request_bytes: bytes) -> None:
+    server, _ = serve(ServeOptions(port=0, http=http))
+    with server:
+        with socket.create_connection(("127.0.0.1", server.port), timeout=10) as conn:
+            conn.sendall(request_bytes)
+            answer = b""
+            while chunk := conn.recv(65536):
+                answer += chunk
+        head, _, body = answer.partition(b"\r\n\r\n")
+        assert head.startswith(b"HTTP/1.1 400"), answer
+        assert b"content-type: application/json" in head.lower()
+        assert json.loads(body) == {
+            "error": {"status": 400, "message": "Invalid HTTP request received."}
+        }
+        assert httpx.get(server.base_url + "/api/external/openapi.json").status_code == 200

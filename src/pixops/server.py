@@ -35,6 +35,7 @@ from typing import Any
 import uvicorn
 
 from pixops import wire
+from pixops._http_protocols import protocol_class
 from pixops.engine import scheduler
 from pixops.engine.adapters import AsgiApp
 from pixops.engine.admin import PREFIX as HELPERS_PREFIX
@@ -235,7 +236,7 @@ def uvicorn_config(app: Callable[..., Any], options: ServeOptions, port: int) ->
         host=options.host,
         port=port,
         loop="asyncio",
-        http=http_implementation(options.http),
+        http=protocol_class(http_implementation(options.http)),
         ssl_certfile=None if options.tls_cert is None else str(options.tls_cert),
         ssl_keyfile=None if options.tls_key is None else str(options.tls_key),
         log_level=options.log_level,
