@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import importlib.util
 import itertools
 import json
@@ -348,7 +349,16 @@ def hello_app() -> Callable[..., Any]:
 
 
 def child(app: str, http: str) -> None:
-    """Run in the subprocess: serve on a free port, print where and with which key."""
+    """Run in the subprocess: serve on a free port, print where and with which key.
+
+    Ends quietly on SIGTERM or SIGINT, whenever it comes (even during start-up): uvicorn
+    re-raises the signal after its graceful shutdown, which must not print a traceback.
+    """
+    with contextlib.suppress(KeyboardInterrupt):
+        _serve_child(app, http)
+
+
+def _serve_child(app: str, http: str) -> None:
     options = ServeOptions(port=0, http=http, log_level="error", rate_limit_per_minute=UNLIMITED)
     if app == "hello":
         sock = bind_socket(options.host, 0)
@@ -376,13 +386,16 @@ def child(app: str, http: str) -> None:
 
 
 class ServerProcess:
-    """A benchmark server in a subprocess, always stopped (SIGINT, then kill)."""
+    """A benchmark server in a subprocess, always stopped (SIGTERM, then kill)."""
 
     def __init__(self, app: str, http: str) -> None:
         self.process = subprocess.Popen(
             [sys.executable, __file__, "--child", app, "--http", http],
             stdout=subprocess.PIPE,
             text=True,
+            # Its own session: a Ctrl-C in the terminal reaches only this script, which
+            # then stops the child with SIGTERM (no KeyboardInterrupt mid-import there).
+            start_new_session=True,
         )
         assert self.process.stdout is not None
         line = self.process.stdout.readline()
@@ -406,7 +419,7 @@ class ServerProcess:
 
     def stop(self) -> None:
         if self.process.poll() is None:
-            self.process.send_signal(signal.SIGINT)
+            self.process.send_signal(signal.SIGTERM)
             try:
                 self.process.wait(10)
             except subprocess.TimeoutExpired:
