@@ -1,0 +1,40 @@
+"""The daily run: which notebook, which parameters, and what is refused before running."""
+
+from __future__ import annotations
+
+from datetime import date
+from pathlib import Path
+
+import pytest
+
+from pixops.report import ReportError, daily_report, find_daily_notebook
+
+
+def test_the_daily_notebook_is_found_by_name(tmp_path: Path) -> None:
+    with pytest.raises(ReportError, match="found none"):
+        find_daily_notebook(tmp_path)
+    (tmp_path / "03_daily_reconciliation.ipynb").write_text("{}")
+    assert find_daily_notebook(tmp_path).name == "03_daily_reconciliation.ipynb"
+    with pytest.raises(ReportError, match="no such notebooks folder"):
+        find_daily_notebook(tmp_path / "nope")
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"business_date": "2026-01-31"}, "must be a date"),
+        ({"timezone": "Mars/Olympus"}, "unknown time zone"),
+        ({"ledger": Path("/nowhere/ledger.csv")}, "no such ledger file"),
+    ],
+)
+def test_bad_arguments_are_refused_before_any_kernel(
+    tmp_path: Path, kwargs: dict[str, object], message: str
+) -> None:
+    arguments: dict[str, object] = {"business_date": date(2026, 1, 31), **kwargs}
+    with pytest.raises(ReportError, match=message):
+        daily_report(
+            out=tmp_path / "r.html",
+            notebook=tmp_path / "03_daily_reconciliation.ipynb",
+            **arguments,  # type: ignore[arg-type]
+        )
+    assert list(tmp_path.iterdir()) == []
