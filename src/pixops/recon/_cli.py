@@ -92,6 +92,10 @@ def register(commands: Commands) -> None:
     )
     parser.add_argument("--store", type=Path, help="DuckDB file kept in sync (incremental)")
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
+    # pixops.report's hook: the daily notebook of the same day as an offline HTML page.
+    parser.add_argument(
+        "--html", type=Path, help="also write the daily notebook as an offline HTML report"
+    )
 
 
 def options_from(args: argparse.Namespace) -> ReconOptions:
@@ -250,6 +254,16 @@ def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None 
     except OSError as error:
         print(f"pixops recon: cannot write {options.out}: {error}", file=stderr)
         return EXIT_BAD_INPUT
+    html = getattr(args, "html", None)
+    if html is not None:  # pixops.report's hook, after the frames are safely written
+        from pixops.report import ReportError, recon_html_report
+
+        try:
+            recon_html_report(html, options.first, options.last, options.tz, options.ledger)
+        except ReportError as error:
+            print(f"pixops recon: cannot write the HTML report: {error}", file=stderr)
+            return EXIT_BAD_INPUT
+        print(f"report: {html}", file=stdout)
     period = (
         f"{options.first}" if options.first == options.last else f"{options.first}..{options.last}"
     )

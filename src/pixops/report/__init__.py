@@ -20,6 +20,7 @@ from pixops.report._daily import (
     TIMEZONE_PARAMETER,
     daily_report,
     find_daily_notebook,
+    recon_html_report,
 )
 from pixops.report._errors import ReportError
 from pixops.report._execute import PLOTLY_RENDERER, declared_parameters, execute_notebook
@@ -41,6 +42,7 @@ __all__ = [
     "execute_notebook",
     "export_html",
     "find_daily_notebook",
+    "recon_html_report",
     "register",
     "remote_references",
     "render_report",

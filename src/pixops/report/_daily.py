@@ -50,3 +50,25 @@ def daily_report(
         parameters[LEDGER_PARAMETER] = str(ledger.resolve())
     title = f"Reconciliation {business_date.isoformat()} ({timezone})"
     return render_report(notebook, out, parameters=parameters, title=title)
+
+
+def recon_html_report(
+    out: Path,
+    first: date,
+    last: date,
+    timezone: str,
+    ledger: Path,
+    *,
+    notebooks: Path | None = None,
+) -> Path:
+    """`pixops recon --html`: the daily notebook of the day just reconciled, as a page."""
+    from pixops.desk import ServerError, default_notebooks_dir
+
+    if first != last:
+        raise ReportError("the HTML report covers one business day: use --date, not --from/--to")
+    try:
+        folder = notebooks or default_notebooks_dir()
+    except ServerError as error:
+        raise ReportError(str(error)) from None
+    notebook = find_daily_notebook(folder)
+    return daily_report(first, out, notebook=notebook, timezone=timezone, ledger=ledger)
