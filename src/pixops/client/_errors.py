@@ -298,7 +298,12 @@ def error_from_response(status: int, body: bytes, headers: Any = None) -> ApiErr
         atom, value = next(iter(errors.items()))
         code = normalize_code(str(atom))
         if isinstance(value, dict):
-            fields = {str(name): list(messages) for name, messages in value.items()}
+            fields = {
+                str(name): [str(m) for m in messages]
+                if isinstance(messages, list)
+                else [str(messages)]
+                for name, messages in value.items()
+            }
             summary = "; ".join(
                 f"{name} {' and '.join(map(str, messages))}" for name, messages in fields.items()
             )
