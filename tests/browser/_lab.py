@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import time
 from dataclasses import dataclass
@@ -13,6 +14,8 @@ from playwright.sync_api import Page, expect
 SCREENSHOTS = Path(__file__).resolve().parent / "screenshots"
 #: Chromium flags that work as root in a container (no sandbox, no GPU, small /dev/shm).
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"]
+#: What points the notebooks at a real service: never passed to the servers under test.
+SERVICE_VARIABLES = frozenset({"PIXOPS_BASE_URL", "PIXOPS_CLIENT_ID", "PIXOPS_CLIENT_SECRET"})
 _PROMPT_DONE = re.compile(r"^\[\d+\]:$")
 _TRACEBACK = re.compile(r"Traceback|^\w*Error\b|\n\w*Error\b")
 
@@ -23,6 +26,11 @@ class Server:
 
     base_url: str
     token: str = ""
+
+
+def sandbox_environment() -> dict[str, str]:
+    """This process's environment without the variables that select a real service."""
+    return {name: value for name, value in os.environ.items() if name not in SERVICE_VARIABLES}
 
 
 def screenshot(page: Page, name: str, *, element: Any = None) -> Path:

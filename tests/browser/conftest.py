@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, Page, Playwright, sync_playwright
-from tests.browser._lab import CHROMIUM_ARGS, Server
+from tests.browser._lab import CHROMIUM_ARGS, Server, sandbox_environment
 
 from pixops.desk import lab_command, start, stop
 
@@ -22,7 +22,6 @@ ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = Path(os.environ.get("PIXOPS_CHROMIUM", "/usr/bin/chromium"))
 SKIP_VARIABLE = "PIXOPS_SKIP_BROWSER"
 _HERE = Path(__file__).resolve().parent
-_SERVICE_VARIABLES = frozenset({"PIXOPS_BASE_URL", "PIXOPS_CLIENT_ID", "PIXOPS_CLIENT_SECRET"})
 _SKIPPED_NOTICE = (
     f"{SKIP_VARIABLE}=1: the real-browser tests in tests/browser are DESELECTED in this run"
 )
@@ -94,7 +93,7 @@ def lab(workspace: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[S
     """JupyterLab on loopback with a token, started the way `pixops lab` starts it."""
     state = tmp_path_factory.mktemp("lab-state")
     # The notebooks must find the sandbox, never a service configured in this shell.
-    env = {name: value for name, value in os.environ.items() if name not in _SERVICE_VARIABLES}
+    env = sandbox_environment()
     command = lab_command(
         workspace / "notebooks", token="browser-tests", state_dir=state, base_env=env
     )
