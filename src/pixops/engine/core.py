@@ -93,12 +93,26 @@ class Engine:
                             raise _RollbackError(response)
                 except _RollbackError as rollback:
                     response = rollback.response
+        except sqlite3.Error as error:
+            if not storage_unavailable(error):
+                log.exception("unexpected fault on %s %s", request.method, request.path)
+                return internal_error()
+            self._abandon_transaction()
+            log.warning("storage unavailable on %s %s: %s", request.method, request.path, error)
+            return service_unavailable()
         except Exception:
             log.exception("unexpected fault on %s %s", request.method, request.path)
             return internal_error()
         if not self._work_ready.is_set():
             self._work_ready.set()
         return response
+
+    def _abandon_transaction(self) -> None:
+        """After a failed COMMIT SQLite may keep the transaction open: end it, so the next
+        request starts clean and nothing of this one is kept."""
+        with self.store.lock:
+            if self.store.conn.in_transaction:
+                self.store.conn.execute("ROLLBACK")
 
     def _resolve(self, method: str, path: str) -> tuple[Route | None, dict[str, str], list[str]]:
         """The router's answer; paths without parameters come from a dict built per router."""
@@ -155,6 +169,37 @@ def too_large(limit: int) -> Response:
         "error": {"status": 413, "message": f"Request body too large; the limit is {limit} bytes"}
     }
     return Response(413, list(_JSON), encode_json(body))
+
+
+#: SQLite result codes (and their extended forms) that mean the storage failed, not the
+#: request: the disk is full, the database read-only, locked by another process past the
+#: busy timeout, or unreadable. The request rolled back; retrying later can succeed.
+_STORAGE_FAULTS = (
+    "SQLITE_FULL",
+    "SQLITE_READONLY",
+    "SQLITE_BUSY",
+    "SQLITE_LOCKED",
+    "SQLITE_IOERR",
+    "SQLITE_CANTOPEN",
+)
+#: Seconds a caller should wait before retrying after a storage fault.
+STORAGE_RETRY_AFTER_S = 30
+
+
+def storage_unavailable(error: sqlite3.Error) -> bool:
+    name = getattr(error, "sqlite_errorname", None) or ""
+    return any(name == code or name.startswith(code + "_") for code in _STORAGE_FAULTS)
+
+
+def service_unavailable() -> Response:
+    body = {
+        "error": {
+            "status": 503,
+            "message": "Storage temporarily unavailable; nothing was written. Retry later.",
+        }
+    }
+    headers = [*_JSON, ("retry-after", str(STORAGE_RETRY_AFTER_S))]
+    return Response(503, headers, encode_json(body))
 
 
 def internal_error() -> Response:
