@@ -92,6 +92,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "pixops.desk",
     "pixops.report",
     "pixops.recon._cli",
+    "pixops.client._cli",
 )
 """Modules whose `register(commands: Commands) -> None` adds subcommands, in `--help` order."""
 

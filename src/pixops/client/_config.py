@@ -87,7 +87,10 @@ class Settings:
 
 
 def read_env(
-    environ: Mapping[str, str] | None = None, dotenv_path: str | Path | None = None
+    environ: Mapping[str, str] | None = None,
+    dotenv_path: str | Path | None = None,
+    *,
+    require: bool = True,
 ) -> dict[str, str]:
     """`PIXOPS_*` settings: the environment first, then a `.env` file (found upwards from
     the working directory, or the path given) for what the environment lacks."""
@@ -102,7 +105,7 @@ def read_env(
     missing = [
         name for name in (ENV_BASE_URL, ENV_CLIENT_ID, ENV_CLIENT_SECRET) if not found.get(name)
     ]
-    if missing:
+    if missing and require:
         raise ConfigurationError(
             f"missing {', '.join(missing)}: set them in the environment or in a .env file"
         )

@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Final, TypeVar
+from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 import httpx
 
@@ -57,6 +57,9 @@ from pixops.schema import (
     Webhook,
     WebhookDeleted,
 )
+
+if TYPE_CHECKING:
+    from pixops.client._doctor import DoctorReport
 
 __all__ = ["Client"]
 
@@ -482,6 +485,13 @@ class Client:
             else:
                 self._sleep(interval)
             waited += interval
+
+    def doctor(self) -> DoctorReport:
+        """Check the server, credentials, IP whitelist, signing, read permissions, clock
+        skew and rate-limit headroom, in plain words (`print()` it, or `.to_frame()`)."""
+        from pixops.client._doctor import run_doctor
+
+        return run_doctor(self)
 
 
 def _retry_after(response: httpx.Response) -> float | None:

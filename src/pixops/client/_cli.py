@@ -1,0 +1,127 @@
+"""`pixops doctor` and `pixops api METHOD PATH [JSON]`, registered into `pixops.cli`.
+
+Both read the connection from `PIXOPS_BASE_URL`, `PIXOPS_CLIENT_ID` and
+`PIXOPS_CLIENT_SECRET` (the environment, then a `.env` file); `--base-url` and
+`--client-id` override the first two. The secret is read only from the environment or
+the file, never from the command line, where it would land in shell history and `ps`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Protocol, TextIO
+
+from pixops.client._config import ENV_BASE_URL, ENV_CLIENT_ID, ENV_CLIENT_SECRET, read_env
+from pixops.client._core import Call
+from pixops.client._errors import ArgumentError, ConfigurationError, TransportError
+from pixops.client._retry import NO_RETRY
+from pixops.client._sync import Client
+
+__all__ = ["register", "run_api", "run_doctor_command"]
+
+
+class Commands(Protocol):
+    def add(
+        self, name: str, *, help: str, handler: Callable[[argparse.Namespace], int]
+    ) -> argparse.ArgumentParser: ...
+
+
+def _connection_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--base-url", help=f"the service (default ${ENV_BASE_URL})")
+    parser.add_argument("--client-id", help=f"the API key id (default ${ENV_CLIENT_ID})")
+    parser.add_argument(
+        "--env-file", type=Path, help="a .env file to read (default: .env found upwards)"
+    )
+
+
+def register(commands: Commands) -> None:
+    doctor = commands.add(
+        "doctor",
+        help="check the connection, credentials, IP whitelist, signing, permissions, clock"
+        " and rate limit",
+        handler=run_doctor_command,
+    )
+    _connection_arguments(doctor)
+    api = commands.add("api", help="send one signed request and print the answer", handler=run_api)
+    _connection_arguments(api)
+    api.add_argument("method", choices=["GET", "POST", "DELETE", "get", "post", "delete"])
+    api.add_argument("path", help="under /api/external, e.g. /balance or /statement?per_page=5")
+    api.add_argument("json", nargs="?", help="the JSON body of a POST")
+    api.add_argument("--camel", action="store_true", help="send and receive camelCase keys")
+    api.add_argument("--idempotency-key", help="reuse a key to replay a POST safely")
+
+
+def _client(args: argparse.Namespace, **options: Any) -> Client:
+    env = read_env(dotenv_path=args.env_file, require=False)
+    base_url = args.base_url or env.get(ENV_BASE_URL)
+    client_id = args.client_id or env.get(ENV_CLIENT_ID)
+    secret = env.get(ENV_CLIENT_SECRET)
+    missing = [
+        name
+        for name, value in (
+            (ENV_BASE_URL, base_url),
+            (ENV_CLIENT_ID, client_id),
+            (ENV_CLIENT_SECRET, secret),
+        )
+        if not value
+    ]
+    if missing:
+        raise ConfigurationError(f"missing {', '.join(missing)} (environment or .env file)")
+    return Client(base_url, client_id, secret, retry=NO_RETRY, **options)
+
+
+def run_doctor_command(args: argparse.Namespace, out: TextIO | None = None) -> int:
+    stream = out or sys.stdout
+    try:
+        with _client(args) as client:
+            report = client.doctor()
+    except (ConfigurationError, ArgumentError) as exc:
+        print(f"pixops doctor: {exc}", file=stream)
+        return 2
+    print(report, file=stream)
+    return 0 if report.ok else 1
+
+
+def run_api(args: argparse.Namespace, out: TextIO | None = None) -> int:
+    stream = out or sys.stdout
+    body: Any = None
+    if args.json is not None:
+        try:
+            body = json.loads(args.json)
+        except ValueError as exc:
+            print(f"pixops api: the body is not JSON: {exc}", file=stream)
+            return 2
+    path, _, query_text = args.path.partition("?")
+    query = dict(
+        pair.split("=", 1) if "=" in pair else (pair, "") for pair in query_text.split("&") if pair
+    )
+    try:
+        with _client(args, key_case="camelCase" if args.camel else "snake_case") as client:
+            method = args.method.upper()
+            if method != "POST" and body is not None:
+                raise ArgumentError("only POST takes a body")
+            if body is not None and not isinstance(body, dict):
+                raise ArgumentError("the JSON body must be an object")
+            if not path.startswith("/"):
+                raise ArgumentError("the path must start with '/', e.g. /balance")
+            call = Call(method, path, query, body, idempotency_key=args.idempotency_key)
+            response = client.send(call)
+    except (ConfigurationError, ArgumentError) as exc:
+        print(f"pixops api: {exc}", file=stream)
+        return 2
+    except TransportError as exc:
+        print(f"pixops api: {exc}", file=stream)
+        return 1
+    print(f"HTTP {response.status_code} {response.reason_phrase}", file=stream)
+    for name in ("idempotency-key", "x-idempotent-replay", "x-ratelimit-remaining", "retry-after"):
+        if name in response.headers:
+            print(f"{name}: {response.headers[name]}", file=stream)
+    try:
+        print(json.dumps(response.json(), indent=2, ensure_ascii=False), file=stream)
+    except ValueError:
+        print(response.text, file=stream)
+    return 0 if response.is_success else 1
