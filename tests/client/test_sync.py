@@ -13,6 +13,7 @@ from pixops.client import (
     InsufficientBalanceError,
     NotFoundError,
     PermissionDeniedError,
+    UnprocessableEntityError,
 )
 from pixops.sandbox import ApiKey, Merchant, Sandbox
 from pixops.schema import (
@@ -184,3 +185,76 @@ def test_a_missing_permission_is_reported(sandbox: Sandbox, merchant: Merchant) 
         limited.statement.list()
     assert caught.value.params == {"permission": "statement:read"}
     assert caught.value.code == "missing_permission"
+
+
+def test_account_keys_cpf_and_key_resolution(client: pixops.Client) -> None:
+    assert client.cpf.validate("529.982.247-25").valid
+    assert not client.cpf.validate("52998224700").valid
+    assert client.pix.keys() == []
+    charge = client.pix.cash_in(
+        amount=Decimal("25.00"),
+        description="Pedido 7",
+        payer_name="Maria Silva",
+        payer_document="52998224725",
+        expires_in=600,
+    )
+    assert charge.amount.centavos == 2_500
+    assert charge.brcode.startswith("000201")
+    keys = client.pix.keys()
+    assert [entry.key_type for entry in keys] == ["evp"]
+    cpf = client.pix.resolve_key_type("52998224725")
+    assert (cpf.pix_key_type, cpf.cpf_valid) == ("cpf", True)
+    phone = client.pix.resolve_key_type("11987654321")
+    assert phone.pix_key_type == "phone"
+    assert "not a valid CPF" in str(phone)
+    with pytest.raises(ArgumentError, match="ambiguous"):
+        client.pix.cash_out(pix_key="11987654321", amount_centavos=100)
+    with pytest.raises(ArgumentError):
+        client.pix.resolve_key_type("maria@example.com")
+
+
+def test_refunds_webhooks_and_med(client: pixops.Client, sandbox: Sandbox) -> None:
+    charge = client.pix.cash_in(amount_centavos=10_000)
+    credit = sandbox.pay_charge(charge.transaction_id)
+    partial = client.pix.refund(credit, 1_000, reason="MD06", description="troca")
+    assert partial.amount.centavos == 1_000
+    assert partial.end_to_end_id.startswith("D")
+    with pytest.raises(UnprocessableEntityError):
+        client.pix.refund(credit, amount_centavos=10**6)
+    with pytest.raises(NotFoundError):
+        client.pix.refund("PIXINnope")
+    url = sandbox.add_webhook_receiver(lambda headers, body: 200, name="nb")
+    hook = client.webhooks.create(url=url, event_types=["pix.charge.paid"], description="nb")
+    assert hook.secret
+    assert hook.secret not in repr(hook)
+    assert [w.id for w in client.webhooks.list()] == [hook.id]
+    assert client.webhooks.delete(hook.id).deleted
+    assert client.webhooks.list() == []
+    with pytest.raises(ArgumentError):
+        client.webhooks.create(url=url, event_types="pix.charge.paid")  # type: ignore[arg-type]
+    case = sandbox.open_med_case(credit, reason="FRAUD")
+    listed = client.med.list(status="OPEN")
+    assert [c.id for c in listed.data] == [case.id]
+    assert client.med.get(case.id).status == "OPEN"
+    defended = client.med.defend(case.id, "Mercadoria entregue; nota fiscal 123.")
+    assert defended.status == "ACKNOWLEDGED"
+    with pytest.raises(ArgumentError):
+        client.med.defend(case.id, "x" * 2_001)
+    with pytest.raises(ArgumentError):
+        client.med.list(status="open")
+
+
+def test_raw_request_and_cards(client: pixops.Client) -> None:
+    answer = client.request("GET", "/balance")
+    assert answer.status_code == 200
+    signed = client.request("POST", "/cpf/validate", {"cpf": "52998224725"})
+    assert signed.json()["data"]["valid"] is True
+    assert client.request("GET", "/nope").status_code == 404
+    with pytest.raises(ArgumentError):
+        client.request("PATCH", "/balance")
+    payout = client.pix.cash_out(pix_key=MARIA, amount_centavos=1_000)
+    card = payout._repr_html_()
+    assert "R$ 10,00" in card
+    assert "user-select:all" in card  # ids copyable with one click
+    record = client.transactions.get(payout.transaction_id)
+    assert "#9a6700" in record._repr_html_()  # processing: the waiting colour
