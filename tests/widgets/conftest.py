@@ -2,40 +2,58 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from dataclasses import dataclass
+import json
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+import httpx
 import pytest
-from tests.widgets._scaffold import Recorder, ScaffoldClient
 
+from pixops.client import Client
 from pixops.demo import DemoMonth, demo_month
+
+Call = tuple[str, str, dict[str, str], Any]
+
+
+class Recorder(httpx.BaseTransport):
+    """Wraps a transport and keeps (method, path, query, JSON body) of every request."""
+
+    def __init__(self, inner: httpx.BaseTransport) -> None:
+        self.inner = inner
+        self.calls: list[Call] = []
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        body = json.loads(request.content) if request.content else None
+        path = request.url.path.removeprefix("/api/external")
+        self.calls.append((request.method, path, dict(request.url.params), body))
+        return self.inner.handle_request(request)
 
 
 @dataclass
 class Desk:
-    """The demo month, a client on it, and the requests that client sent."""
+    """The demo month, a `pixops.Client` on it, and the requests that client sent."""
 
     month: DemoMonth
-    client: Any
-    recorder: Recorder
+    client: Client
+    recorder: Recorder = field(repr=False)
 
     def now(self) -> datetime:
         return self.month.sandbox.now()
 
     def posts(self) -> list[tuple[str, Any]]:
-        return self.recorder.posts()
+        return [(path, body) for method, path, _, body in self.recorder.calls if method == "POST"]
 
     def mark(self) -> int:
         return len(self.recorder.calls)
 
-    def calls_since(self, mark: int) -> list[tuple[str, str, dict[str, str], Any]]:
+    def calls_since(self, mark: int) -> list[Call]:
         return self.recorder.calls[mark:]
 
 
 @pytest.fixture
-def desk() -> Iterator[Desk]:
+def desk() -> Desk:
     month = demo_month()
-    client = ScaffoldClient(month.sandbox, month.api_key)
-    return Desk(month, client, client.recorder)
+    recorder = Recorder(month.sandbox.transport())
+    client = month.sandbox.client(month.api_key, http_client=httpx.Client(transport=recorder))
+    return Desk(month, client, recorder)

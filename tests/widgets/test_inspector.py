@@ -11,9 +11,9 @@ from pixops.webhooks import Inbox
 from pixops.widgets import TransactionInspector
 from pixops.widgets._inspector import TABS
 
-# Demo-month facts: a R$ 132,55 payment disputed by MED (AGREED) and refunded by it.
-DISPUTED = "PIXINE08561701202601020115tR3oJ4Z1A5P"
-CASE = "med_ytibkopk6kh18de3hmy3589u"
+# Demo-month facts: a R$ 500,02 payment disputed by MED (AGREED) and refunded by it.
+DISPUTED = "PIXINE182361202026013100424s6Y0x4nXDB"
+CASE = "med_bko34vpssfekmqwcogjxyf48"
 PAYOUT = "PIXOUTE99999999202601011552ZEMyqasroo1"  # R$ 3.417,09 sent, external_id below
 PAYOUT_REF = "payout-46363-10643"
 FAILED_CREDIT = "PIXINE60746948202601011623Kld7J78vu62"  # refused with AC06
@@ -39,8 +39,8 @@ def test_end_to_end_id_shows_the_whole_story(desk: Desk) -> None:
     assert panel.record is not None
     assert panel.record["transaction_id"] == DISPUTED
     assert [panel.tabs.get_title(i) for i in range(len(TABS))] == list(TABS)
-    assert "R$ 132,55" in panel.summary.value
-    assert "1325500" not in panel.summary.value
+    assert "R$ 500,02" in panel.summary.value
+    assert "5000200" not in panel.summary.value
     assert "Left to refund" in panel.summary.value
     assert CASE in panel.med_view.value
     assert "AGREED" in panel.med_view.value
@@ -52,7 +52,7 @@ def test_end_to_end_id_shows_the_whole_story(desk: Desk) -> None:
     assert "pix.charge.paid" in whats
     assert "pix.refund.requested" in whats
     assert "pix.refund.completed" in whats
-    assert "03/01/2026" in panel.timeline_view.value  # the case, opened 2026-01-03 10:50 UTC
+    assert "07/02/2026 08:26" in panel.timeline_view.value  # the case, opened 11:26 UTC
     assert "authentication" in panel.receipt_view.value.lower()
 
 
@@ -93,14 +93,14 @@ def test_an_external_id_finds_the_payout(desk: Desk) -> None:
 
 def test_a_tag_and_a_qr_txid_find_a_paid_charge(desk: Desk) -> None:
     charge = desk.client.pix.cash_in(amount_centavos=4_990, tag="pedido-777")
-    credit = desk.month.sandbox.pay_charge(charge["transaction_id"])
+    credit = desk.month.sandbox.pay_charge(charge.transaction_id)
     desk.month.sandbox.advance(10)
     panel = inspector(desk)
     panel.inspect("pedido-777")
     assert panel.matches.value == credit
     assert "R$ 49,90" in panel.summary.value
     assert "GET /transactions/tag/pedido-777" in panel.shapes
-    panel.inspect(charge["transaction_id"])
+    panel.inspect(charge.transaction_id)
     assert panel.matches.value == credit
 
 

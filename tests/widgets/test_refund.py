@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import UTC, date, datetime
 
 import pytest
 from tests.widgets.conftest import Desk
 
 from pixops.widgets import REFUND_REASONS, RefundPanel
 
-# A received payment of the demo month: R$ 26,12 from Juliana Lima Soares on
-# 2026-01-01, of which R$ 2,33 was refunded during the month.
-PAYMENT = "PIXINE085617012026010105031n5rFTOF5fL"
+# A received payment of the demo month: R$ 23,57 from Felipe Marques Gomes on
+# 2026-01-31 15:30 in São Paulo, of which R$ 4,71 was refunded on 2026-02-01.
+PAYMENT = "PIXINE228964312026013118305OvVIif1TwP"
 
 
 def panel_on(desk: Desk) -> RefundPanel:
@@ -30,12 +30,12 @@ def test_find_by_transaction_id_shows_what_is_left_in_reais(desk: Desk) -> None:
     panel = chosen(desk)
     assert panel.results.value == PAYMENT
     assert len(panel.results.options) == 1
-    assert "R$ 26,12" in panel.details.value
-    assert "R$ 2,33" in panel.details.value  # already refunded
-    assert "R$ 23,79" in panel.details.value  # left to refund
-    assert panel.remaining_base == 237_900
-    assert "237900" not in panel.details.value
-    assert "261200" not in panel.details.value
+    assert "R$ 23,57" in panel.details.value
+    assert "R$ 4,71" in panel.details.value  # already refunded
+    assert "R$ 18,86" in panel.details.value  # left to refund
+    assert panel.remaining_base == 188_600
+    assert "188600" not in panel.details.value
+    assert "235700" not in panel.details.value
     assert "PIXRET" in panel.details.value
     assert desk.posts() == []
 
@@ -49,26 +49,29 @@ def test_find_by_end_to_end_id(desk: Desk) -> None:
 
 def test_find_by_payer_name_searches_the_dates_given(desk: Desk) -> None:
     panel = panel_on(desk)
-    panel.search.value = "juliana lima soares"
-    panel.date_from.value = panel.date_to.value - timedelta(days=60)
+    panel.search.value = "felipe marques gomes"
+    panel.date_from.value = date(2026, 1, 31)
+    panel.date_to.value = date(2026, 1, 31)
     panel.find_button.click()
     assert PAYMENT in [value for _, value in panel.results.options]
-    assert all("Juliana Lima Soares" in label for label, _ in panel.results.options)
+    assert all("Felipe Marques Gomes" in label for label, _ in panel.results.options)
     assert all("R$ " in label for label, _ in panel.results.options)
 
 
 def test_find_by_amount_in_reais(desk: Desk) -> None:
     panel = panel_on(desk)
-    panel.search.value = "R$ 26,12"
-    panel.date_from.value = panel.date_to.value - timedelta(days=60)
+    panel.search.value = "R$ 23,57"
+    panel.date_from.value = date(2026, 1, 30)
+    panel.date_to.value = date(2026, 2, 1)
     panel.find_button.click()
     assert PAYMENT in [value for _, value in panel.results.options]
-    assert all("R$ 26,12" in label for label, _ in panel.results.options)
+    assert all("R$ 23,57" in label for label, _ in panel.results.options)
 
 
 def test_nothing_found_says_so(desk: Desk) -> None:
     panel = panel_on(desk)
     panel.search.value = "Nobody With This Name"
+    panel.date_from.value = date(2026, 1, 31)
     panel.find_button.click()
     assert panel.results.options == ()
     assert panel.selected is None
@@ -89,11 +92,30 @@ def test_each_reason_shows_its_meaning_and_deadline(desk: Desk) -> None:
     assert [value for _, value in panel.reason.options] == [r.code for r in REFUND_REASONS]
     panel.reason.value = "MD06"
     assert "90 days" in panel.reason_help.value
-    assert "01/04/2026" in panel.reason_help.value  # 90 days after 01/01/2026 02:03 local
-    assert "day(s) left" in panel.reason_help.value
-    panel.reason.value = "AM09"  # 30 days: long gone on 2026-02-13
+    assert "01/05/2026 15:30" in panel.reason_help.value  # 90 days after 31/01 15:30 local
+    assert "(77 day(s) left)" in panel.reason_help.value  # the sandbox clock: 2026-02-13
+    panel.reason.value = "AM09"
     assert "30 days" in panel.reason_help.value
-    assert "refuse" in panel.reason_help.value
+    assert "02/03/2026 15:30" in panel.reason_help.value
+
+
+def test_a_reason_past_its_deadline_is_flagged(desk: Desk) -> None:
+    panel = RefundPanel(desk.client, now=lambda: datetime(2026, 4, 1, 12, tzinfo=UTC))
+    panel.search.value = PAYMENT
+    panel.find_button.click()
+    panel.reason.value = "AM09"
+    assert "refuse it (DT05)" in panel.reason_help.value
+    panel.reason.value = "MD06"
+    assert "(30 day(s) left)" in panel.reason_help.value
+
+
+def test_search_dates_must_make_sense(desk: Desk) -> None:
+    panel = panel_on(desk)
+    panel.search.value = "Felipe"
+    panel.date_from.value = date(2026, 2, 1)
+    panel.date_to.value = date(2026, 1, 1)
+    panel.find_button.click()
+    assert "first date is after the last" in panel.status.value
 
 
 @pytest.mark.parametrize(
@@ -101,7 +123,7 @@ def test_each_reason_shows_its_meaning_and_deadline(desk: Desk) -> None:
     [
         ("abc", "Amount not understood"),
         ("R$ 0,00", "more than R$ 0,00"),
-        ("R$ 23,80", "more than what is left"),
+        ("R$ 18,87", "more than what is left"),
         ("1,234", "Amount not understood"),
     ],
 )
@@ -131,7 +153,7 @@ def test_review_then_confirm_sends_one_refund_in_centavos(desk: Desk) -> None:
     panel.description.value = "Produto devolvido"
     panel.review_button.click()
     assert not panel.confirm_button.disabled
-    assert "Refund R$ 10,00 to Juliana Lima Soares" in panel.status.value
+    assert "Refund R$ 10,00 to Felipe Marques Gomes" in panel.status.value
     assert desk.posts() == []
     panel.confirm_button.click()
     assert desk.posts() == [
@@ -149,8 +171,8 @@ def test_review_then_confirm_sends_one_refund_in_centavos(desk: Desk) -> None:
     assert "R$ 10,00" in panel.status.value
     assert "accepted" in panel.status.value
     assert panel.confirm_button.disabled  # one confirmation, one refund
-    assert panel.remaining_base == 137_900  # the accepted refund already counts
-    assert "R$ 13,79" in panel.details.value
+    assert panel.remaining_base == 88_600  # the accepted refund already counts
+    assert "R$ 8,86" in panel.details.value
     assert any("Service response" in o.get("text", "") for o in panel.output.outputs)
 
 
@@ -166,7 +188,7 @@ def test_empty_amount_refunds_everything_left(desk: Desk) -> None:
     panel = chosen(desk)
     panel.review_button.click()
     panel.confirm_button.click()
-    assert desk.posts()[0][1]["amount"] == 2379
+    assert desk.posts()[0][1]["amount"] == 1886
     assert panel.remaining_base == 0
     panel.review_button.click()
     assert "refunded in full already" in panel.status.value
@@ -189,7 +211,7 @@ def test_a_refused_refund_shows_the_service_message(desk: Desk) -> None:
     panel.amount.value = "R$ 1,00"
     panel.review_button.click()
     # Someone else refunds everything meanwhile: the service refuses ours.
-    desk.client.pix.refund(PAYMENT, amount_centavos=2379)
+    desk.client.pix.refund(PAYMENT, amount_centavos=1886)
     panel.confirm_button.click()
     assert "refused" in panel.status.value
     assert panel.last_refund is None

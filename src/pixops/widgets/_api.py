@@ -9,6 +9,7 @@ payer or amount) are scans of the statement, bounded by dates.
 from __future__ import annotations
 
 import re
+import weakref
 from collections.abc import Iterable, Iterator
 from datetime import UTC, date, datetime, timedelta
 from typing import Any, Final
@@ -27,6 +28,7 @@ __all__ = [
     "parse_time",
     "plain",
     "refunds_of",
+    "rows_between",
     "statement_rows",
     "time_key",
 ]
@@ -104,8 +106,9 @@ def status_of(error: PixopsError) -> int | None:
 
 
 def _missing(error: PixopsError) -> bool:
-    """True for "no such record" answers (404, or a 400 for an id of the wrong shape)."""
-    return status_of(error) in (400, 404)
+    """True for "no such record": a 404, or an id of the wrong shape for that lookup
+    (the service's 400, or the client refusing it before sending)."""
+    return status_of(error) in (400, 404) or isinstance(error, ValueError)
 
 
 def is_refund_id(transaction_id: str) -> bool:
@@ -175,7 +178,60 @@ def statement_rows(
         yield plain(item)
 
 
-def refunds_of(client: Any, original: Record, *, until: date | None = None) -> list[Record]:
+class _DayCache:
+    """Statement rows of finished UTC days, kept per client: a scan is paid for once.
+
+    Only days that ended more than a day ago (by the service's clock) are kept; their
+    rows no longer appear or disappear, and the panels re-read anything whose status
+    matters (refunds) by id.
+    """
+
+    def __init__(self) -> None:
+        self.days: dict[date, list[Record]] = {}
+
+
+_CACHES: weakref.WeakKeyDictionary[Any, _DayCache] = weakref.WeakKeyDictionary()
+
+
+def rows_between(client: Any, first: date, last: date, now: datetime) -> list[Record]:
+    """Statement rows created from `first` to `last` (UTC days, inclusive), newest first."""
+    try:
+        cache = _CACHES.setdefault(client, _DayCache())
+    except TypeError:  # a client that cannot be weakly referenced is simply not cached
+        cache = _DayCache()
+    settled_before = (now - timedelta(days=1)).date()
+    wanted = [first + timedelta(days=n) for n in range((last - first).days + 1)]
+    rows: list[Record] = []
+    run: list[date] = []
+    for day in [*wanted, None]:
+        if day is not None and (day not in cache.days or day >= settled_before):
+            run.append(day)
+            continue
+        if run:
+            rows.extend(_fetch_days(client, cache, run, settled_before))
+            run = []
+        if day is not None:
+            rows.extend(cache.days[day])
+    rows.sort(key=lambda r: time_key(r.get("created_at")), reverse=True)
+    return rows
+
+
+def _fetch_days(
+    client: Any, cache: _DayCache, days: list[date], settled_before: date
+) -> list[Record]:
+    fetched = list(statement_rows(client, days[0], days[-1]))
+    by_day: dict[date, list[Record]] = {day: [] for day in days}
+    for row in fetched:
+        created = parse_time(row.get("created_at"))
+        if created is not None and created.date() in by_day:
+            by_day[created.date()].append(row)
+    for day, day_rows in by_day.items():
+        if day < settled_before:
+            cache.days[day] = day_rows
+    return fetched
+
+
+def refunds_of(client: Any, original: Record, now: datetime) -> list[Record]:
     """The refunds (voluntary and MED) of a received transaction, oldest first.
 
     The statement does not link a refund to its original, so refunds made from the
@@ -188,7 +244,7 @@ def refunds_of(client: Any, original: Record, *, until: date | None = None) -> l
         return []
     payer = original.get("counterparty_name") or ""
     found: list[Record] = []
-    for row in statement_rows(client, created.date(), until):
+    for row in rows_between(client, created.date(), max(now.date(), created.date()), now):
         row_id = str(row.get("transaction_id", ""))
         if row.get("direction") != "outbound" or not is_refund_id(row_id):
             continue
@@ -211,20 +267,26 @@ def refunded_base(refunds: Iterable[Record]) -> int:
 
 
 def find_received(
-    client: Any, query: str, date_from: date | None, date_to: date | None
+    client: Any, query: str, date_from: date | None, date_to: date | None, now: datetime
 ) -> list[Record]:
     """Settled received payments matching an amount (``"R$ 12,34"``) or a payer's name or
     document, newest first, at most `MAX_MATCHES`."""
     text = query.strip()
     if not text:
         raise ValueError("type a payer name, a CPF/CNPJ or an amount")
+    if date_from is None or date_to is None:
+        raise ValueError("choose the dates to search between")
+    if date_from > date_to:
+        raise ValueError("the first date is after the last one")
     amount_base = _amount_in(text)
     digits = re.sub(r"[.\-/ ]", "", text)
     document = digits if digits.isdigit() and len(digits) in (11, 14) else None
     needle = text.casefold()
     matches: list[Record] = []
-    for row in statement_rows(client, date_from, date_to, status="settled"):
-        if row.get("direction") != "inbound":
+    for row in rows_between(client, date_from, date_to, now):
+        if row.get("direction") != "inbound" or row.get("payment_status", "settled") != "settled":
+            continue
+        if row.get("status") not in ("completed", "settled"):
             continue
         if document is not None:
             hit = row.get("payer_document") == document

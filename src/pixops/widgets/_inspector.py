@@ -22,7 +22,7 @@ from pixops.widgets._api import (
     plain,
     refunded_base,
     refunds_of,
-    statement_rows,
+    rows_between,
     time_key,
 )
 from pixops.widgets._base import Clock, check_client, clock_for, events_for, inbox_for
@@ -170,7 +170,7 @@ class TransactionInspector(w.VBox):  # type: ignore[misc]
             shapes[f"GET /transactions/{transaction_id}/receipt"] = self.receipt
         self.shapes = shapes
         received = record.get("direction") == "inbound" and record.get("type") == "pix"
-        self.refunds = refunds_of(self.client, record) if received else []
+        self.refunds = refunds_of(self.client, record, self._now()) if received else []
         self.cases = med_cases(self.client, transaction_id=transaction_id) if received else []
         self.timeline = self._timeline(record)
 
@@ -179,7 +179,7 @@ class TransactionInspector(w.VBox):  # type: ignore[misc]
         if created is None or record.get("type") == "pix_qrcode":
             return None
         day = created.date()
-        for row in statement_rows(self.client, day, day):
+        for row in rows_between(self.client, day, day, self._now()):
             if row.get("transaction_id") == record.get("transaction_id"):
                 return row
         return None

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any, Final
 
 import ipywidgets as w
@@ -133,13 +133,16 @@ class RefundPanel(w.VBox):  # type: ignore[misc]
             found = [r for r in lookup(self.client, self.search.value) if _received(r)]
             if not found:
                 found = find_received(
-                    self.client, self.search.value, self.date_from.value, self.date_to.value
+                    self.client,
+                    self.search.value,
+                    self.date_from.value,
+                    self.date_to.value,
+                    self._now(),
                 )
         except (PixopsError, ValueError) as error:
             self._set_status(str(error), "error")
             return
         options = [(_label(r), str(r["transaction_id"])) for r in found]
-        self._records = {str(r["transaction_id"]): r for r in found}
         self.results.options = options
         if not options:
             self.results.value = None
@@ -162,7 +165,7 @@ class RefundPanel(w.VBox):  # type: ignore[misc]
             return
         try:
             record = plain(self.client.transactions.get(transaction_id))
-            self.refunds = refunds_of(self.client, record)
+            self.refunds = refunds_of(self.client, record, self._now())
         except PixopsError as error:
             self._set_status(str(error), "error")
             return
@@ -354,7 +357,3 @@ def _label(record: Record) -> str:
     when = local_time(record.get("completed_at") or record.get("created_at"))
     payer = record.get("counterparty_name") or "unknown payer"
     return f"{when} · {brl(record.get('amount'))} · {payer} · {record.get('transaction_id')}"
-
-
-def _as_date(value: Any) -> date | None:
-    return value if isinstance(value, date) else None
