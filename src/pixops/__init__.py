@@ -21,16 +21,26 @@ from pixops._version import __version__
 from pixops.errors import PixopsError
 
 if TYPE_CHECKING:
+    from pixops._connect import connect
     from pixops.client import ApiError, AsyncClient, Client
     from pixops.sandbox import Sandbox
 
-__all__ = ["ApiError", "AsyncClient", "Client", "PixopsError", "Sandbox", "__version__"]
+__all__ = [
+    "ApiError",
+    "AsyncClient",
+    "Client",
+    "PixopsError",
+    "Sandbox",
+    "__version__",
+    "connect",
+]
 
 _LAZY = {
     "Sandbox": "pixops.sandbox",
     "Client": "pixops.client",
     "AsyncClient": "pixops.client",
     "ApiError": "pixops.client",
+    "connect": "pixops._connect",
 }
 
 
