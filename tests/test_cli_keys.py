@@ -17,7 +17,13 @@ from pixops.engine.adapters import EngineTransport
 from pixops.engine.clock import WallClock
 from pixops.engine.core import Engine
 from pixops.engine.store import Store
-from pixops.server import DemoCredentials, ServeOptions, build_engine, seed_demo_merchant
+from pixops.server import (
+    DemoCredentials,
+    PixopsServer,
+    ServeOptions,
+    build_engine,
+    seed_demo_merchant,
+)
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -177,3 +183,28 @@ def test_bad_arguments_exit_2(keys: Keys) -> None:
     expiry = keys("issue", "--db", "x", "--expires-at", "2026-12-31")
     assert expiry.returncode == 2
     assert "UTC offset" in expiry.stderr
+
+
+def test_a_key_issued_while_the_server_runs_works_at_once(tmp_path: Path, keys: Keys) -> None:
+
+    db = tmp_path / "live.db"
+    options = ServeOptions(port=0, db=db)
+    engine = build_engine(options)
+    assert seed_demo_merchant(engine) is not None
+    with PixopsServer(engine, options) as server:
+        issued = keys("issue", "--db", str(db))
+        assert issued.returncode == 0, issued.stderr
+        client_id, client_secret = issued_credentials(issued.stdout)
+        answer = httpx.get(
+            server.base_url + "/api/external/balance",
+            headers={"authorization": f"ApiKey {client_id}:{client_secret}"},
+            timeout=10,
+        )
+        assert answer.status_code == 200
+        assert keys("revoke", "--db", str(db), client_id).returncode == 0
+        refused = httpx.get(
+            server.base_url + "/api/external/balance",
+            headers={"authorization": f"ApiKey {client_id}:{client_secret}"},
+            timeout=10,
+        )
+        assert refused.status_code == 401
