@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import json
+import logging
 import socket
 import threading
 import time
@@ -50,6 +51,40 @@ SPEC_ENDPOINTS = [
     ("GET", "/statement", "statement:read"),
 ]
 JSONBody = dict[str, Any] | list[Any]
+
+
+# -- no silent faults: an ERROR logged by the engine fails the test that caused it ---------
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "expect_engine_errors: the test expects ERROR logs from pixops.engine"
+    )
+
+
+class _ErrorRecords(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.ERROR)
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+
+
+@pytest.fixture(autouse=True)
+def _engine_errors_fail_the_test(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Any ERROR from `pixops.engine` (a timer given up, an unexpected 500, a delivery job
+    that raised) fails the test, unless it is marked `expect_engine_errors`."""
+    handler = _ErrorRecords()
+    engine_log = logging.getLogger("pixops.engine")
+    engine_log.addHandler(handler)
+    try:
+        yield
+    finally:
+        engine_log.removeHandler(handler)
+    if handler.records and request.node.get_closest_marker("expect_engine_errors") is None:
+        messages = "; ".join(record.getMessage() for record in handler.records)
+        pytest.fail(f"unexpected ERROR logged by pixops.engine: {messages}", pytrace=False)
 
 
 def authorization(client_id: str, client_secret: str, scheme: str = "ApiKey") -> str:

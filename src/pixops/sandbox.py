@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pixops.engine import events as event_log
-from pixops.engine import ledger, merchants
+from pixops.engine import ledger, merchants, scheduler
 from pixops.engine import med as med_flow
 from pixops.engine import webhooks as webhook_flow
 from pixops.engine.adapters import AsgiApp, AsyncEngineTransport, EngineTransport
@@ -457,3 +457,14 @@ class Sandbox:
         """Recompute the merchant's balance from the journal and holds."""
         with self.engine.store.lock:
             return ledger.audit(self.engine.store.conn, merchant_id)
+
+    def failed_timers(self) -> list[scheduler.FailedTimer]:
+        """Timers that raised on every retry and were set aside (empty when all is well);
+        a non-empty list means some movement is stuck until `retry_failed_timer`."""
+        with self.engine.store.lock:
+            return scheduler.failed_timers(self.engine.store.conn)
+
+    def retry_failed_timer(self, seq: int) -> None:
+        """Put a set-aside timer back, due now (LookupError for an unknown `seq`)."""
+        with self.engine.store.transaction() as conn:
+            scheduler.retry_failed(conn, seq, self.now())

@@ -31,12 +31,14 @@ def broken(sandbox: Sandbox) -> Sandbox:
     return sandbox
 
 
+@pytest.mark.expect_engine_errors
 def test_a_fault_is_a_generic_500(broken: Sandbox, api: Api) -> None:
     response = api("GET", "/balance")
     assert response.status_code == 500
     assert response.json() == {"error": {"status": 500, "message": "Internal server error"}}
 
 
+@pytest.mark.expect_engine_errors
 def test_a_fault_writes_nothing(broken: Sandbox, api: Api, merchant: Merchant) -> None:
     api("GET", "/balance")
     assert broken.audit(merchant.id).consistent
@@ -44,6 +46,7 @@ def test_a_fault_writes_nothing(broken: Sandbox, api: Api, merchant: Merchant) -
     assert [row[0] for row in kinds] == ["opening_balance"]
 
 
+@pytest.mark.expect_engine_errors
 def test_secrets_never_reach_logs_or_responses(
     broken: Sandbox, api: Api, key: ApiKey, caplog: pytest.LogCaptureFixture
 ) -> None:

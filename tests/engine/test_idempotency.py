@@ -3,6 +3,7 @@ another body, and concurrent duplicates executing once."""
 
 from __future__ import annotations
 
+import sqlite3
 import threading
 from dataclasses import replace
 from pathlib import Path
@@ -12,7 +13,7 @@ import httpx
 
 from pixops.engine.http import Reply
 from pixops.engine.routing import Context, Handler, Router
-from pixops.engine.store import Store
+from pixops.engine.store import MIGRATIONS, Store
 from pixops.sandbox import ApiKey, Merchant, Sandbox
 
 if TYPE_CHECKING:
@@ -115,27 +116,15 @@ def test_two_keys_of_one_merchant_share_the_scope(
 def test_a_database_from_before_the_merchant_scope_keeps_its_entries(tmp_path: Path) -> None:
     """Migration 6 rescopes stored entries by the owner of the key that wrote them."""
     path = tmp_path / "old.db"
-    old = Store(path)
-    with old.transaction() as conn:
-        conn.execute("DROP TABLE idempotency")
-        conn.execute(
-            "CREATE TABLE idempotency (client_id TEXT NOT NULL, method TEXT NOT NULL,"
-            " path TEXT NOT NULL, key TEXT NOT NULL, fingerprint TEXT NOT NULL,"
-            " status INTEGER NOT NULL, body BLOB NOT NULL, created_at TEXT NOT NULL,"
-            " PRIMARY KEY (client_id, method, path, key))"
-        )
-        conn.execute(
-            "INSERT INTO merchants VALUES ('m1', 'Loja', NULL, 1, '2026-01-05', 3600, 0, '{}',"
-            " 1, 1)"
-        )
-        conn.execute(
-            "INSERT INTO api_keys VALUES ('cli_1', 'm1', 'h', 1, NULL, '[]', '[]', 1, '2026')"
-        )
-        conn.execute(
-            "INSERT INTO idempotency VALUES ('cli_1', 'POST', '/p', 'k', 'f', 200, x'7b7d',"
-            " '2026-01-05')"
-        )
-        conn.execute("PRAGMA user_version = 5")
+    old = sqlite3.connect(path, isolation_level=None)
+    for number, script in enumerate(MIGRATIONS[:5], start=1):
+        old.executescript(f"BEGIN; {script}; PRAGMA user_version = {number}; COMMIT;")
+    old.executescript(
+        "INSERT INTO merchants VALUES ('m1', 'Loja', NULL, 1, '2026-01-05', 3600, 0, '{}', 1, 1);"
+        "INSERT INTO api_keys VALUES ('cli_1', 'm1', 'h', 1, NULL, '[]', '[]', 1, '2026');"
+        "INSERT INTO idempotency VALUES ('cli_1', 'POST', '/p', 'k', 'f', 200, x'7b7d',"
+        " '2026-01-05');"
+    )
     old.close()
     migrated = Store(path)
     with migrated.lock:

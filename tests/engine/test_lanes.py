@@ -41,6 +41,7 @@ def test_a_blocked_lane_does_not_hold_up_the_others() -> None:
     lanes.shutdown()
 
 
+@pytest.mark.expect_engine_errors
 def test_a_failing_job_is_logged_and_the_lane_goes_on(caplog: pytest.LogCaptureFixture) -> None:
     lanes = Lanes(1)
     after: list[str] = []

@@ -109,3 +109,83 @@ def test_two_engines_on_one_file_run_each_others_timers(tmp_path: Path) -> None:
     finally:
         first.engine.store.close()
         second.engine.store.close()
+
+
+# -- a timer that raises is retried, then set aside (issue 9.7) ---------------------------
+
+FLAKY = "test.scheduler_flaky"
+#: ref -> how many more times the flaky timer raises before it works.
+FAILURES_LEFT: dict[str, int] = {}
+
+
+@scheduler.timer(FLAKY)
+def _flaky(engine: Engine, conn: sqlite3.Connection, ref: str, payload: dict[str, Any]) -> None:
+    conn.execute("INSERT INTO journal (merchant_id, at, amount_base, kind) VALUES ('m', 'x', 1, ?)",
+                 (ref,))  # fmt: skip
+    if FAILURES_LEFT.get(ref, 0) > 0:
+        FAILURES_LEFT[ref] -= 1
+        raise RuntimeError(f"flaky {ref}")
+    RAN.append(ref)
+
+
+def _journal_rows(sandbox: Sandbox, ref: str) -> int:
+    with sandbox.engine.store.lock:
+        count: int = sandbox.engine.store.conn.execute(
+            "SELECT COUNT(*) FROM journal WHERE kind = ?", (ref,)
+        ).fetchone()[0]
+    return count
+
+
+def test_a_failing_timer_is_retried_with_backoff(caplog: pytest.LogCaptureFixture) -> None:
+    sandbox = Sandbox()
+    FAILURES_LEFT["twice"] = 2
+    with sandbox.engine.store.transaction() as conn:
+        scheduler.schedule(conn, sandbox.now(), FLAKY, "twice")
+    sandbox.advance(0)
+    assert RAN == []
+    assert _journal_rows(sandbox, "twice") == 0  # the failed attempt rolled back
+    with sandbox.engine.store.lock:
+        pending = sandbox.engine.store.conn.execute(
+            "SELECT attempts, last_error FROM timers WHERE kind = ?", (FLAKY,)
+        ).fetchone()
+    assert tuple(pending) == (1, "RuntimeError: flaky twice")
+    sandbox.advance(1)  # second attempt, 1 s later: fails again
+    assert RAN == []
+    sandbox.advance(4)
+    assert RAN == []
+    sandbox.advance(1)  # third attempt, 5 s after the second: works
+    assert RAN == ["twice"]
+    assert _journal_rows(sandbox, "twice") == 1
+    assert sandbox.failed_timers() == []
+    warnings = [r for r in caplog.records if r.name == "pixops.engine"]
+    assert [r.levelname for r in warnings] == ["WARNING", "WARNING"]
+
+
+@pytest.mark.expect_engine_errors
+def test_a_timer_failing_every_attempt_is_set_aside_and_can_be_retried(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    sandbox = Sandbox()
+    FAILURES_LEFT["always"] = scheduler.MAX_ATTEMPTS
+    start = sandbox.now()
+    with sandbox.engine.store.transaction() as conn:
+        scheduler.schedule(conn, start, FLAKY, "always", {"n": 1})
+    sandbox.advance(sum(scheduler.RETRY_DELAYS_SECONDS) - 1)
+    assert sandbox.failed_timers() == []  # the last attempt is not due yet
+    sandbox.advance(1)
+    [failed] = sandbox.failed_timers()
+    assert (failed.kind, failed.ref, failed.payload) == (FLAKY, "always", {"n": 1})
+    assert (failed.attempts, failed.last_error) == (5, "RuntimeError: flaky always")
+    assert failed.last_due_at == start + timedelta(seconds=sum(scheduler.RETRY_DELAYS_SECONDS))
+    errors = [r for r in caplog.records if r.levelname == "ERROR"]
+    assert [r.getMessage() for r in errors] == [
+        f"timer {FLAKY} always failed 5 times; set aside in failed_timers"
+    ]
+    sandbox.advance(hours=1)
+    assert RAN == []
+    sandbox.retry_failed_timer(failed.seq)
+    sandbox.advance(0)
+    assert RAN == ["always"]
+    assert sandbox.failed_timers() == []
+    with pytest.raises(LookupError):
+        sandbox.retry_failed_timer(failed.seq)

@@ -7,6 +7,11 @@ wall clock a background worker calls `run_due(now)`.
 Timers are written only through `schedule`: on an in-memory store `run_due` remembers
 the earliest due time it saw and `schedule` lowers that memo, so asking "is anything
 due?" costs no query while the answer is no (most `Sandbox.advance()` calls).
+
+A timer that raises is never dropped silently (a payout would stay processing): its
+transaction rolls back, it is retried after `RETRY_DELAYS_SECONDS` (a warning each
+time), and after the last attempt it is moved to `failed_timers` with an ERROR log,
+where `failed_timers()` lists it and `retry_failed()` puts it back.
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ import logging
 import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any, Final
 
 from pixops.engine.clock import ManualClock, from_db, to_db
@@ -37,6 +42,24 @@ class TimerKind:
     #: I/O such as webhook delivery) run after removal, outside the engine lock.
     atomic: bool
 
+
+@dataclass(frozen=True)
+class FailedTimer:
+    """A timer that raised on every attempt, set aside for someone to look at."""
+
+    seq: int
+    kind: str
+    ref: str
+    payload: dict[str, Any]
+    attempts: int
+    last_error: str
+    last_due_at: datetime
+    failed_at: datetime
+
+
+#: Delays before the 2nd, 3rd, ... attempt of a timer that raised.
+RETRY_DELAYS_SECONDS: Final = (1, 5, 30, 300)
+MAX_ATTEMPTS: Final = 1 + len(RETRY_DELAYS_SECONDS)
 
 _KINDS: dict[str, TimerKind] = {}
 #: The memo of an empty timers table.
@@ -76,6 +99,65 @@ def cancel(conn: sqlite3.Connection, kind: str, ref: str) -> None:
     conn.execute("DELETE FROM timers WHERE kind = ? AND ref = ?", (kind, ref))
 
 
+def _record_failure(engine: Engine, row: sqlite3.Row, error: Exception) -> None:
+    """The timer's work rolled back: book a retry, or after the last one set it aside."""
+    attempts = int(row["attempts"]) + 1
+    message = f"{type(error).__name__}: {error}"[:1000]
+    now = engine.clock.now()
+    with engine.store.transaction() as conn:
+        if attempts < MAX_ATTEMPTS:
+            retry_at = max(now, from_db(row["due_at"])) + timedelta(
+                seconds=RETRY_DELAYS_SECONDS[attempts - 1]
+            )
+            conn.execute(
+                "UPDATE timers SET due_at = ?, attempts = ?, last_error = ? WHERE seq = ?",
+                (to_db(retry_at), attempts, message, row["seq"]),
+            )
+            log.warning(
+                "timer %s %s failed (attempt %d of %d); retrying at %s",
+                row["kind"], row["ref"], attempts, MAX_ATTEMPTS, to_db(retry_at),
+                exc_info=error,
+            )  # fmt: skip
+            return
+        conn.execute("DELETE FROM timers WHERE seq = ?", (row["seq"],))
+        conn.execute(
+            "INSERT INTO failed_timers (kind, ref, payload, attempts, last_error, last_due_at,"
+            " failed_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (row["kind"], row["ref"], row["payload"], attempts, message, row["due_at"], to_db(now)),
+        )
+    log.error(
+        "timer %s %s failed %d times; set aside in failed_timers",
+        row["kind"], row["ref"], attempts, exc_info=error,
+    )  # fmt: skip
+
+
+def failed_timers(conn: sqlite3.Connection) -> list[FailedTimer]:
+    """Timers set aside after their last attempt failed, oldest first."""
+    rows = conn.execute("SELECT * FROM failed_timers ORDER BY seq").fetchall()
+    return [
+        FailedTimer(
+            seq=int(row["seq"]),
+            kind=row["kind"],
+            ref=row["ref"],
+            payload=json.loads(row["payload"]),
+            attempts=int(row["attempts"]),
+            last_error=row["last_error"],
+            last_due_at=from_db(row["last_due_at"]),
+            failed_at=from_db(row["failed_at"]),
+        )
+        for row in rows
+    ]
+
+
+def retry_failed(conn: sqlite3.Connection, seq: int, due_at: datetime) -> None:
+    """Put a set-aside timer back, due at `due_at`, with a fresh count of attempts."""
+    row = conn.execute("SELECT * FROM failed_timers WHERE seq = ?", (seq,)).fetchone()
+    if row is None:
+        raise LookupError(f"no failed timer {seq}")
+    conn.execute("DELETE FROM failed_timers WHERE seq = ?", (seq,))
+    schedule(conn, due_at, row["kind"], row["ref"], json.loads(row["payload"]))
+
+
 def next_due(conn: sqlite3.Connection) -> datetime | None:
     row = conn.execute("SELECT due_at FROM timers ORDER BY due_at, seq LIMIT 1").fetchone()
     return None if row is None else from_db(row[0])
@@ -111,10 +193,8 @@ def run_due(engine: Engine, until: datetime) -> int:
                         kind.function(engine, conn, row["ref"], payload)
                     else:
                         deferred = (kind, row["ref"], payload)
-            except Exception:
-                log.exception("timer %s %s failed; dropped", row["kind"], row["ref"])
-                with store.transaction() as conn:
-                    conn.execute("DELETE FROM timers WHERE seq = ?", (row["seq"],))
+            except Exception as error:
+                _record_failure(engine, row, error)
         if deferred is not None:
             kind, ref, payload = deferred
             try:

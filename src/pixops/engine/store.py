@@ -279,6 +279,22 @@ MIGRATIONS: tuple[str, ...] = (
     DROP TABLE idempotency;
     ALTER TABLE idempotency_by_merchant RENAME TO idempotency;
     """,
+    # 7: a timer that raises is retried with backoff, then set aside where it can be seen
+    # (issue 9.7): never silently dropped.
+    """
+    ALTER TABLE timers ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE timers ADD COLUMN last_error TEXT;
+    CREATE TABLE failed_timers (
+        seq INTEGER PRIMARY KEY,
+        kind TEXT NOT NULL,
+        ref TEXT NOT NULL,
+        payload TEXT NOT NULL,
+        attempts INTEGER NOT NULL,
+        last_error TEXT NOT NULL,
+        last_due_at TEXT NOT NULL,
+        failed_at TEXT NOT NULL
+    );
+    """,
 )
 
 
