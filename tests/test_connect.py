@@ -1,0 +1,138 @@
+"""`pixops.connect()`: the real service when configured, else the demo month, and it says which."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import pixops
+from pixops._connect import ENV_BASE_URL, ConnectError, connect, connection_of
+from pixops.client import Client
+from pixops.webhooks import Inbox
+
+
+@pytest.fixture
+def no_service(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    """No PIXOPS_* settings in the environment, and a working directory without .env."""
+    for name in (ENV_BASE_URL, "PIXOPS_CLIENT_ID", "PIXOPS_CLIENT_SECRET"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def test_without_settings_it_is_the_demo_month_and_says_so(
+    no_service: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    client = pixops.connect()
+    assert isinstance(client, Client)
+    line = capsys.readouterr().out
+    assert line.startswith("Connected to the sandbox: demo month of 'Loja Simulada'")
+    assert "No real money moves." in line
+    connection = client.connection  # type: ignore[attr-defined]
+    assert connection is connection_of(client)
+    assert connection.mode == "sandbox"
+    assert str(connection) == line.strip()
+    assert connection.sandbox is not None
+    assert connection.now() == connection.sandbox.now()
+    assert client.balance().balance.format() == "R$ 12.315.961,1745"
+
+
+def test_the_inbox_holds_the_month_and_receives_new_events(no_service: Path) -> None:
+    client = connect(announce=False)
+    connection = connection_of(client)
+    assert connection is not None
+    assert connection.sandbox is not None
+    assert connection.merchant_id is not None
+    inbox = connection.inbox
+    assert isinstance(inbox, Inbox)
+    month = len(connection.sandbox.events(connection.merchant_id))
+    assert len(inbox) == month
+    subscriptions = client.webhooks.list()
+    assert [s.url for s in subscriptions] == ["inproc://pixops-notebook"]
+    charge = client.pix.cash_in(amount_centavos=1_234, tag="connect-test")
+    credit = connection.sandbox.pay_charge(charge.transaction_id)
+    connection.sandbox.advance(60)
+    assert len(inbox) == month + 1
+    event = inbox.events[-1]
+    assert event["type"] == "pix.charge.paid"
+    assert event["data"]["transaction_id"] == credit
+    assert inbox.duplicates == 0
+
+
+def test_each_connection_is_a_private_copy(no_service: Path) -> None:
+    first = connect(announce=False)
+    second = connect(announce=False)
+    first.pix.cash_out(pix_key="maria.silva@sandbox.pixops.dev", amount_centavos=10_000)
+    assert first.balance().available_balance != second.balance().available_balance
+
+
+def test_with_a_base_url_it_is_the_real_service(
+    no_service: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv(ENV_BASE_URL, "https://pix.example.com")
+    monkeypatch.setenv("PIXOPS_CLIENT_ID", "cli_example")
+    monkeypatch.setenv("PIXOPS_CLIENT_SECRET", "sk_example")
+    inbox = Inbox()
+    client = connect(inbox=inbox)
+    line = capsys.readouterr().out
+    assert line.startswith("Connected to the PIX service at https://pix.example.com")
+    assert "sk_example" not in line
+    connection = connection_of(client)
+    assert connection is not None
+    assert connection.mode == "service"
+    assert connection.sandbox is None
+    assert connection.inbox is inbox
+    assert client.base_url.startswith("https://pix.example.com")
+
+
+def test_a_dotenv_file_configures_the_service(no_service: Path) -> None:
+    (no_service / ".env").write_text(
+        "PIXOPS_BASE_URL=https://pix.example.com\n"
+        "PIXOPS_CLIENT_ID=cli_example\nPIXOPS_CLIENT_SECRET=sk_example\n"
+    )
+    client = connect(announce=False)
+    connection = connection_of(client)
+    assert connection is not None
+    assert connection.mode == "service"
+    assert "No webhook inbox given" in connection.description
+
+
+def test_a_base_url_without_credentials_is_a_clear_error(
+    no_service: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(ENV_BASE_URL, "https://pix.example.com")
+    with pytest.raises(ConnectError, match="PIXOPS_CLIENT_ID and PIXOPS_CLIENT_SECRET"):
+        connect(announce=False)
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        ({"env_file": 3}, "env_file"),
+        ({"cache_dir": 3}, "cache_dir"),
+        ({"announce": "yes"}, "announce"),
+    ],
+)
+def test_bad_arguments_are_refused(arguments: dict[str, object], message: str) -> None:
+    with pytest.raises(TypeError, match=message):
+        connect(**arguments)  # type: ignore[arg-type]
+
+
+def test_other_clients_have_no_connection() -> None:
+    assert connection_of(object()) is None
+    assert connection_of(3) is None
+
+
+def test_connect_itself_does_not_load_the_engine() -> None:
+    script = (
+        "import sys, pixops, pixops.widgets\n"
+        "assert callable(pixops.connect)\n"
+        "print(sorted(m for m in sys.modules if m.startswith(('pixops.engine', 'pixops.sandbox'))))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True
+    )
+    assert result.stdout.strip() == "[]"
