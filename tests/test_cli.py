@@ -62,7 +62,7 @@ def _register_echo(commands: Commands) -> None:
 
 def test_a_module_registers_its_own_subcommand(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(sys.modules[__name__], "register", _register_echo, raising=False)
-    parser = build_parser(("pixops.cli", __name__))
+    parser = build_parser(("pixops._cli_serve", __name__))
     args = parser.parse_args(["echo", "four"])
     assert args.handler(args) == 4
     assert "echo" in parser.format_help()
