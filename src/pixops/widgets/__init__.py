@@ -6,22 +6,38 @@
     RefundPanel(client)            # find a received payment, refund it, follow the outcome
     MedDefensePanel(client)        # MED disputes by deadline, submit a defense
     TransactionInspector(client)   # support: any identifier -> everything about it
+    ReconDashboard(client, "data/sample_ledger.csv", day="2026-01-15")   # finance's day
 
 The panels hold no business rules: they ask the client (the same API a merchant's own
 code uses) and show money in pt-BR reais. Each also works headless: set its widgets'
 values and call its methods (or `button.click()`), then read its widgets.
 """
 
+from pixops.widgets._charts import (
+    fees_by_day_figure,
+    payer_banks_figure,
+    received_by_hour_figure,
+    status_by_day_figure,
+    volume_by_day_figure,
+)
 from pixops.widgets._inspector import TransactionInspector
 from pixops.widgets._med import MAX_DEFENSE_CHARS, MedDefensePanel, urgency
+from pixops.widgets._recon import ReconDashboard, read_balance_snapshots
 from pixops.widgets._refund import REFUND_REASONS, RefundPanel, RefundReason
 
 __all__ = [
     "MAX_DEFENSE_CHARS",
     "REFUND_REASONS",
     "MedDefensePanel",
+    "ReconDashboard",
     "RefundPanel",
     "RefundReason",
     "TransactionInspector",
+    "fees_by_day_figure",
+    "payer_banks_figure",
+    "read_balance_snapshots",
+    "received_by_hour_figure",
+    "status_by_day_figure",
     "urgency",
+    "volume_by_day_figure",
 ]

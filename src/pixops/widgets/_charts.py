@@ -1,0 +1,216 @@
+"""Plotly charts of a statement frame (`pixops.frames` schema) for finance readers.
+
+Bar heights are whole reais computed from the integer base units (display only); the
+exact amount is the pt-BR text in the hover label. Days and hours are São Paulo's (or
+the zone given), the way the merchant counts them.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+from datetime import date
+from typing import TYPE_CHECKING, Any, Final
+
+from pixops.money import format_brl_base
+
+if TYPE_CHECKING:
+    import pandas as pd
+    import plotly.graph_objects as go
+
+__all__ = [
+    "append_figure",
+    "fees_by_day_figure",
+    "payer_banks_figure",
+    "received_by_hour_figure",
+    "status_by_day_figure",
+    "volume_by_day_figure",
+    "whole_reais",
+]
+
+_BASE_PER_REAL: Final = 10_000
+_PT_BR: Final = ",."
+_COLOURS: Final = {"inbound": "#2e7d32", "outbound": "#1565c0"}
+_DIRECTION_NAMES: Final = {"inbound": "received", "outbound": "sent"}
+
+
+def whole_reais(amount_base: int) -> int:
+    """Base units rounded to whole reais (half away from zero), for bar heights only."""
+    sign = -1 if amount_base < 0 else 1
+    reais, rest = divmod(abs(amount_base), _BASE_PER_REAL)
+    return sign * (reais + (1 if rest * 2 >= _BASE_PER_REAL else 0))
+
+
+def _layout(figure: go.Figure, title: str, *, money: bool = True) -> go.Figure:
+    figure.update_layout(
+        title=title,
+        separators=_PT_BR,
+        template="plotly_white",
+        height=380,
+        margin={"l": 70, "r": 20, "t": 60, "b": 50},
+        legend={"orientation": "h", "y": -0.18},
+    )
+    if money:
+        figure.update_yaxes(tickprefix="R$ ", tickformat=",d")
+    return figure
+
+
+def _days(statement: pd.DataFrame, tz: str) -> list[date]:
+    local = statement["created_at"].dt.tz_convert(tz)
+    return [moment.date() for moment in local]
+
+
+def _sum_by(keys: Iterable[Any], amounts: Iterable[Any]) -> dict[Any, int]:
+    totals: dict[Any, int] = defaultdict(int)
+    for key, amount in zip(keys, amounts, strict=True):
+        totals[key] += int(amount)
+    return dict(totals)
+
+
+def _money_bar(
+    name: str, keys: list[Any], totals: dict[Any, int], colour: str, label: Callable[[Any], str]
+) -> go.Bar:
+    import plotly.graph_objects as go
+
+    return go.Bar(
+        name=name,
+        x=[label(k) for k in keys],
+        y=[whole_reais(totals.get(k, 0)) for k in keys],
+        marker_color=colour,
+        hovertext=[f"{label(k)}: {format_brl_base(totals.get(k, 0))}" for k in keys],
+        hoverinfo="text",
+    )
+
+
+def _day_label(day: date) -> str:
+    return day.strftime("%d/%m")
+
+
+def volume_by_day_figure(statement: pd.DataFrame, tz: str = "America/Sao_Paulo") -> go.Figure:
+    """Money received and sent per business day (settled rows), in reais."""
+    import plotly.graph_objects as go
+
+    settled = statement[statement["payment_status"] == "settled"]
+    days = _days(settled, tz)
+    every_day = sorted(set(days))
+    figure = go.Figure()
+    for direction, colour in _COLOURS.items():
+        mask = (settled["direction"] == direction).tolist()
+        totals = _sum_by(
+            [d for d, keep in zip(days, mask, strict=True) if keep],
+            settled["amount_base"][mask],
+        )
+        figure.add_trace(
+            _money_bar(_DIRECTION_NAMES[direction], every_day, totals, colour, _day_label)
+        )
+    figure.update_layout(barmode="group", xaxis_title="business day")
+    return _layout(figure, "Money received and sent per day")
+
+
+def fees_by_day_figure(statement: pd.DataFrame, tz: str = "America/Sao_Paulo") -> go.Figure:
+    """Fees paid per business day (settled rows), received and sent stacked, in reais."""
+    import plotly.graph_objects as go
+
+    settled = statement[statement["payment_status"] == "settled"]
+    days = _days(settled, tz)
+    every_day = sorted(set(days))
+    figure = go.Figure()
+    for direction, colour in _COLOURS.items():
+        mask = (settled["direction"] == direction).tolist()
+        totals = _sum_by(
+            [d for d, keep in zip(days, mask, strict=True) if keep], settled["fee_base"][mask]
+        )
+        name = f"fees on {_DIRECTION_NAMES[direction]}"
+        figure.add_trace(_money_bar(name, every_day, totals, colour, _day_label))
+    figure.update_layout(barmode="stack", xaxis_title="business day")
+    return _layout(figure, "Fees per day")
+
+
+def status_by_day_figure(statement: pd.DataFrame, tz: str = "America/Sao_Paulo") -> go.Figure:
+    """How many movements per business day ended in each status (counts)."""
+    import plotly.graph_objects as go
+
+    days = _days(statement, tz)
+    every_day = sorted(set(days))
+    statuses = sorted({str(s) for s in statement["payment_status"]})
+    colours = {"settled": "#2e7d32", "processing": "#f9a825", "rejected": "#c62828"}
+    figure = go.Figure()
+    for status in statuses:
+        counts: dict[date, int] = defaultdict(int)
+        for day, value in zip(days, statement["payment_status"], strict=True):
+            if str(value) == status:
+                counts[day] += 1
+        figure.add_trace(
+            go.Bar(
+                name=status,
+                x=[_day_label(d) for d in every_day],
+                y=[counts.get(d, 0) for d in every_day],
+                marker_color=colours.get(status, "#6d4c41"),
+            )
+        )
+    figure.update_layout(barmode="stack", xaxis_title="business day", yaxis_title="movements")
+    return _layout(figure, "Movements per day by status", money=False)
+
+
+def payer_banks_figure(statement: pd.DataFrame, top: int = 10) -> go.Figure:
+    """Money received per payer's bank (settled), the `top` banks, largest first."""
+    import plotly.graph_objects as go
+
+    received = statement[
+        (statement["direction"] == "inbound") & (statement["payment_status"] == "settled")
+    ]
+    names = [str(n) if n is not None else "unknown" for n in received["payer_bank_name"]]
+    totals = _sum_by(names, received["amount_base"])
+    banks = sorted(totals, key=lambda name: (-totals[name], name))[:top]
+    banks.reverse()  # the largest at the top of a horizontal bar chart
+    figure = go.Figure(
+        go.Bar(
+            x=[whole_reais(totals[b]) for b in banks],
+            y=[b[:40] for b in banks],
+            orientation="h",
+            marker_color=_COLOURS["inbound"],
+            hovertext=[f"{b}: {format_brl_base(totals[b])}" for b in banks],
+            hoverinfo="text",
+        )
+    )
+    _layout(figure, f"Money received by payer's bank (top {top})", money=False)
+    figure.update_xaxes(tickprefix="R$ ", tickformat=",d")
+    figure.update_layout(height=420, margin={"l": 280, "r": 20, "t": 60, "b": 50})
+    return figure
+
+
+def received_by_hour_figure(statement: pd.DataFrame, tz: str = "America/Sao_Paulo") -> go.Figure:
+    """Payments received per hour of the day (settled), counts, in local time."""
+    import plotly.graph_objects as go
+
+    received = statement[
+        (statement["direction"] == "inbound") & (statement["payment_status"] == "settled")
+    ]
+    hours = [moment.hour for moment in received["created_at"].dt.tz_convert(tz)]
+    counts = [hours.count(hour) for hour in range(24)]
+    figure = go.Figure(
+        go.Bar(x=[f"{h:02d}h" for h in range(24)], y=counts, marker_color=_COLOURS["inbound"])
+    )
+    figure.update_layout(xaxis_title="hour of the day (São Paulo)", yaxis_title="payments")
+    return _layout(figure, "When customers pay: payments received per hour", money=False)
+
+
+def append_figure(output: Any, figure: go.Figure) -> None:
+    """Show a figure in an `Output` widget under any runner.
+
+    In a kernel the configured plotly renderer decides the mimetypes (JupyterLab's
+    plotly mimetype, or inline HTML for static reports); without one (plain pytest)
+    plotly's JSON mimetype is written, which every Jupyter front end draws.
+    """
+    import json
+
+    from IPython.core.interactiveshell import InteractiveShell
+
+    formatter = InteractiveShell.instance().display_formatter
+    data, metadata = ({}, {}) if formatter is None else formatter.format(figure)
+    if not any(key != "text/plain" for key in data):
+        data = {
+            "application/vnd.plotly.v1+json": json.loads(figure.to_json()),
+            "text/plain": f"<plotly figure: {figure.layout.title.text}>",
+        }
+    output.outputs += ({"output_type": "display_data", "data": data, "metadata": metadata},)

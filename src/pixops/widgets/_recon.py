@@ -1,0 +1,317 @@
+"""`ReconDashboard`: reconcile business days against the merchant's ledger, then explore.
+
+Run: the statement (one day either side, so a payment across midnight is a timing
+difference), the ledger file and, when given, the treasury's balance snapshots plus the
+live balance go to `pixops.recon.reconcile`. Explore: a summary per category, charts of
+the days (volumes, fees, statuses, findings by category), and each category's rows
+with a text filter; Export writes Parquet, CSV and an Excel-friendly file.
+"""
+
+from __future__ import annotations
+
+import csv
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final
+
+import ipywidgets as w
+
+from pixops.errors import PixopsError
+from pixops.widgets._base import Clock, check_client, clock_for
+from pixops.widgets._charts import (
+    append_figure,
+    fees_by_day_figure,
+    status_by_day_figure,
+    volume_by_day_figure,
+)
+from pixops.widgets._format import html_table, message
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from pixops.recon import ReconResult
+
+__all__ = ["ReconDashboard", "read_balance_snapshots"]
+
+_SHOWN_ROWS: Final = 200
+_TABLE_COLUMNS: Final = (
+    ("reference", "Reference"),
+    ("transaction_id", "Transaction"),
+    ("booked_on", "Booked on"),
+    ("business_date", "Statement day"),
+    ("ledger_amount_base", "Ledger"),
+    ("statement_amount_base", "Statement"),
+    ("difference_base", "Difference"),
+    ("ledger_status", "Ledger status"),
+    ("statement_status", "Statement status"),
+    ("detail", "Detail"),
+)
+_SUMMARY_COLUMNS: Final = (
+    ("label", "Category"),
+    ("items", "Items"),
+    ("ledger_amount_base", "Ledger"),
+    ("statement_amount_base", "Statement"),
+    ("difference_base", "Difference"),
+)
+
+
+def read_balance_snapshots(path: str | Path) -> list[tuple[datetime, int]]:
+    """Balance snapshots from a CSV with ``as_of`` (ISO 8601 with zone) and ``balance_base``."""
+    snapshots: list[tuple[datetime, int]] = []
+    with Path(path).open(encoding="utf-8-sig", newline="") as handle:
+        reader = csv.DictReader(handle)
+        if not reader.fieldnames or not {"as_of", "balance_base"} <= set(reader.fieldnames):
+            raise ValueError(f"{path}: needs the columns as_of and balance_base")
+        for line, row in enumerate(reader, start=2):
+            try:
+                moment = datetime.fromisoformat(row["as_of"].strip().replace("Z", "+00:00"))
+                amount_base = int(row["balance_base"].strip(), 10)
+            except (ValueError, AttributeError):
+                raise ValueError(f"{path}, line {line}: not an instant and an integer") from None
+            if moment.tzinfo is None:
+                raise ValueError(f"{path}, line {line}: as_of needs a time zone")
+            snapshots.append((moment.astimezone(UTC), amount_base))
+    return sorted(snapshots)
+
+
+class ReconDashboard(w.VBox):  # type: ignore[misc]
+    """Reconcile a business day (or a range) and explore what does not match."""
+
+    def __init__(
+        self,
+        client: Any,
+        ledger: str | Path | pd.DataFrame,
+        *,
+        day: date | str | None = None,
+        balances: str | Path | None = None,
+        tz: str = "America/Sao_Paulo",
+        out_dir: str | Path = "data/out",
+        now: Clock | None = None,
+    ) -> None:
+        check_client(client, "statement", "balance")
+        from pixops.frames import parse_day, parse_tz
+
+        parse_tz(tz)  # refuses an unknown zone now, not at the first click
+        self.client = client
+        self.ledger = ledger
+        self.balances_path = None if balances is None else Path(balances)
+        self.out_dir = Path(out_dir)
+        self._now = clock_for(client, now)
+        chosen = parse_day(day) if day is not None else self._now().date() - timedelta(days=1)
+        self.result: ReconResult | None = None
+        self.statement: pd.DataFrame | None = None
+        self.written: list[Path] = []
+
+        self.first_day = w.DatePicker(description="From", value=chosen)
+        self.last_day = w.DatePicker(description="To", value=chosen)
+        self.tz = w.Text(description="Time zone", value=tz)
+        self.run_button = w.Button(description="Reconcile", button_style="primary", icon="play")
+        self.status = w.HTML()
+        self.summary = w.HTML()
+        self.charts = w.Output()
+        self.category = w.Dropdown(description="Show", options=[], layout=w.Layout(width="420px"))
+        self.filter = w.Text(description="Filter", placeholder="reference, transaction or text")
+        self.table = w.HTML()
+        self.export_button = w.Button(description="Export", icon="download", disabled=True)
+
+        self.run_button.on_click(lambda _: self.run())
+        self.category.observe(lambda _: self._show_table(), names="value")
+        self.filter.observe(lambda _: self._show_table(), names="value")
+        self.export_button.on_click(lambda _: self.export())
+        super().__init__(
+            [
+                w.HTML("<h3 style='margin:4px 0'>Reconciliation</h3>"),
+                w.HBox([self.first_day, self.last_day, self.tz, self.run_button]),
+                self.status,
+                self.summary,
+                self.charts,
+                w.HBox([self.category, self.filter, self.export_button]),
+                self.table,
+            ]
+        )
+
+    # -- running ---------------------------------------------------------------------
+
+    def run(self) -> None:
+        """Load the statement, reconcile, and show the summary, charts and findings."""
+        from pixops.frames import load_statement, parse_tz
+        from pixops.recon import reconcile
+
+        first, last, tz = self.first_day.value, self.last_day.value, self.tz.value.strip()
+        if first is None or last is None:
+            self._set_status("Choose the first and the last business day.", "error")
+            return
+        if last < first:
+            self._set_status("The last day is before the first one.", "error")
+            return
+        try:
+            parse_tz(tz)
+            balances, load_first, load_last = self._balances(first, last, tz)
+            statement = load_statement(self.client, load_first, load_last, tz=tz, progress=False)
+            result = reconcile(
+                statement, self.ledger, balances=balances, start=first, end=last, tz=tz
+            )
+        except (PixopsError, ValueError, OSError) as error:
+            self._set_status(f"The reconciliation could not run: {error}", "error")
+            return
+        self.statement, self.result = statement, result
+        self._render(first, last, tz)
+
+    def _balances(
+        self, first: date, last: date, tz: str
+    ) -> tuple[list[tuple[datetime, int]] | None, date, date]:
+        """The snapshots to roll forward (opening, those inside, the live balance) and the
+        days of statement they need."""
+        from pixops.frames import day_window
+        from pixops.recon import balance_snapshot
+
+        load_first, load_last = first - timedelta(days=1), last + timedelta(days=1)
+        if self.balances_path is None:
+            return None, load_first, load_last
+        window = day_window(first, last, tz)
+        snapshots = read_balance_snapshots(self.balances_path)
+        opening = [s for s in snapshots if s[0] <= window.start_at]
+        if not opening:
+            raise ValueError(f"no balance snapshot at or before {window.start_at:%Y-%m-%d %H:%M}Z")
+        live = balance_snapshot(self.client)
+        inside = [s for s in snapshots if window.start_at < s[0] <= window.end_at and s < live]
+        load_first = min(load_first, opening[-1][0].date())
+        load_last = max(load_last, live[0].date() + timedelta(days=1))
+        return [opening[-1], *inside, live], load_first, load_last
+
+    # -- showing ---------------------------------------------------------------------
+
+    def _render(self, first: date, last: date, tz: str) -> None:
+        from pixops.recon import ATTENTION_CATEGORIES, CATEGORY_LABELS
+
+        result, statement = self.result, self.statement
+        assert result is not None
+        assert statement is not None
+        counts = result.counts
+        findings = sum(counts[c] for c in ATTENTION_CATEGORIES)
+        days = first.strftime("%d/%m/%Y") + ("" if first == last else f" to {last:%d/%m/%Y}")
+        if findings:
+            self._set_status(
+                f"{days} ({tz}): {counts['matched']} matched, {findings} finding(s) to check.",
+                "warn",
+            )
+        else:
+            self._set_status(f"{days} ({tz}): {counts['matched']} matched, nothing to check.", "ok")
+        rows = [
+            {
+                **{str(k): v for k, v in row.items()},
+                "label": CATEGORY_LABELS.get(str(row["category"]), str(row["category"])),
+            }
+            for row in result.summary.to_dict(orient="records")
+        ]
+        self.summary.value = html_table(
+            rows,
+            _SUMMARY_COLUMNS,
+            money_columns={"ledger_amount_base", "statement_amount_base", "difference_base"},
+        )
+        self.charts.outputs = ()
+        window = statement[
+            [
+                first <= d <= last
+                for d in (m.date() for m in statement["created_at"].dt.tz_convert(tz))
+            ]
+        ]
+        for figure in (
+            result.summary_figure(),
+            volume_by_day_figure(window, tz),
+            fees_by_day_figure(window, tz),
+            status_by_day_figure(window, tz),
+        ):
+            append_figure(self.charts, figure)
+        if not result.rollforward.empty:
+            append_figure(self.charts, result.rollforward_figure())
+        options = [
+            (f"{CATEGORY_LABELS.get(c, c)} ({counts[c]})", c)
+            for c in ("matched", *ATTENTION_CATEGORIES)
+            if counts[c] or c != "matched"
+        ]
+        self.category.options = options
+        first_finding = next((c for c in ATTENTION_CATEGORIES if counts[c]), "matched")
+        if self.category.value == first_finding:
+            self._show_table()
+        else:
+            self.category.value = first_finding
+        self.export_button.disabled = False
+
+    def rows(self) -> list[dict[str, Any]]:
+        """The rows of the chosen category that contain the filter text."""
+        if self.result is None or self.category.value is None:
+            return []
+        frame = self.result.category(self.category.value)
+        records = [{str(k): v for k, v in r.items()} for r in frame.to_dict(orient="records")]
+        needle = self.filter.value.strip().casefold()
+        if needle:
+            records = [
+                r for r in records if any(needle in str(v).casefold() for v in r.values() if v)
+            ]
+        return records
+
+    def _show_table(self) -> None:
+        records = self.rows()
+        shown = [_displayable(r) for r in records[:_SHOWN_ROWS]]
+        columns = [(k, label) for k, label in _TABLE_COLUMNS if any(k in r for r in shown)]
+        if self.category.value == "matched":
+            columns = [
+                (k, label)
+                for k, label in (
+                    ("reference", "Reference"),
+                    ("transaction_id", "Transaction"),
+                    ("business_date", "Day"),
+                    ("amount_base", "Amount"),
+                    ("fee_base", "Fee"),
+                    ("status", "Status"),
+                )
+                if any(k in r for r in shown)
+            ]
+        more = len(records) - len(shown)
+        note = f"<p><i>{more} more rows: narrow the filter or export.</i></p>" if more > 0 else ""
+        money = {k for k, _ in columns if k.endswith("_base")}
+        self.table.value = html_table(shown, columns, money_columns=money, empty="No rows.") + note
+
+    def export(self) -> None:
+        """Write the result's frames (Parquet, CSV, Excel-friendly CSV) under `out_dir`."""
+        if self.result is None:
+            self._set_status("Reconcile first.", "error")
+            return
+        first, last = self.first_day.value, self.last_day.value
+        name = f"recon-{first}" if first == last else f"recon-{first}-to-{last}"
+        try:
+            self.written = self.result.write(self.out_dir / name)
+        except OSError as error:
+            self._set_status(f"Could not write the files: {error}", "error")
+            return
+        self._set_status(
+            f"Exported {len(self.written)} files to {self.out_dir / name} "
+            "(discrepancies_excel.csv opens in Excel with reais).",
+            "ok",
+        )
+
+    def _set_status(self, text: str, tone: str = "info") -> None:
+        self.status.value = message(text, tone) if text else ""
+
+
+def _displayable(record: dict[str, Any]) -> dict[str, Any]:
+    """Missing values as None, and money as integers (the table shows them in reais)."""
+    shown: dict[str, Any] = {}
+    for key, value in record.items():
+        if value is None or (not isinstance(value, str) and _is_missing(value)):
+            shown[key] = None
+        elif key.endswith("_base"):
+            shown[key] = int(value)
+        else:
+            shown[key] = value
+    return shown
+
+
+def _is_missing(value: Any) -> bool:
+    import pandas as pd
+
+    try:
+        return bool(pd.isna(value))
+    except (TypeError, ValueError):
+        return False
