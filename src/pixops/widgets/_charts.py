@@ -207,7 +207,7 @@ def append_figure(output: Any, figure: go.Figure) -> None:
     from IPython.core.interactiveshell import InteractiveShell
 
     formatter = InteractiveShell.instance().display_formatter
-    data, metadata = ({}, {}) if formatter is None else formatter.format(figure)
+    data, metadata = ({}, {}) if formatter is None else formatter.format(figure)  # type: ignore[no-untyped-call]
     if not any(key != "text/plain" for key in data):
         data = {
             "application/vnd.plotly.v1+json": json.loads(figure.to_json()),
