@@ -108,3 +108,24 @@ def widget_button(page: Page, label: str) -> Any:
         .filter(has_text=re.compile(rf"^\s*{re.escape(label)}\s*$"))
         .first
     )
+
+
+_SCROLLER = ".jp-NotebookPanel:not(.lm-mod-hidden) .jp-WindowedPanel-outer"
+
+
+def screenshot_notebook(page: Page, name: str, *, max_parts: int = 8) -> list[Path]:
+    """Screenshots of the whole open notebook, one per screenful, top to bottom."""
+    scroller = page.locator(_SCROLLER).first
+    paths: list[Path] = []
+    scroller.evaluate("node => { node.scrollTop = 0; }")
+    for part in range(1, max_parts + 1):
+        page.wait_for_timeout(300)
+        paths.append(screenshot(page, f"{name}-{part}"))
+        moved: bool = scroller.evaluate(
+            "node => { const before = node.scrollTop;"
+            " node.scrollTop = before + node.clientHeight - 40;"
+            " return node.scrollTop > before; }"
+        )
+        if not moved:
+            break
+    return paths

@@ -8,7 +8,13 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_notebook
 from playwright.sync_api import Page, expect
-from tests.browser._lab import Server, open_notebook, run_all_cells, screenshot, widget_button
+from tests.browser._lab import (
+    Server,
+    open_notebook,
+    run_all_cells,
+    screenshot_notebook,
+    widget_button,
+)
 
 _WIDGET_CELL = """\
 import ipywidgets as w
@@ -34,4 +40,4 @@ def test_run_all_clicks_a_widget_and_reports_a_failing_cell(
 
     widget_button(page, "Show total").click()
     expect(page.locator(".widget-html-content").first).to_have_text("Total R$ 1.234,56")
-    screenshot(page, "harness")
+    assert screenshot_notebook(page, "harness")[0].is_file()
