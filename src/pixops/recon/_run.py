@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 
@@ -71,8 +72,8 @@ def reconcile(
     if first is not None and last is not None and last < first:
         raise ValueError(f"end {last} is before start {first}")
     inputs: dict[str, pa.Table] = {
-        "statement_in": as_table(statement),
-        "ledger_in": read_ledger(ledger, mapping, tz=zone),
+        "statement_in": _numbered(as_table(statement), "sn"),
+        "ledger_in": _numbered(read_ledger(ledger, mapping, tz=zone), "ln"),
         "webhooks_in": webhooks_table(webhooks),
         "balances_in": balances_table(balances),
         "scope_in": pa.Table.from_pylist(
@@ -110,19 +111,26 @@ def _run(
     for name, table in inputs.items():
         con.register(name, table)
     try:
-        for name, sql in STEPS:
-            con.execute(f"CREATE OR REPLACE TEMP TABLE {name} AS {sql}")
+        for name, sql, materialise in STEPS:
+            kind = "TABLE" if materialise else "VIEW"
+            con.execute(f"CREATE OR REPLACE TEMP {kind} {name} AS {sql}")
         outputs: dict[str, pd.DataFrame] = {}
-        for name, order in OUTPUTS.items():
-            query = f"SELECT * FROM {name} ORDER BY {order}"  # noqa: S608 (names from _sql)
+        for name, (columns, order) in OUTPUTS.items():
+            query = f"SELECT {columns} FROM {name} ORDER BY {order}"  # noqa: S608 (from _sql)
             table = con.sql(query).to_arrow_table()
             outputs[name] = to_frame(_utc(table))
     finally:
         for name in inputs:
             con.unregister(name)
-        for name, _ in STEPS:
-            con.execute(f"DROP TABLE IF EXISTS {name}")
+        for name, _, materialise in reversed(STEPS):
+            con.execute(f"DROP {'TABLE' if materialise else 'VIEW'} IF EXISTS {name}")
     return outputs
+
+
+def _numbered(table: pa.Table, name: str) -> pa.Table:
+    """The table with its row positions (1, 2, ...) as a first column ``name``."""
+    positions = pa.array(np.arange(1, table.num_rows + 1, dtype=np.int64))
+    return table.add_column(0, name, positions)
 
 
 def _utc(table: pa.Table) -> pa.Table:

@@ -2,15 +2,19 @@
 
 The host registers five inputs as views and sets the session time zone (business days
 are ``CAST(created_at AS DATE)`` in that zone), then runs `STEPS` in order, each as a
-temporary table named by the step (DuckDB: ``CREATE OR REPLACE TEMP TABLE name AS
-...``; Spark: ``spark.sql(sql).createOrReplaceTempView(name)``). The text keeps to the
+temporary table or view named by the step (DuckDB: ``CREATE OR REPLACE TEMP TABLE name
+AS ...``; Spark: ``spark.sql(sql).createOrReplaceTempView(name)``). Rows are joined on
+integer surrogates (``sn`` for statement rows, ``ln`` for ledger entries) once the
+identifiers have been matched. The text keeps to the
 subset that DuckDB 2.0 and Spark 4 both run the same way: no QUALIFY, no integer
 division, dates only compared or moved by ``± 1``, no double-quoted identifiers,
 ``NULLS LAST``/``FIRST`` always written, money sums cast back to BIGINT.
 
-Inputs:
-- ``statement_in``: the statement schema (`pixops.frames.STATEMENT_SCHEMA`).
-- ``ledger_in``: entry_id, reference, direction, amount_base, fee_base, status, booked_on.
+Inputs (``sn`` and ``ln`` are the rows' positions, 1, 2, ..., added by the host: they
+break ties deterministically and make the joins after matching integer joins):
+- ``statement_in``: ``sn`` plus the statement schema (`pixops.frames.STATEMENT_SCHEMA`).
+- ``ledger_in``: ``ln``, entry_id, reference, direction, amount_base, fee_base, status,
+  booked_on.
 - ``webhooks_in``: event_type, transaction_id, original_transaction_id, created_at.
 - ``balances_in``: as_of (timestamp), balance_base.
 - ``scope_in``: one row, first_day and last_day (DATE, NULL = open).
@@ -24,37 +28,47 @@ from typing import Final
 
 __all__ = ["OUTPUTS", "STEPS"]
 
-_STMT_RANKED = """
-SELECT s.id, s.transaction_id, s.end_to_end_id, s.external_id, s.tag,
+# Webhook events that name a refund's original (the statement does not).
+_HOOK_LINKS = """
+SELECT transaction_id, MAX(original_transaction_id) AS original_transaction_id
+FROM webhooks_in WHERE original_transaction_id IS NOT NULL
+GROUP BY transaction_id
+"""
+
+# Ids listed more than once (overlapping exports); the newest state of each is kept.
+_COPIES = """
+SELECT sn FROM (
+    SELECT s.sn, ROW_NUMBER() OVER (PARTITION BY s.id
+                                    ORDER BY s.completed_at DESC NULLS LAST,
+                                             s.sn DESC NULLS LAST) AS copy_rank
+    FROM statement_in s
+    WHERE s.id IN (SELECT id FROM statement_in GROUP BY id HAVING COUNT(*) > 1)
+) x
+WHERE x.copy_rank > 1
+"""
+
+_STMT_ALL = """
+SELECT s.sn, s.id, s.transaction_id, s.end_to_end_id, s.external_id, s.tag,
        CAST(s.payment_status AS STRING) AS payment_status,
        CAST(s.direction AS STRING) AS direction,
        s.amount_base, s.fee_base, s.net_base, s.created_at, s.completed_at,
        COALESCE(s.original_transaction_id, h.original_transaction_id)
            AS original_transaction_id,
        CAST(s.created_at AS DATE) AS business_date,
-       ROW_NUMBER() OVER (PARTITION BY s.id
-                          ORDER BY s.completed_at DESC NULLS LAST,
-                                   s.created_at DESC NULLS LAST) AS copy_rank,
-       COUNT(*) OVER (PARTITION BY s.id) AS copies
+       (sc.first_day IS NULL OR CAST(s.created_at AS DATE) >= sc.first_day)
+       AND (sc.last_day IS NULL OR CAST(s.created_at AS DATE) <= sc.last_day) AS in_scope
 FROM statement_in s
-LEFT JOIN (SELECT transaction_id, MAX(original_transaction_id) AS original_transaction_id
-           FROM webhooks_in WHERE original_transaction_id IS NOT NULL
-           GROUP BY transaction_id) h
-  ON h.transaction_id = s.transaction_id
+CROSS JOIN scope_in sc
+LEFT JOIN hook_links h ON h.transaction_id = s.transaction_id
 """
 
 _STMT = """
-SELECT r.id, r.transaction_id, r.end_to_end_id, r.external_id, r.tag, r.payment_status,
-       r.direction, r.amount_base, r.fee_base, r.net_base, r.created_at, r.completed_at,
-       r.original_transaction_id, r.business_date,
-       (sc.first_day IS NULL OR r.business_date >= sc.first_day)
-       AND (sc.last_day IS NULL OR r.business_date <= sc.last_day) AS in_scope
-FROM stmt_ranked r CROSS JOIN scope_in sc
-WHERE r.copy_rank = 1
+SELECT a.* FROM stmt_all a WHERE NOT EXISTS (SELECT 1 FROM copies c WHERE c.sn = a.sn)
 """
 
+# A later ledger line booking a movement already booked is the duplicate.
 _LED = """
-SELECT l.entry_id, l.reference, l.direction, l.amount_base, l.fee_base,
+SELECT l.ln, l.entry_id, l.reference, l.direction, l.amount_base, l.fee_base,
        COALESCE(l.status, 'settled') AS status, l.booked_on,
        (sc.first_day IS NULL OR l.booked_on >= sc.first_day)
        AND (sc.last_day IS NULL OR l.booked_on <= sc.last_day) AS in_scope
@@ -63,43 +77,37 @@ FROM ledger_in l CROSS JOIN scope_in sc
 
 # Every identifier a ledger may have written down for a movement.
 _STMT_KEYS = """
-SELECT transaction_id AS match_key, id AS stmt_id FROM stmt
-UNION ALL SELECT end_to_end_id, id FROM stmt WHERE end_to_end_id IS NOT NULL
-UNION ALL SELECT external_id, id FROM stmt WHERE external_id IS NOT NULL
-UNION ALL SELECT tag, id FROM stmt WHERE tag IS NOT NULL
+SELECT transaction_id AS match_key, sn FROM stmt
+UNION ALL SELECT end_to_end_id, sn FROM stmt WHERE end_to_end_id IS NOT NULL
+UNION ALL SELECT external_id, sn FROM stmt WHERE external_id IS NOT NULL
+UNION ALL SELECT tag, sn FROM stmt WHERE tag IS NOT NULL
 """
 
 _CAND = """
-SELECT DISTINCT l.entry_id, k.stmt_id
-FROM led l JOIN stmt_keys k ON k.match_key = l.reference
+SELECT l.ln, k.sn FROM led l JOIN stmt_keys k ON k.match_key = l.reference
 """
 
-# Each ledger entry picks its best statement row: same direction, settled, same amount.
-_CAND_RANKED = """
-SELECT c.entry_id, c.stmt_id,
-       ROW_NUMBER() OVER (
-           PARTITION BY c.entry_id
-           ORDER BY CASE WHEN l.direction IS NULL OR l.direction = s.direction THEN 0 ELSE 1 END
-                        ASC NULLS LAST,
-                    CASE WHEN s.payment_status = 'settled' THEN 0 ELSE 1 END ASC NULLS LAST,
-                    CASE WHEN s.amount_base = l.amount_base THEN 0 ELSE 1 END ASC NULLS LAST,
-                    s.created_at ASC NULLS LAST, s.id ASC NULLS LAST) AS pick
+# Each ledger entry picks its best candidate: same direction, then settled, then the
+# same amount, then the first in statement order (min_by over one integer: the flags
+# above the bits of `sn`).
+_PICKS = """
+SELECT c.ln,
+       MIN_BY(c.sn,
+              (CASE WHEN l.direction IS NULL OR l.direction = s.direction THEN 0 ELSE 4 END
+               + CASE WHEN s.payment_status = 'settled' THEN 0 ELSE 2 END
+               + CASE WHEN s.amount_base = l.amount_base THEN 0 ELSE 1 END) * 4294967296
+              + c.sn) AS sn
 FROM cand c
-JOIN stmt s ON s.id = c.stmt_id
-JOIN led l ON l.entry_id = c.entry_id
+JOIN led l ON l.ln = c.ln
+JOIN stmt s ON s.sn = c.sn
+GROUP BY c.ln
 """
 
-# A statement row claimed by several entries goes to the first; the rest double-booked.
-_CLAIMS = """
-SELECT p.entry_id, p.stmt_id,
-       ROW_NUMBER() OVER (PARTITION BY p.stmt_id
-                          ORDER BY l.booked_on ASC NULLS LAST, p.entry_id ASC NULLS LAST) AS claim
-FROM cand_ranked p JOIN led l ON l.entry_id = p.entry_id
-WHERE p.pick = 1
-"""
+# A statement row picked by several entries belongs to the first booking.
+_CLAIMS = "SELECT sn, MIN(ln) AS ln FROM picks GROUP BY sn"
 
 _PAIRS = """
-SELECT l.entry_id, l.reference, s.id AS stmt_id, s.transaction_id,
+SELECT p.ln, l.entry_id, l.reference, s.sn, s.id AS stmt_id, s.transaction_id,
        l.direction AS ledger_direction, s.direction AS statement_direction,
        l.amount_base AS ledger_amount_base, s.amount_base AS statement_amount_base,
        l.fee_base AS ledger_fee_base, s.fee_base AS statement_fee_base,
@@ -112,10 +120,30 @@ SELECT l.entry_id, l.reference, s.id AS stmt_id, s.transaction_id,
             OR CAST(s.amount_base AS DECIMAL(38, 0)) * 100 = l.amount_base
             OR CAST(s.amount_base AS DECIMAL(38, 0)) * 10000 = l.amount_base) AS unit_error,
        (l.direction IS NOT NULL AND l.direction <> s.direction) AS direction_differs
-FROM claims c
-JOIN led l ON l.entry_id = c.entry_id
-JOIN stmt s ON s.id = c.stmt_id
-WHERE c.claim = 1
+FROM picks p
+JOIN claims c ON c.sn = p.sn AND c.ln = p.ln
+JOIN led l ON l.ln = p.ln
+JOIN stmt s ON s.sn = p.sn
+"""
+
+# Statement rows in scope that no ledger entry references (one scan of the statement).
+_UNREFERENCED = """
+SELECT s.* FROM stmt s
+WHERE s.in_scope AND s.payment_status IN ('settled', 'processing')
+  AND NOT EXISTS (SELECT 1 FROM cand c WHERE c.sn = s.sn)
+"""
+
+# Settled rows a ledger entry references but another row of that reference was paired.
+_EXTRA_PAYMENTS = """
+SELECT s.* FROM stmt s
+WHERE s.in_scope AND s.payment_status = 'settled'
+  AND EXISTS (SELECT 1 FROM cand c WHERE c.sn = s.sn)
+  AND NOT EXISTS (SELECT 1 FROM claims c WHERE c.sn = s.sn)
+"""
+
+# Entries whose pick was claimed by an earlier booking.
+_DOUBLE_BOOKED = """
+SELECT p.ln, p.sn FROM picks p JOIN claims c ON c.sn = p.sn WHERE c.ln <> p.ln
 """
 
 _PAIR_COLUMNS = """
@@ -137,10 +165,6 @@ def _stmt_columns(alias: str, ledger_status: str = "CAST(NULL AS STRING)") -> st
        {ledger_status} AS ledger_status, {alias}.payment_status AS statement_status,
        CAST(NULL AS DATE) AS booked_on, {alias}.business_date"""
 
-
-_UNCLAIMED = """
-  AND NOT EXISTS (SELECT 1 FROM pairs p WHERE p.stmt_id = s.id)
-  AND NOT EXISTS (SELECT 1 FROM cand c WHERE c.stmt_id = s.id)"""
 
 _HOOK_STATUS = """
 SELECT transaction_id, webhook_status FROM (
@@ -197,42 +221,32 @@ SELECT 'missing_in_statement', l.entry_id, l.reference,
        l.booked_on, CAST(NULL AS DATE),
        'no statement movement carries this reference'
 FROM led l
-WHERE l.in_scope AND NOT EXISTS (SELECT 1 FROM cand c WHERE c.entry_id = l.entry_id)
+WHERE l.in_scope AND NOT EXISTS (SELECT 1 FROM cand c WHERE c.ln = l.ln)
 UNION ALL
 SELECT 'duplicate', l.entry_id, l.reference, s.transaction_id, s.id,
        l.amount_base, s.amount_base, 0 - l.amount_base,
        l.fee_base, s.fee_base, l.status, s.payment_status, l.booked_on, s.business_date,
        'ledger entry books a movement another entry already booked'
-FROM claims c
-JOIN led l ON l.entry_id = c.entry_id
-JOIN stmt s ON s.id = c.stmt_id
-WHERE c.claim > 1 AND (l.in_scope OR s.in_scope)
+FROM double_booked d
+JOIN led l ON l.ln = d.ln
+JOIN stmt s ON s.sn = d.sn
+WHERE l.in_scope OR s.in_scope
 UNION ALL
 SELECT 'duplicate', {_stmt_columns("s")},
        'a second movement for a reference the ledger booked once'
-FROM stmt s
-WHERE s.in_scope AND s.payment_status = 'settled'
-  AND EXISTS (SELECT 1 FROM cand c WHERE c.stmt_id = s.id)
-  AND NOT EXISTS (SELECT 1 FROM pairs p WHERE p.stmt_id = s.id)
+FROM extra_payments s
 UNION ALL
 SELECT 'duplicate', {_stmt_columns("r")},
-       CONCAT('the same statement id appears ', CAST(r.copies AS STRING), ' times')
-FROM stmt_ranked r CROSS JOIN scope_in sc
-WHERE r.copy_rank = 2
-  AND (sc.first_day IS NULL OR r.business_date >= sc.first_day)
-  AND (sc.last_day IS NULL OR r.business_date <= sc.last_day)
+       'the same statement id is listed more than once'
+FROM stmt_all r JOIN copies c ON c.sn = r.sn WHERE r.in_scope
 UNION ALL
 SELECT 'missing_in_ledger', {_stmt_columns("s")}, 'no ledger entry references this movement'
-FROM stmt s
-WHERE s.in_scope AND s.payment_status IN ('settled', 'processing')
-  AND s.original_transaction_id IS NULL {_UNCLAIMED}
+FROM unreferenced s WHERE s.original_transaction_id IS NULL
 UNION ALL
 SELECT 'unbooked_refund', {_stmt_columns("s")},
        CONCAT(CASE WHEN s.direction = 'outbound' THEN 'refund of ' ELSE 'return of ' END,
               s.original_transaction_id, ' not booked in the ledger')
-FROM stmt s
-WHERE s.in_scope AND s.payment_status IN ('settled', 'processing')
-  AND s.original_transaction_id IS NOT NULL {_UNCLAIMED}
+FROM unreferenced s WHERE s.original_transaction_id IS NOT NULL
 UNION ALL
 SELECT 'status_mismatch', {_stmt_columns("s", "h.webhook_status")},
        CONCAT('webhook says ', h.webhook_status, ', statement shows ', s.payment_status)
@@ -250,7 +264,7 @@ FROM rollforward b WHERE b.difference_base <> 0
 """  # noqa: S608 (fixed fragments of this module, no input)
 
 _MATCHED = """
-SELECT p.entry_id, p.reference, p.transaction_id, p.stmt_id AS statement_id,
+SELECT p.ln, p.entry_id, p.reference, p.transaction_id, p.stmt_id AS statement_id,
        p.statement_amount_base AS amount_base, p.statement_fee_base AS fee_base,
        p.statement_status AS payment_status, p.booked_on, p.business_date
 FROM pairs p
@@ -278,8 +292,8 @@ LEFT JOIN (SELECT original_transaction_id,
              AND payment_status IN ('settled', 'processing')
            GROUP BY original_transaction_id) t
   ON t.original_transaction_id = r.original_transaction_id
-LEFT JOIN pairs po ON po.stmt_id = o.id
-LEFT JOIN pairs pr ON pr.stmt_id = r.id
+LEFT JOIN pairs po ON po.sn = o.sn
+LEFT JOIN pairs pr ON pr.sn = r.sn
 WHERE r.original_transaction_id IS NOT NULL AND r.in_scope
 """
 
@@ -338,31 +352,56 @@ LEFT JOIN (
 ) d ON d.category = k.category
 """
 
-#: (name, SQL) in the order they run; each result is a temporary table named `name`.
-STEPS: Final[tuple[tuple[str, str], ...]] = (
-    ("stmt_ranked", _STMT_RANKED),
-    ("stmt", _STMT),
-    ("led", _LED),
-    ("stmt_keys", _STMT_KEYS),
-    ("cand", _CAND),
-    ("cand_ranked", _CAND_RANKED),
-    ("claims", _CLAIMS),
-    ("pairs", _PAIRS),
-    ("hook_status", _HOOK_STATUS),
-    ("snapshots", _SNAPSHOTS),
-    ("rollforward", _ROLLFORWARD),
-    ("discrepancies", _DISCREPANCIES),
-    ("matched", _MATCHED),
-    ("refunds", _REFUNDS),
-    ("summary", _SUMMARY),
+#: (name, SQL, materialise) in the order they run. A host makes each a temporary table
+#: when `materialise` (it is read several times) and a temporary view otherwise.
+STEPS: Final[tuple[tuple[str, str, bool], ...]] = (
+    ("hook_links", _HOOK_LINKS, True),
+    ("copies", _COPIES, True),
+    ("stmt_all", _STMT_ALL, False),
+    ("stmt", _STMT, True),
+    ("led", _LED, False),
+    ("stmt_keys", _STMT_KEYS, False),
+    ("cand", _CAND, True),
+    ("picks", _PICKS, True),
+    ("claims", _CLAIMS, True),
+    ("pairs", _PAIRS, True),
+    ("double_booked", _DOUBLE_BOOKED, False),
+    ("unreferenced", _UNREFERENCED, True),
+    ("extra_payments", _EXTRA_PAYMENTS, True),
+    ("hook_status", _HOOK_STATUS, True),
+    ("snapshots", _SNAPSHOTS, True),
+    ("rollforward", _ROLLFORWARD, True),
+    ("discrepancies", _DISCREPANCIES, True),
+    ("matched", _MATCHED, False),
+    ("refunds", _REFUNDS, True),
+    ("summary", _SUMMARY, True),
 )
 
-#: The steps whose tables the result object exposes, with the order of their rows.
-OUTPUTS: Final[dict[str, str]] = {
-    "matched": "business_date ASC NULLS LAST, entry_id ASC NULLS LAST",
-    "discrepancies": "category ASC NULLS LAST, business_date ASC NULLS LAST, "
-    "booked_on ASC NULLS LAST, entry_id ASC NULLS LAST, transaction_id ASC NULLS LAST",
-    "refunds": "original_transaction_id ASC NULLS LAST, refund_transaction_id ASC NULLS LAST",
-    "rollforward": "opening_at ASC NULLS LAST",
-    "summary": "position ASC NULLS LAST",
+_DISCREPANCY_COLUMNS = (
+    "category, entry_id, reference, transaction_id, statement_id, ledger_amount_base,"
+    " statement_amount_base, difference_base, ledger_fee_base, statement_fee_base,"
+    " ledger_status, statement_status, booked_on, business_date, detail"
+)
+
+#: Output tables: (columns, row order). The result object exposes exactly these.
+OUTPUTS: Final[dict[str, tuple[str, str]]] = {
+    "matched": (
+        "entry_id, reference, transaction_id, statement_id, amount_base, fee_base,"
+        " payment_status, booked_on, business_date",
+        "ln ASC NULLS LAST",
+    ),
+    "discrepancies": (
+        _DISCREPANCY_COLUMNS,
+        "category ASC NULLS LAST, business_date ASC NULLS LAST, booked_on ASC NULLS LAST,"
+        " entry_id ASC NULLS LAST, transaction_id ASC NULLS LAST",
+    ),
+    "refunds": (
+        "*",
+        "original_transaction_id ASC NULLS LAST, refund_transaction_id ASC NULLS LAST",
+    ),
+    "rollforward": ("*", "opening_at ASC NULLS LAST"),
+    "summary": (
+        "category, items, ledger_amount_base, statement_amount_base, difference_base",
+        "position ASC NULLS LAST",
+    ),
 }

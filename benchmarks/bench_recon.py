@@ -1,0 +1,183 @@
+"""Reconciliation of 1,000,000 statement rows against 1,000,000 ledger rows.
+
+    .venv/bin/python benchmarks/bench_recon.py                 # 1M x 1M, ~1 minute in all
+    .venv/bin/python benchmarks/bench_recon.py --rows 200000 --repeat 3
+
+Prints, for the same synthetic data (every discrepancy category planted, balance
+snapshots for the roll-forward): `pixops.recon.reconcile` (DuckDB SQL, everything),
+a plain pandas outer merge doing only the matching and the amount comparison, and
+datacompy comparing amounts only. Target: reconcile < 1.5 s and >= 10x datacompy.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import time
+from datetime import UTC, date, datetime, timedelta
+
+import numpy as np
+import pyarrow as pa
+
+from pixops.frames import STATEMENT_SCHEMA, conform_table
+from pixops.recon import LEDGER_SCHEMA, reconcile
+
+START = datetime(2026, 1, 15, 3, 0, tzinfo=UTC)
+DAY = date(2026, 1, 15)
+PLANTS = 100  # rows of each category
+
+
+def build(rows: int, seed: int = 7) -> tuple[pa.Table, pa.Table, list[tuple[datetime, int]]]:
+    """A statement and a ledger of `rows` rows each, with PLANTS of every category."""
+    rng = np.random.default_rng(seed)
+    n = np.arange(rows)
+    amount = rng.integers(1, 500_000, rows, dtype=np.int64) * 100
+    inbound = rng.random(rows) < 0.9
+    fee = np.where(inbound, (amount * 99 + 5_000) // 10_000, 5_000).astype(np.int64)
+    net = np.where(inbound, amount - fee, amount + fee)
+    seconds = np.sort(rng.integers(0, 86_400, rows))
+    created = pa.array(
+        (np.datetime64("2026-01-15T03:00:00", "us") + seconds.astype("timedelta64[s]")),
+        type=pa.timestamp("us"),
+    ).cast(pa.timestamp("us", tz="UTC"))
+    status = np.full(rows, "settled", dtype=object)
+    status[PLANTS * 4 : PLANTS * 5] = "rejected"
+    transaction_id = pa.array([f"PIX{i:09d}" for i in n], pa.string())
+    direction = np.where(inbound, "inbound", "outbound").astype(object)
+    original = np.full(rows, None, dtype=object)
+    original[PLANTS * 7 : PLANTS * 8] = [f"PIX{i:09d}" for i in range(PLANTS * 20, PLANTS * 21)]
+    direction[PLANTS * 7 : PLANTS * 8] = "outbound"
+    plain = pa.table(
+        {
+            "id": pa.array([f"id-{i:09d}" for i in n]),
+            "transaction_id": transaction_id,
+            "end_to_end_id": pa.array([f"E99999999{i:023d}" for i in n]),
+            "external_id": pa.nulls(rows, pa.string()),
+            "tag": pa.nulls(rows, pa.string()),
+            "type": pa.array(np.full(rows, "pix", dtype=object), pa.string()),
+            "status": pa.array(status, pa.string()),
+            "payment_status": pa.array(status, pa.string()),
+            "direction": pa.array(direction, pa.string()),
+            "amount_base": pa.array(amount),
+            "fee_base": pa.array(fee),
+            "net_base": pa.array(net),
+            "description": pa.nulls(rows, pa.string()),
+            "counterparty_name": pa.nulls(rows, pa.string()),
+            "recipient_key": pa.nulls(rows, pa.string()),
+            "payer_document": pa.nulls(rows, pa.string()),
+            "recipient_document": pa.nulls(rows, pa.string()),
+            "payer_ispb": pa.nulls(rows, pa.string()),
+            "payer_bank_name": pa.nulls(rows, pa.string()),
+            "original_transaction_id": pa.array(original, pa.string()),
+            "created_at": created,
+            "completed_at": created,
+        }
+    )
+    statement = conform_table(plain, STATEMENT_SCHEMA)
+    # The ledger: the same movements, then one block of PLANTS rows per category.
+    ledger_amount = amount.copy()
+    ledger_amount[0:PLANTS] += 1_000  # amount_mismatch
+    ledger_amount[PLANTS * 5 : PLANTS * 6] //= 100  # unit_error
+    ledger_fee = fee.copy()
+    ledger_fee[PLANTS : PLANTS * 2] += 1  # fee_mismatch
+    booked = np.full(rows, DAY, dtype=object)
+    booked[PLANTS * 2 : PLANTS * 3] = DAY - timedelta(days=1)  # timing_difference
+    ledger_status = np.full(rows, "settled", dtype=object)  # rejected rows: status_mismatch
+    keep = np.ones(rows, dtype=bool)
+    keep[PLANTS * 3 : PLANTS * 4] = False  # missing_in_ledger
+    keep[PLANTS * 7 : PLANTS * 8] = False  # refunds left unbooked: unbooked_refund
+    references = np.array([f"PIX{i:09d}" for i in n], dtype=object)
+    references[PLANTS * 6 : PLANTS * 7] = [f"pedido-{i}" for i in range(PLANTS)]  # missing
+    ledger = pa.table(
+        {
+            "entry_id": pa.array([f"L{i:09d}" for i in n[keep]]),
+            "reference": pa.array(references[keep], pa.string()),
+            "direction": pa.array(direction[keep], pa.string()),
+            "amount_base": pa.array(ledger_amount[keep]),
+            "fee_base": pa.array(ledger_fee[keep]),
+            "status": pa.array(ledger_status[keep], pa.string()),
+            "booked_on": pa.array(booked[keep], pa.date32()),
+        },
+        schema=LEDGER_SCHEMA,
+    )
+    duplicates = ledger.slice(PLANTS * 10, PLANTS)  # booked twice
+    duplicates = duplicates.set_column(
+        0, LEDGER_SCHEMA.field(0), pa.array([f"D{i:09d}" for i in range(PLANTS)])
+    )
+    ledger = pa.concat_tables([ledger, duplicates])
+    settled = np.array(status == "settled")
+    moved = int(np.where(inbound, net, -net)[settled].sum())
+    opening = 10**12
+    balances = [(START, opening), (START + timedelta(days=1), opening + moved - 12_345)]
+    return statement, ledger, balances
+
+
+def peak_mib() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def timed(label: str, repeat: int, work: object) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        began = time.perf_counter()
+        work()  # type: ignore[operator]
+        best = min(best, time.perf_counter() - began)
+    print(f"{label:<58} {best:8.3f} s   (peak RSS so far {peak_mib():,.0f} MiB)", flush=True)
+    return best
+
+
+def pandas_merge(statement: pa.Table, ledger: pa.Table) -> int:
+    """Matching and the amount comparison only, as most notebooks would write it."""
+    left = statement.select(["transaction_id", "amount_base"]).to_pandas()
+    right = ledger.select(["reference", "amount_base"]).to_pandas()
+    merged = left.merge(
+        right, left_on="transaction_id", right_on="reference", how="outer", indicator=True
+    )
+    both = merged[merged["_merge"] == "both"]
+    return int((both["amount_base_x"] != both["amount_base_y"]).sum())
+
+
+def datacompy_amounts(statement: pa.Table, ledger: pa.Table) -> int:
+    import datacompy
+
+    left = statement.select(["transaction_id", "amount_base"]).to_pandas()
+    right = ledger.select(["reference", "amount_base"]).to_pandas()
+    right = right.drop_duplicates("reference").rename(columns={"reference": "transaction_id"})
+    compare = datacompy.PandasCompare(left, right, join_columns="transaction_id")
+    return len(compare.all_mismatch())
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--rows", type=int, default=1_000_000)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--skip-datacompy", action="store_true")
+    args = parser.parse_args()
+    print(f"load average {os.getloadavg()[0]:.2f}; building {args.rows:,} x {args.rows:,} rows")
+    statement, ledger, balances = build(args.rows)
+    print(f"statement {statement.num_rows:,} rows, ledger {ledger.num_rows:,} rows")
+    result = reconcile(statement, ledger, balances=balances, start=DAY, end=DAY)
+    print("counts:", result.counts)
+    recon = timed(
+        "pixops.recon.reconcile (every category + roll-forward)",
+        args.repeat,
+        lambda: reconcile(statement, ledger, balances=balances, start=DAY, end=DAY),
+    )
+    merge = timed(
+        "pandas outer merge (matching + amounts only)",
+        args.repeat,
+        lambda: pandas_merge(statement, ledger),
+    )
+    line = f"reconcile {recon:.3f} s (target < 1.5 s); pandas merge {merge / recon:.1f}x slower"
+    if not args.skip_datacompy:
+        compy = timed(
+            "datacompy.Compare (amounts only)", 1, lambda: datacompy_amounts(statement, ledger)
+        )
+        line += f"; datacompy {compy / recon:.1f}x slower (target >= 10x)"
+    print(line)
+    print(f"load average {os.getloadavg()[0]:.2f}")
+
+
+if __name__ == "__main__":
+    main()
