@@ -24,15 +24,15 @@ from pixops.engine.adapters import AsgiApp, AsyncEngineTransport, EngineTranspor
 from pixops.engine.clock import DEFAULT_START, ManualClock
 from pixops.engine.config import EngineConfig
 from pixops.engine.core import Engine
+from pixops.engine.errors import AdminError, MedError, SimulationError
 from pixops.engine.events import Event
 from pixops.engine.fees import DEFAULT_FEES, FeeSchedule
-from pixops.engine.med import MedCase, MedError
-from pixops.engine.merchants import AdminError, ApiKey, Merchant
+from pixops.engine.med import MedCase
+from pixops.engine.merchants import ApiKey, Merchant
 from pixops.engine.permissions import PERMISSIONS
 from pixops.engine.pix import charges as charge_flow
 from pixops.engine.pix import inbound
 from pixops.engine.pix import payouts as payout_flow
-from pixops.engine.pix.records import SimulationError
 from pixops.engine.store import Store
 from pixops.engine.webhooks import Receiver, WebhookDelivery
 from pixops.engine.world import dict as directory

@@ -12,6 +12,9 @@ import hashlib
 import hmac
 import secrets
 
+from pixops.engine.errors import MalformedCredentialsError as MalformedCredentialsError
+from pixops.engine.errors import MissingCredentialsError as MissingCredentialsError
+
 CLIENT_ID_PREFIX = "cli_"
 SECRET_PREFIX = "sk_"  # noqa: S105 - a prefix, not a secret
 _DUMMY_HASH = hashlib.sha256(b"pixops-dummy-secret").hexdigest()
@@ -33,14 +36,6 @@ def secret_matches(secret: str, stored_hash: str | None) -> bool:
     """Constant-time comparison; an unknown key still costs one comparison."""
     expected = _DUMMY_HASH if stored_hash is None else stored_hash
     return hmac.compare_digest(hash_secret(secret), expected) and stored_hash is not None
-
-
-class MissingCredentialsError(Exception):
-    """No Authorization header, or not one of the two accepted schemes."""
-
-
-class MalformedCredentialsError(Exception):
-    """An accepted scheme whose value cannot be read as `client_id:client_secret`."""
 
 
 def parse_authorization(header: str | None) -> tuple[str, str]:

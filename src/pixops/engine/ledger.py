@@ -13,6 +13,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from pixops.engine.clock import to_db
+from pixops.engine.errors import LedgerError as LedgerError
 from pixops.ids import new_hex_id
 
 if TYPE_CHECKING:
@@ -36,10 +37,6 @@ class Balance:
     def safe_base(self) -> int:
         """The lower of the two balance figures; cash-out and refund check against it."""
         return min(self.ledger_base, self.available_base)
-
-
-class LedgerError(Exception):
-    """An invariant would break (a movement on an unknown account, a closed hold)."""
 
 
 def open_account(conn: sqlite3.Connection, merchant_id: str) -> None:

@@ -23,8 +23,8 @@ from typing import TYPE_CHECKING, Any, Final
 from pixops import limits
 from pixops.engine import events, ledger, scheduler
 from pixops.engine.clock import from_db, to_db, to_wire
+from pixops.engine.errors import DefenseRefusedError, MedError
 from pixops.engine.pix import refunds
-from pixops.engine.pix.records import SimulationError
 from pixops.ids import new_prefixed_id
 from pixops.money import MoneyError, centavos_to_base
 
@@ -61,14 +61,6 @@ DEFENSE_WINDOW: Final = timedelta(days=7)
 NOTIFICATION_WINDOW: Final = timedelta(days=80)
 MAX_TEXT_LENGTH: Final = limits.DEFENSE_MAX_CHARS
 _DEADLINE: Final = "med.defense_deadline"
-
-
-class MedError(SimulationError):
-    """A central-bank action on a MED case that the case's state forbids."""
-
-
-class DefenseRefusedError(Exception):
-    """The merchant's defense cannot be taken now; the message says why."""
 
 
 @dataclass(frozen=True)

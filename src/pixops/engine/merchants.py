@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from pixops.engine import credentials, ipallow, ledger
 from pixops.engine.clock import to_db
+from pixops.engine.errors import AdminError as AdminError
 from pixops.engine.fees import DEFAULT_FEES, FeeSchedule
 from pixops.engine.permissions import PERMISSIONS
 from pixops.ids import new_prefixed_id
@@ -44,10 +45,6 @@ class ApiKey:
             f"ApiKey(client_id={self.client_id!r}, client_secret='sk_…',"
             f" merchant_id={self.merchant_id!r})"
         )
-
-
-class AdminError(ValueError):
-    """A bad administrative request (unknown merchant, bad permission, …)."""
 
 
 def create_merchant(

@@ -38,6 +38,7 @@ import httpx
 from pixops import limits
 from pixops.engine import scheduler
 from pixops.engine.clock import from_db, to_db, to_wire
+from pixops.engine.errors import SubscriptionError, SubscriptionLimitError
 from pixops.engine.events import EVENT_TYPES, Event, from_row
 from pixops.engine.http import encode_json
 from pixops.ids import new_prefixed_id
@@ -93,18 +94,6 @@ Receiver = Callable[[dict[str, str], bytes], int]
 """An in-process receiver: (headers, body) -> HTTP status code."""
 
 _RECEIVERS: weakref.WeakKeyDictionary[Engine, dict[str, Receiver]] = weakref.WeakKeyDictionary()
-
-
-class SubscriptionError(ValueError):
-    """A subscription request with bad fields: field name -> messages."""
-
-    def __init__(self, errors: dict[str, list[str]]) -> None:
-        super().__init__("; ".join(f"{k}: {', '.join(v)}" for k, v in errors.items()))
-        self.errors = errors
-
-
-class SubscriptionLimitError(ValueError):
-    """The account already has the most subscriptions allowed."""
 
 
 @dataclass(frozen=True)

@@ -24,8 +24,8 @@ from typing import TYPE_CHECKING, Any, Final
 
 from pixops.engine import events, ledger, scheduler
 from pixops.engine.clock import from_db, to_db, to_wire
+from pixops.engine.errors import PaymentRefusedError
 from pixops.engine.fees import FeeSchedule
-from pixops.engine.http import payment_rejection
 from pixops.engine.merchants import AdminError, require_merchant
 from pixops.engine.pix import records
 from pixops.engine.pix.records import NewTransaction
@@ -128,7 +128,7 @@ def create_payout(
     amount_base = centavos_to_base(request.amount_centavos)
     ceiling_base = int(merchant["ceiling_base"])
     if amount_base > ceiling_base:
-        raise payment_rejection(
+        raise PaymentRefusedError(
             422,
             "ceiling_exceeded",
             f"Amount {_brl(amount_base)} exceeds the per-transaction limit of {_brl(ceiling_base)}",
@@ -138,7 +138,7 @@ def create_payout(
     debit_base = amount_base + fee_base
     safe_base = ledger.balance(conn, merchant_id).safe_base
     if safe_base < debit_base:
-        raise payment_rejection(
+        raise PaymentRefusedError(
             422,
             "insufficient_balance",
             f"Insufficient balance: available {_brl(safe_base)}, required "
@@ -194,7 +194,7 @@ def create_payout(
         return row
     outcome = _dispatch(engine, conn, row, now)
     if isinstance(outcome, _Refusal):
-        raise payment_rejection(outcome.status, outcome.code, outcome.message, outcome.params)
+        raise PaymentRefusedError(outcome.status, outcome.code, outcome.message, outcome.params)
     if isinstance(outcome, _Waiting):
         _enter_queue(engine, conn, row, outcome.reason_code, now)
     return _reload(conn, transaction_id)

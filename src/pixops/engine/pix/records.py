@@ -15,7 +15,7 @@ from typing import Final, NamedTuple
 
 from pixops import limits
 from pixops.engine.clock import to_db
-from pixops.engine.merchants import AdminError
+from pixops.engine.errors import SimulationError
 from pixops.ids import new_hex_id
 from pixops.pixkeys import PixKeyError, detect_key_type
 
@@ -30,10 +30,6 @@ __all__ = [
     "insert",
     "key_type_of",
 ]
-
-
-class SimulationError(AdminError):
-    """A simulated-world action the current state forbids (paying an expired QR, …)."""
 
 
 #: Central-bank (pacs.002) reason codes and their English descriptions.

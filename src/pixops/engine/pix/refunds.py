@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Final, Literal
 
 from pixops.engine import events, ledger, scheduler
 from pixops.engine.clock import from_db, to_db
-from pixops.engine.http import not_found, unprocessable
+from pixops.engine.errors import NotFoundError, RuleError
 from pixops.engine.pix import records
 from pixops.engine.pix.records import NewTransaction
 from pixops.engine.world import central_bank
@@ -101,9 +101,9 @@ def request_refund(
     """A voluntary refund through the API: ownership, total and balance, then the movement."""
     original = find_original(conn, merchant_id, original_id)
     if original is None:
-        raise not_found("original transaction not found")
+        raise NotFoundError("original transaction not found")
     if original["status"] != "settled":
-        raise unprocessable(
+        raise RuleError(
             f"transaction {original['transaction_id']} is {original['status']}; only a "
             "settled received PIX can be refunded"
         )
@@ -112,13 +112,13 @@ def request_refund(
     committed_base = committed_total_base(conn, original["transaction_id"])
     if committed_base + amount_base > original_base:
         remaining_base = max(original_base - committed_base, 0)
-        raise unprocessable(
+        raise RuleError(
             f"refund amount {_brl(amount_base)} exceeds the original transaction amount: "
             f"{_brl(remaining_base)} of {_brl(original_base)} is still refundable"
         )
     safe_base = ledger.balance(conn, merchant_id).safe_base
     if safe_base < amount_base:
-        raise unprocessable(
+        raise RuleError(
             f"insufficient balance: available {_brl(safe_base)}, refund amount {_brl(amount_base)}"
         )
     return start_refund(

@@ -15,6 +15,7 @@ from typing import Any, Final
 
 from pixops import limits
 from pixops.engine.config import EngineConfig
+from pixops.engine.errors import PaymentRefusedError
 from pixops.engine.http import Reply, bad_request, payment_rejection
 from pixops.engine.pix import payouts
 from pixops.engine.routing import Context
@@ -49,7 +50,12 @@ _WIRE_STATUS: Final = {"processing": "accepted"}
 
 def create_payout(ctx: Context) -> Reply:
     request = parse_request(ctx.body(), ctx.engine.config)
-    row = payouts.create_payout(ctx.engine, ctx.conn, ctx.merchant_id, request, ctx.now)
+    try:
+        row = payouts.create_payout(ctx.engine, ctx.conn, ctx.merchant_id, request, ctx.now)
+    except PaymentRefusedError as refusal:
+        raise payment_rejection(
+            refusal.status, refusal.code, refusal.message, refusal.params
+        ) from None
     return render(row, ctx.engine.config)
 
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any, Final
 
 from pixops import limits
-from pixops.engine.http import Reply, bad_request
+from pixops.engine.errors import NotFoundError, RuleError
+from pixops.engine.http import Reply, bad_request, not_found, unprocessable
 from pixops.engine.pix import refunds
 from pixops.engine.routing import Context
 from pixops.money import CENTAVO_IN_BASE, INT64_MAX
@@ -45,16 +46,21 @@ def create_refund(ctx: Context) -> Reply:
         raise bad_request("description must be a string")
     if description is not None and len(description) > limits.DESCRIPTION_MAX_CHARS:
         raise bad_request(f"description must be at most {limits.DESCRIPTION_MAX_CHARS} characters")
-    row = refunds.request_refund(
-        ctx.engine,
-        ctx.conn,
-        merchant_id=ctx.merchant_id,
-        original_id=original_id,
-        amount_centavos=amount,
-        reason=refunds.DEFAULT_REASON if reason is None else reason,
-        description=refunds.DEFAULT_DESCRIPTION if description is None else description,
-        now=ctx.now,
-    )
+    try:
+        row = refunds.request_refund(
+            ctx.engine,
+            ctx.conn,
+            merchant_id=ctx.merchant_id,
+            original_id=original_id,
+            amount_centavos=amount,
+            reason=refunds.DEFAULT_REASON if reason is None else reason,
+            description=refunds.DEFAULT_DESCRIPTION if description is None else description,
+            now=ctx.now,
+        )
+    except NotFoundError as missing:
+        raise not_found(str(missing)) from None
+    except RuleError as refusal:
+        raise unprocessable(str(refusal)) from None
     return Reply(
         202,
         {

@@ -26,7 +26,7 @@ from typing import Final
 from pixops import documents, participants
 from pixops.engine.clock import to_db
 from pixops.engine.config import SERVICE_ISPB
-from pixops.engine.merchants import AdminError
+from pixops.engine.errors import DictError
 from pixops.engine.world.central_bank import REASON_CODES
 from pixops.pixkeys import PixKeyError, PixKeyType, detect_key_type, normalize_key, parse_key_type
 
@@ -92,10 +92,6 @@ _SIMPLE_KINDS: Final = frozenset(
     }
 )
 _COUNTED_KINDS: Final = frozenset({"queue_client", "queue_bucket"})
-
-
-class DictError(AdminError):
-    """A registration the directory refuses (bad key, unknown bank, taken key, …)."""
 
 
 @dataclass(frozen=True)

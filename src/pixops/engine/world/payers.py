@@ -15,6 +15,7 @@ from itertools import accumulate
 from typing import Final
 
 from pixops import documents, limits, participants
+from pixops.engine.errors import PayerError
 
 __all__ = [
     "MAX_NAME_LENGTH",
@@ -66,10 +67,6 @@ _BIG_BANKS: Final = (
 )
 _LONG_TAIL_WEIGHT: Final = 7
 _COMPANY_SHARE_PERCENT: Final = 10
-
-
-class PayerError(ValueError):
-    """A payer attribute given by the caller is malformed."""
 
 
 @dataclass(frozen=True)
