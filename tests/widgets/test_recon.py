@@ -1,0 +1,168 @@
+"""ReconDashboard on the planted day of the sample ledger (data/README.md): 2026-01-15."""
+
+from __future__ import annotations
+
+from datetime import date
+from pathlib import Path
+
+import httpx
+import pytest
+from tests.widgets.conftest import Desk, Recorder
+
+from pixops.demo import demo_month
+from pixops.widgets import ReconDashboard, read_balance_snapshots
+
+ROOT = Path(__file__).resolve().parents[2]
+LEDGER = ROOT / "data" / "sample_ledger.csv"
+BALANCES = ROOT / "data" / "balances.csv"
+PLOTLY = "application/vnd.plotly.v1+json"
+
+
+@pytest.fixture(scope="module")
+def ran(tmp_path_factory: pytest.TempPathFactory) -> tuple[ReconDashboard, Recorder]:
+    """One reconciliation of 2026-01-15 with balances, shared by the read-only tests."""
+    month = demo_month()
+    recorder = Recorder(month.sandbox.transport())
+    client = month.sandbox.client(month.api_key, http_client=httpx.Client(transport=recorder))
+    out = tmp_path_factory.mktemp("recon-out")
+    board = ReconDashboard(
+        client, LEDGER, day="2026-01-15", balances=BALANCES, out_dir=out, now=month.sandbox.now
+    )
+    board.run_button.click()
+    return board, recorder
+
+
+def test_the_planted_day_shows_every_finding(ran: tuple[ReconDashboard, Recorder]) -> None:
+    board, _ = ran
+    assert board.result is not None
+    assert "15/01/2026 (America/Sao_Paulo): 307 matched, 11 finding(s) to check." in (
+        board.status.value
+    )
+    assert "R$ 316.462,30" in board.summary.value  # matched, both sides
+    assert "-R$ 250,00" in board.summary.value  # the order whose payment never came
+    assert "3164623000" not in board.summary.value
+    values = [value for _, value in board.category.options]
+    assert values[0] == "matched"
+    assert "unit_error" in values
+    assert board.category.value == "missing_in_statement"
+    assert "pedido-20260115-9001" in board.table.value
+    assert not board.export_button.disabled
+
+
+def test_findings_are_filtered_by_category_and_text(ran: tuple[ReconDashboard, Recorder]) -> None:
+    board, _ = ran
+    board.category.value = "unit_error"
+    assert [row["reference"] for row in board.rows()] == ["PIXINE10573521202601152000ls8ZOD3jaUd"]
+    assert "R$ 1,98" in board.table.value
+    assert "R$ 198,00" in board.table.value
+    board.category.value = "matched"
+    assert len(board.rows()) == 307
+    assert "more rows" in board.table.value  # only the first 200 are drawn
+    board.filter.value = "payout-"
+    assert 0 < len(board.rows()) < 307
+    assert all(any("payout-" in str(v) for v in row.values()) for row in board.rows())
+    board.filter.value = "no such text anywhere"
+    assert board.rows() == []
+    assert "No rows." in board.table.value
+    board.filter.value = ""
+
+
+def test_charts_are_in_reais_and_by_day(ran: tuple[ReconDashboard, Recorder]) -> None:
+    board, _ = ran
+    figures = [o["data"][PLOTLY] for o in board.charts.outputs]
+    assert len(figures) == 5  # findings, volumes, fees, statuses, balance roll-forward
+    titles = [f["layout"]["title"]["text"] for f in figures]
+    assert titles[1:4] == [
+        "Money received and sent per day",
+        "Fees per day",
+        "Movements per day by status",
+    ]
+    volumes = figures[1]
+    assert volumes["layout"]["separators"] == ",."
+    assert [trace["x"] for trace in volumes["data"]] == [["15/01"], ["15/01"]]
+    for trace in volumes["data"]:
+        assert all(isinstance(y, int) for y in trace["y"])
+        assert all(text.startswith("15/01: R$ ") for text in trace["hovertext"])
+
+
+def test_the_dashboard_only_reads(ran: tuple[ReconDashboard, Recorder]) -> None:
+    _, recorder = ran
+    assert {method for method, _, _, _ in recorder.calls} == {"GET"}
+    paths = {path for _, path, _, _ in recorder.calls}
+    assert {"/statement", "/balance"} <= paths
+    # The rest: refunds read one by one to link them to their originals.
+    assert all(p.startswith("/transactions/PIXRET") for p in paths - {"/statement", "/balance"})
+
+
+def test_export_writes_the_result(ran: tuple[ReconDashboard, Recorder]) -> None:
+    board, _ = ran
+    board.export_button.click()
+    names = sorted(path.name for path in board.written)
+    assert "discrepancies_excel.csv" in names
+    assert "discrepancies.parquet" in names
+    assert all(path.is_file() for path in board.written)
+    assert "Exported 11 files" in board.status.value
+
+
+def test_without_balances_there_is_no_roll_forward(desk: Desk) -> None:
+    board = ReconDashboard(desk.client, LEDGER, day=date(2026, 1, 31), now=desk.now)
+    board.run()
+    assert board.result is not None
+    assert board.result.counts["missing_in_ledger"] == 1
+    assert board.result.counts["amount_mismatch"] == 1
+    assert board.result.counts["balance_difference"] == 0
+    assert len(board.charts.outputs) == 4
+
+
+def test_the_day_defaults_to_yesterday_on_the_service_clock(desk: Desk) -> None:
+    board = ReconDashboard(desk.client, LEDGER, now=desk.now)
+    assert board.first_day.value == date(2026, 2, 12)
+    assert board.last_day.value == date(2026, 2, 12)
+
+
+def test_bad_choices_are_explained_without_calling_the_api(desk: Desk, tmp_path: Path) -> None:
+    board = ReconDashboard(desk.client, LEDGER, day="2026-01-15", now=desk.now)
+    mark = desk.mark()
+    board.last_day.value = date(2026, 1, 10)
+    board.run()
+    assert "The last day is before the first one" in board.status.value
+    board.last_day.value = date(2026, 1, 15)
+    board.tz.value = "Mars/Olympus"
+    board.run()
+    assert "could not run" in board.status.value
+    assert desk.calls_since(mark) == []
+    board.export()
+    assert "Reconcile first" in board.status.value
+
+
+def test_a_bad_ledger_or_balances_file_is_explained(desk: Desk, tmp_path: Path) -> None:
+    missing = ReconDashboard(desk.client, tmp_path / "nope.csv", day="2026-01-15", now=desk.now)
+    missing.run()
+    assert "could not run" in missing.status.value
+    bad = tmp_path / "balances.csv"
+    bad.write_text("as_of,balance_base\n2026-01-01T03:00:00Z,12.5\n")
+    board = ReconDashboard(desk.client, LEDGER, day="2026-01-15", balances=bad, now=desk.now)
+    board.run()
+    assert "line 2: not an instant and an integer" in board.status.value
+    assert board.result is None
+
+
+def test_balance_snapshots_are_read_exactly(tmp_path: Path) -> None:
+    snapshots = read_balance_snapshots(BALANCES)
+    assert snapshots[0][0].isoformat() == "2026-01-01T03:00:00+00:00"
+    assert all(isinstance(amount, int) for _, amount in snapshots)
+    naive = tmp_path / "naive.csv"
+    naive.write_text("as_of,balance_base\n2026-01-01T03:00:00,100\n")
+    with pytest.raises(ValueError, match="needs a time zone"):
+        read_balance_snapshots(naive)
+    wrong = tmp_path / "wrong.csv"
+    wrong.write_text("when,amount\n")
+    with pytest.raises(ValueError, match="as_of and balance_base"):
+        read_balance_snapshots(wrong)
+
+
+def test_bad_arguments_are_refused(desk: Desk) -> None:
+    with pytest.raises(TypeError, match=r"pixops\.Client"):
+        ReconDashboard(None, LEDGER)
+    with pytest.raises(ValueError, match="Mars"):
+        ReconDashboard(desk.client, LEDGER, tz="Mars/Olympus")
