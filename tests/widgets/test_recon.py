@@ -90,8 +90,8 @@ def test_the_dashboard_only_reads(ran: tuple[ReconDashboard, Recorder]) -> None:
     assert {method for method, _, _, _ in recorder.calls} == {"GET"}
     paths = {path for _, path, _, _ in recorder.calls}
     assert {"/statement", "/balance"} <= paths
-    # The rest: refunds read one by one to link them to their originals.
-    assert all(p.startswith("/transactions/PIXRET") for p in paths - {"/statement", "/balance"})
+    # The rest: refunds and returns read one by one to link them to their originals.
+    assert all(p.startswith("/transactions/PIX") for p in paths - {"/statement", "/balance"})
 
 
 def test_export_writes_the_result(ran: tuple[ReconDashboard, Recorder]) -> None:
