@@ -89,6 +89,9 @@ def test_every_method_async() -> None:
                 await client.med.defend(case.id, "de novo")
             with pytest.raises(NotFoundError):
                 await client.transactions.get("PIXINnope")
+            assert (await client.request("GET", "/balance")).status_code == 200
+            signed = await client.request("POST", "/cpf/validate", {"cpf": "52998224725"})
+            assert signed.json()["data"]["valid"] is True
             camel = client.with_options(key_case="camelCase")
             assert (await camel.balance()).balance == (await client.balance()).balance
 

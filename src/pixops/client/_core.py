@@ -25,7 +25,7 @@ from pixops.client._errors import (
     error_from_response,
 )
 
-__all__ = ["Call", "build_request", "decode", "log_attempt", "parse_model"]
+__all__ = ["Call", "build_request", "decode", "log_attempt", "parse_model", "raw_call"]
 
 logger: Final = logging.getLogger("pixops.client")
 USER_AGENT: Final = f"pixops/{__version__}"
@@ -86,6 +86,22 @@ def build_request(
         headers=headers,
     )
     return request, key
+
+
+def raw_call(
+    method: str, path: str, json_body: Any = None, query: dict[str, str] | None = None
+) -> Call:
+    """A checked `Call` for any path (what `client.request` and `pixops api` send)."""
+    method = method.upper() if isinstance(method, str) else method
+    if method not in ("GET", "POST", "DELETE"):
+        raise ArgumentError("method must be GET, POST or DELETE")
+    if not isinstance(path, str) or not path.startswith("/"):
+        raise ArgumentError("path must start with '/', e.g. /balance")
+    if json_body is not None and not isinstance(json_body, dict):
+        raise ArgumentError("the JSON body must be an object")
+    if method != "POST" and json_body is not None:
+        raise ArgumentError("only POST takes a body")
+    return Call(method, path, dict(query or {}), json_body)
 
 
 def log_attempt(call: Call, attempt: int, outcome: str, wait: float | None) -> None:

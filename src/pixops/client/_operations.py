@@ -77,7 +77,7 @@ def _data(model: Any) -> Callable[[bytes], Any]:
     return parse
 
 
-def _whole(model: Any) -> Callable[[bytes], Any]:
+def whole(model: Any) -> Callable[[bytes], Any]:
     def parse(body: bytes) -> Any:
         return parse_model(model, body)
 
@@ -164,7 +164,7 @@ def cash_out(
         purpose=optional_text("purpose", purpose, max_length=limits.PURPOSE_MAX_CHARS),
     )
     call = Call("POST", "/pix/cash-out", body=body, idempotency_key=idempotency_key)
-    return Op(call, _whole(Payout))
+    return Op(call, whole(Payout))
 
 
 def refund(
@@ -187,7 +187,7 @@ def refund(
         description=optional_text("description", description, max_length=MAX_DESCRIPTION_LENGTH),
     )
     call = Call("POST", "/pix/refund", body=body, idempotency_key=idempotency_key)
-    return Op(call, _whole(Refund))
+    return Op(call, whole(Refund))
 
 
 def pix_keys() -> Op[list[PixKey]]:
@@ -208,7 +208,7 @@ def by_reference(kind: str, value: object, page: int, per_page: int) -> Op[Trans
     ident = path_id(kind, value)
     segment = "tag" if kind == "tag" else "ref"
     query = page_query(page, per_page)
-    return Op(Call("GET", f"/transactions/{segment}/{ident}", query), _whole(TransactionPage))
+    return Op(Call("GET", f"/transactions/{segment}/{ident}", query), whole(TransactionPage))
 
 
 def receipt(transaction_id: object) -> Op[Receipt]:
@@ -225,13 +225,9 @@ def list_query_of(filters: dict[str, Any], *, iterating: bool) -> dict[str, str]
     return list_query(**options)
 
 
-def statement_call(path: str, query: dict[str, str]) -> Call:
-    return Call("GET", path, query)
-
-
 def statement_page(path: str, filters: dict[str, Any]) -> Op[StatementPage]:
     query = list_query_of(filters, iterating=False)
-    return Op(Call("GET", path, query), _whole(StatementPage))
+    return Op(Call("GET", path, query), whole(StatementPage))
 
 
 def create_webhook(url: object, event_types: object, description: object) -> Op[Webhook]:
@@ -267,7 +263,7 @@ def list_med(
         query["status"] = str(status)
     if transaction_id is not None:
         query["transaction_id"] = required_text("transaction_id", transaction_id, max_length=512)
-    return Op(Call("GET", "/med", query), _whole(MedCasePage))
+    return Op(Call("GET", "/med", query), whole(MedCasePage))
 
 
 def get_med(case_id: object) -> Op[MedCase]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Final, TypeVar
@@ -30,32 +30,18 @@ from pixops.client._config import (
     api_root,
     read_env,
 )
-from pixops.client._core import Call, build_request, decode, log_attempt
+from pixops.client._core import Call, build_request, decode, log_attempt, raw_call
 from pixops.client._errors import (
     ArgumentError,
     ConfigurationError,
     TransportError,
     WaitTimeoutError,
 )
-from pixops.client._keys import KeyResolution, resolution_of
-from pixops.client._pagination import Dedup, count_rows, iter_pages
-from pixops.client._params import page_query, required_text
+from pixops.client._resources import Cpf, Med, Pix, Statement, Transactions, Webhooks
 from pixops.client._retry import DEFAULT_RETRY, RetryPolicy
 from pixops.schema import (
     Balance,
-    Charge,
-    CpfValidation,
-    MedCase,
-    MedCasePage,
-    Payout,
-    PixKey,
-    Receipt,
-    Refund,
-    StatementItem,
-    StatementPage,
     Transaction,
-    Webhook,
-    WebhookDeleted,
 )
 
 if TYPE_CHECKING:
@@ -67,220 +53,6 @@ T = TypeVar("T")
 MIN_POLL_SECONDS: Final = 5.0
 #: Long enough for a queued cash-out (7200 s retry window) to reach its end.
 DEFAULT_WAIT_SECONDS: Final = 7300.0
-
-
-class _Resource:
-    def __init__(self, client: Client) -> None:
-        self._client = client
-
-
-class Cpf(_Resource):
-    def validate(self, cpf: str) -> CpfValidation:
-        """`POST /cpf/validate`: whether the CPF's check digits are right."""
-        return self._client._run(ops.validate_cpf(cpf))
-
-
-class Pix(_Resource):
-    def cash_in(
-        self,
-        *,
-        amount_centavos: int | None = None,
-        amount: Any = None,
-        description: str | None = None,
-        external_id: str | None = None,
-        tag: str | None = None,
-        expires_in: int | None = None,
-        payer_name: str | None = None,
-        payer_document: str | None = None,
-        idempotency_key: str | None = None,
-    ) -> Charge:
-        """`POST /pix/cash-in`: a dynamic QR charge (`.brcode` is the copy-and-paste code)."""
-        return self._client._run(
-            ops.cash_in(
-                amount_centavos=amount_centavos,
-                amount=amount,
-                description=description,
-                external_id=external_id,
-                tag=tag,
-                expires_in=expires_in,
-                payer_name=payer_name,
-                payer_document=payer_document,
-                idempotency_key=idempotency_key,
-            )
-        )
-
-    def cash_out(
-        self,
-        *,
-        pix_key: str,
-        pix_key_type: str | None = None,
-        amount_centavos: int | None = None,
-        amount: Any = None,
-        description: str | None = None,
-        external_id: str | None = None,
-        recipient_ispb: str | None = None,
-        end_to_end_id: str | None = None,
-        purpose: str | None = None,
-        idempotency_key: str | None = None,
-    ) -> Payout:
-        """`POST /pix/cash-out`: send a PIX by key; the answer's `.amount` is base units."""
-        return self._client._run(
-            ops.cash_out(
-                pix_key=pix_key,
-                pix_key_type=pix_key_type,
-                amount_centavos=amount_centavos,
-                amount=amount,
-                description=description,
-                external_id=external_id,
-                recipient_ispb=recipient_ispb,
-                end_to_end_id=end_to_end_id,
-                purpose=purpose,
-                idempotency_key=idempotency_key,
-            )
-        )
-
-    def refund(
-        self,
-        original_transaction_id: str,
-        amount_centavos: int | None = None,
-        reason: str | None = "MD06",
-        description: str | None = None,
-        *,
-        amount: Any = None,
-        idempotency_key: str | None = None,
-    ) -> Refund:
-        """`POST /pix/refund`: refund a received PIX, whole (no amount) or in part."""
-        return self._client._run(
-            ops.refund(
-                original_transaction_id=original_transaction_id,
-                amount_centavos=amount_centavos,
-                amount=amount,
-                reason=reason,
-                description=description,
-                idempotency_key=idempotency_key,
-            )
-        )
-
-    def keys(self) -> list[PixKey]:
-        """`GET /pix/keys`: the account's PIX keys."""
-        return self._client._run(ops.pix_keys())
-
-    def resolve_key_type(self, pix_key: str) -> KeyResolution:
-        """The type of an 11-digit key by the spec's rule (a valid CPF is `cpf`, anything
-        else `phone`), asked of `/cpf/validate` and reported, never guessed locally."""
-        key = required_text("pix_key", pix_key, max_length=64)
-        if not ops.is_ambiguous_key(key):
-            raise ArgumentError("only an 11-digit key is ambiguous; pass pix_key_type directly")
-        return resolution_of(key, self._client.cpf.validate(key))
-
-
-class _Listing(_Resource):
-    path: str = ""
-
-    def list(self, **filters: Any) -> StatementPage:
-        """One page: filters `date_from`/`date_to` (UTC days), `status`, `type`,
-        `page`, `per_page` (1 to 100)."""
-        return self._client._run(ops.statement_page(self.path, filters))
-
-    def iter_raw(self, **filters: Any) -> Iterator[bytes]:
-        """The snake_case JSON body of each page, pages walked by the termination rule
-        (`per_page` 100 unless given); the caller de-duplicates."""
-        query = ops.list_query_of(filters, iterating=True)
-        client = self._client
-        yield from iter_pages(lambda q: client._fetch(Call("GET", self.path, q)), count_rows, query)
-
-    def iter(self, **filters: Any) -> Iterator[StatementItem]:
-        """Every row once, newest first (in-flight cash-outs that never settled last)."""
-        query = ops.list_query_of(filters, iterating=True)
-        client = self._client
-        dedup = Dedup()
-        pages = iter_pages(
-            lambda q: client._run(ops.Op(Call("GET", self.path, q), ops._whole(StatementPage))),
-            lambda page: len(page.data),
-            query,
-        )
-        for page in pages:
-            yield from dedup.feed(page.data)
-        yield from dedup.rest()
-
-
-class Statement(_Listing):
-    """`GET /statement` (permission `statement:read`)."""
-
-    path = "/statement"
-
-
-class Transactions(_Listing):
-    """`GET /transactions...` (permission `transfer:read`)."""
-
-    path = "/transactions"
-
-    def get(self, transaction_id: str) -> Transaction:
-        """`GET /transactions/:id`: one record in the shape its state calls for."""
-        return self._client._run(ops.get_transaction(transaction_id))
-
-    def by_e2e(self, end_to_end_id: str) -> Transaction:
-        return self._client._run(ops.by_end_to_end(end_to_end_id))
-
-    def _by_reference(self, kind: str, value: str) -> list[Transaction]:
-        found: list[Transaction] = []
-        seen: set[str] = set()
-        query = page_query(1, ops.DEFAULT_ITER_PER_PAGE)
-        client = self._client
-
-        def fetch(q: dict[str, str]) -> Any:
-            return client._run(ops.by_reference(kind, value, int(q["page"]), int(q["per_page"])))
-
-        for page in iter_pages(fetch, lambda p: len(p.data), query):
-            for record in page.data:
-                if record.transaction_id not in seen:
-                    seen.add(record.transaction_id)
-                    found.append(record)
-        return found
-
-    def by_tag(self, tag: str) -> list[Transaction]:
-        """Every record carrying this tag, newest first."""
-        return self._by_reference("tag", tag)
-
-    def by_external_id(self, external_id: str) -> list[Transaction]:
-        """Every record carrying this external_id, newest first."""
-        return self._by_reference("external_id", external_id)
-
-    def receipt(self, transaction_id: str) -> Receipt:
-        return self._client._run(ops.receipt(transaction_id))
-
-
-class Webhooks(_Resource):
-    def create(
-        self, *, url: str, event_types: list[str] | None = None, description: str | None = None
-    ) -> Webhook:
-        """`POST /webhooks`; the answer's `.secret` (shown once) signs the deliveries."""
-        return self._client._run(ops.create_webhook(url, event_types, description))
-
-    def list(self) -> list[Webhook]:
-        return self._client._run(ops.list_webhooks())
-
-    def delete(self, webhook_id: str) -> WebhookDeleted:
-        return self._client._run(ops.delete_webhook(webhook_id))
-
-
-class Med(_Resource):
-    def list(
-        self,
-        *,
-        status: str | None = None,
-        transaction_id: str | None = None,
-        page: int = 1,
-        per_page: int = 20,
-    ) -> MedCasePage:
-        return self._client._run(ops.list_med(status, transaction_id, page, per_page))
-
-    def get(self, case_id: str) -> MedCase:
-        return self._client._run(ops.get_med(case_id))
-
-    def defend(self, case_id: str, text: str) -> MedCase:
-        """`POST /med/:id/defense` with the defense text (at most 2000 characters)."""
-        return self._client._run(ops.defend_med(case_id, text))
 
 
 class Client:
@@ -437,16 +209,7 @@ class Client:
     ) -> httpx.Response:
         """One signed request to any path under `/api/external` (what `pixops api` sends);
         the answer is returned as is, errors included."""
-        method = method.upper()
-        if method not in ("GET", "POST", "DELETE"):
-            raise ArgumentError("method must be GET, POST or DELETE")
-        if not isinstance(path, str) or not path.startswith("/"):
-            raise ArgumentError("path must start with '/', e.g. /balance")
-        if json_body is not None and not isinstance(json_body, dict):
-            raise ArgumentError("the JSON body must be an object")
-        if method != "POST" and json_body is not None:
-            raise ArgumentError("only POST takes a body")
-        return self.send(Call(method, path, dict(query or {}), json_body))
+        return self.send(raw_call(method, path, json_body, query))
 
     # -- endpoints and helpers -------------------------------------------------
 

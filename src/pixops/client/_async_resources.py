@@ -1,0 +1,314 @@
+"""The resource namespaces of `pixops.AsyncClient` (awaitable twins of `_resources`), and
+the async bulk fetch of a date range with bounded concurrency and a request pace."""
+
+from __future__ import annotations
+
+import asyncio
+import builtins
+from collections.abc import AsyncIterator, Callable
+from datetime import date, timedelta
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from pixops.client import _operations as ops
+from pixops.client._core import Call
+from pixops.client._errors import ArgumentError
+from pixops.client._keys import KeyResolution, resolution_of
+from pixops.client._pagination import Dedup, aiter_pages, count_rows
+from pixops.client._params import list_query, page_query, required_text
+from pixops.schema import (
+    Charge,
+    CpfValidation,
+    MedCase,
+    MedCasePage,
+    Payout,
+    PixKey,
+    Receipt,
+    Refund,
+    StatementItem,
+    StatementPage,
+    Transaction,
+    Webhook,
+    WebhookDeleted,
+)
+
+if TYPE_CHECKING:
+    from pixops.client._async import AsyncClient
+
+__all__ = [
+    "DEFAULT_BULK_RATE",
+    "Cpf",
+    "Med",
+    "Pacer",
+    "Pix",
+    "Statement",
+    "Transactions",
+    "Webhooks",
+]
+
+T = TypeVar("T")
+#: Requests per second a bulk fetch allows itself: far under the spec's 1,500/s per IP,
+#: so that a notebook's bulk load never starves the same IP's payment traffic.
+DEFAULT_BULK_RATE = 50.0
+
+
+class Pacer:
+    """Spaces request starts at least `1 / rate` seconds apart (shared by all tasks)."""
+
+    def __init__(self, rate: float, sleep: Callable[[float], Any] | None = None) -> None:
+        if isinstance(rate, bool) or not isinstance(rate, int | float) or not rate > 0:
+            raise ArgumentError("rate must be a positive number of requests per second")
+        self.interval = 1.0 / rate
+        self._lock = asyncio.Lock()
+        self._next = 0.0
+
+    async def wait(self) -> None:
+        async with self._lock:
+            loop = asyncio.get_running_loop()
+            now = loop.time()
+            delay = self._next - now
+            self._next = max(now, self._next) + self.interval
+        if delay > 0:
+            await asyncio.sleep(delay)
+
+
+class _Resource:
+    def __init__(self, client: AsyncClient) -> None:
+        self._client = client
+
+
+class Cpf(_Resource):
+    async def validate(self, cpf: str) -> CpfValidation:
+        return await self._client._run(ops.validate_cpf(cpf))
+
+
+class Pix(_Resource):
+    async def cash_in(
+        self,
+        *,
+        amount_centavos: int | None = None,
+        amount: Any = None,
+        description: str | None = None,
+        external_id: str | None = None,
+        tag: str | None = None,
+        expires_in: int | None = None,
+        payer_name: str | None = None,
+        payer_document: str | None = None,
+        idempotency_key: str | None = None,
+    ) -> Charge:
+        return await self._client._run(
+            ops.cash_in(
+                amount_centavos=amount_centavos,
+                amount=amount,
+                description=description,
+                external_id=external_id,
+                tag=tag,
+                expires_in=expires_in,
+                payer_name=payer_name,
+                payer_document=payer_document,
+                idempotency_key=idempotency_key,
+            )
+        )
+
+    async def cash_out(
+        self,
+        *,
+        pix_key: str,
+        pix_key_type: str | None = None,
+        amount_centavos: int | None = None,
+        amount: Any = None,
+        description: str | None = None,
+        external_id: str | None = None,
+        recipient_ispb: str | None = None,
+        end_to_end_id: str | None = None,
+        purpose: str | None = None,
+        idempotency_key: str | None = None,
+    ) -> Payout:
+        return await self._client._run(
+            ops.cash_out(
+                pix_key=pix_key,
+                pix_key_type=pix_key_type,
+                amount_centavos=amount_centavos,
+                amount=amount,
+                description=description,
+                external_id=external_id,
+                recipient_ispb=recipient_ispb,
+                end_to_end_id=end_to_end_id,
+                purpose=purpose,
+                idempotency_key=idempotency_key,
+            )
+        )
+
+    async def refund(
+        self,
+        original_transaction_id: str,
+        amount_centavos: int | None = None,
+        reason: str | None = "MD06",
+        description: str | None = None,
+        *,
+        amount: Any = None,
+        idempotency_key: str | None = None,
+    ) -> Refund:
+        return await self._client._run(
+            ops.refund(
+                original_transaction_id=original_transaction_id,
+                amount_centavos=amount_centavos,
+                amount=amount,
+                reason=reason,
+                description=description,
+                idempotency_key=idempotency_key,
+            )
+        )
+
+    async def keys(self) -> list[PixKey]:
+        return await self._client._run(ops.pix_keys())
+
+    async def resolve_key_type(self, pix_key: str) -> KeyResolution:
+        key = required_text("pix_key", pix_key, max_length=64)
+        if not ops.is_ambiguous_key(key):
+            raise ArgumentError("only an 11-digit key is ambiguous; pass pix_key_type directly")
+        return resolution_of(key, await self._client.cpf.validate(key))
+
+
+class _Listing(_Resource):
+    path: str = ""
+
+    async def list(self, **filters: Any) -> StatementPage:
+        return await self._client._run(ops.statement_page(self.path, filters))
+
+    async def iter_raw(self, **filters: Any) -> AsyncIterator[bytes]:
+        query = ops.list_query_of(filters, iterating=True)
+        client = self._client
+        async for body in aiter_pages(
+            lambda q: client._fetch(Call("GET", self.path, q)), count_rows, query
+        ):
+            yield body
+
+    async def iter(self, **filters: Any) -> AsyncIterator[StatementItem]:
+        query = ops.list_query_of(filters, iterating=True)
+        async for row in self._walk(query, Dedup()):
+            yield row
+
+    async def _walk(
+        self, query: dict[str, str], dedup: Dedup, pacer: Pacer | None = None
+    ) -> AsyncIterator[StatementItem]:
+        client = self._client
+
+        async def fetch(q: dict[str, str]) -> StatementPage:
+            if pacer is not None:
+                await pacer.wait()
+            return await client._run(ops.Op(Call("GET", self.path, q), ops.whole(StatementPage)))
+
+        async for page in aiter_pages(fetch, lambda p: len(p.data), query):
+            for row in dedup.feed(page.data):
+                yield row
+        for row in dedup.rest():
+            yield row
+
+    async def fetch_range(
+        self,
+        date_from: date | str,
+        date_to: date | str,
+        *,
+        concurrency: int = 4,
+        rate: float = DEFAULT_BULK_RATE,
+        status: str | None = None,
+        type: str | None = None,
+        per_page: int = ops.DEFAULT_ITER_PER_PAGE,
+    ) -> builtins.list[StatementItem]:
+        """Every row of a date range (UTC days, inclusive), one day per task, at most
+        `concurrency` days at once and `rate` requests per second; de-duplicated by id
+        and sorted newest first. A 429 is still honoured by the retry policy."""
+        if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
+            raise ArgumentError("concurrency must be an int of at least 1")
+        base = list_query(
+            per_page=per_page, status=status, type=type, date_from=date_from, date_to=date_to
+        )
+        start, end = date.fromisoformat(base["date_from"]), date.fromisoformat(base["date_to"])
+        days = [start + timedelta(days=n) for n in range((end - start).days + 1)]
+        gate = asyncio.Semaphore(concurrency)
+        pacer = Pacer(rate)
+
+        async def one_day(day: date) -> builtins.list[StatementItem]:
+            query = {**base, "date_from": day.isoformat(), "date_to": day.isoformat()}
+            async with gate:
+                return [row async for row in self._walk(query, Dedup(), pacer)]
+
+        chunks = await asyncio.gather(*(one_day(day) for day in days))
+        merged: dict[str, StatementItem] = {}
+        for chunk in chunks:
+            for row in chunk:
+                kept = merged.get(row.id)
+                if kept is None or (kept.in_flight and not row.in_flight):
+                    merged[row.id] = row
+        return sorted(merged.values(), key=lambda row: row.created_at, reverse=True)
+
+
+class Statement(_Listing):
+    path = "/statement"
+
+
+class Transactions(_Listing):
+    path = "/transactions"
+
+    async def get(self, transaction_id: str) -> Transaction:
+        return await self._client._run(ops.get_transaction(transaction_id))
+
+    async def by_e2e(self, end_to_end_id: str) -> Transaction:
+        return await self._client._run(ops.by_end_to_end(end_to_end_id))
+
+    async def _by_reference(self, kind: str, value: str) -> list[Transaction]:
+        found: list[Transaction] = []
+        seen: set[str] = set()
+        client = self._client
+
+        async def fetch(q: dict[str, str]) -> Any:
+            op = ops.by_reference(kind, value, int(q["page"]), int(q["per_page"]))
+            return await client._run(op)
+
+        query = page_query(1, ops.DEFAULT_ITER_PER_PAGE)
+        async for page in aiter_pages(fetch, lambda p: len(p.data), query):
+            for record in page.data:
+                if record.transaction_id not in seen:
+                    seen.add(record.transaction_id)
+                    found.append(record)
+        return found
+
+    async def by_tag(self, tag: str) -> list[Transaction]:
+        return await self._by_reference("tag", tag)
+
+    async def by_external_id(self, external_id: str) -> list[Transaction]:
+        return await self._by_reference("external_id", external_id)
+
+    async def receipt(self, transaction_id: str) -> Receipt:
+        return await self._client._run(ops.receipt(transaction_id))
+
+
+class Webhooks(_Resource):
+    async def create(
+        self, *, url: str, event_types: list[str] | None = None, description: str | None = None
+    ) -> Webhook:
+        return await self._client._run(ops.create_webhook(url, event_types, description))
+
+    async def list(self) -> list[Webhook]:
+        return await self._client._run(ops.list_webhooks())
+
+    async def delete(self, webhook_id: str) -> WebhookDeleted:
+        return await self._client._run(ops.delete_webhook(webhook_id))
+
+
+class Med(_Resource):
+    async def list(
+        self,
+        *,
+        status: str | None = None,
+        transaction_id: str | None = None,
+        page: int = 1,
+        per_page: int = 20,
+    ) -> MedCasePage:
+        return await self._client._run(ops.list_med(status, transaction_id, page, per_page))
+
+    async def get(self, case_id: str) -> MedCase:
+        return await self._client._run(ops.get_med(case_id))
+
+    async def defend(self, case_id: str, text: str) -> MedCase:
+        return await self._client._run(ops.defend_med(case_id, text))
