@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 from pixops import wire
 from pixops.engine.config import EngineConfig
+from pixops.engine.routing import Policy
 from pixops.sandbox import ApiKey, Merchant, Sandbox
 
 if TYPE_CHECKING:
@@ -672,3 +673,46 @@ def _fuzz_world() -> tuple[Sandbox, ApiKey]:
             )
         _FUZZ.append((sandbox, key))
     return _FUZZ[0]
+
+
+# -- per-route policy in the route table (issue 9.3) ---------------------------------
+
+
+def test_the_route_table_holds_each_routes_policy() -> None:
+    from pixops.engine.routes import ROUTES
+
+    policies = {(r.method, r.pattern): r.policy for r in ROUTES}
+    assert policies[("GET", "/balance")] == Policy(
+        signed=False, rate_limited=False, idempotent=False
+    )
+    for (method, pattern), policy in policies.items():
+        if (method, pattern) == ("GET", "/balance"):
+            continue
+        assert policy == Policy.for_method(method), (method, pattern)
+
+
+def test_a_route_exempted_from_the_limiter_is_exempt_by_its_policy(
+    sandbox: Sandbox, merchant: Merchant, key: ApiKey
+) -> None:
+    """The exemption is read from the route, not from a path comparison: a route table
+    that exempts /webhooks instead of /balance moves the exemption with it."""
+    from dataclasses import replace as replaced
+
+    from pixops.engine.routing import Router
+
+    engine = sandbox.engine
+    engine.router = Router(
+        [
+            replaced(r, policy=Policy.for_method(r.method))
+            if r.pattern == "/balance"
+            else replaced(r, policy=Policy(signed=False, rate_limited=False, idempotent=False))
+            if (r.method, r.pattern) == ("GET", "/webhooks")
+            else r
+            for r in engine.router.routes
+        ]
+    )
+    headers = [("authorization", f"ApiKey {key.client_id}:{key.client_secret}")]
+    balance = engine.handle("GET", "/api/external/balance", headers, b"", "127.0.0.1")
+    hooks = engine.handle("GET", "/api/external/webhooks", headers, b"", "127.0.0.1")
+    assert ("x-ratelimit-remaining" in dict(balance.headers)) is True
+    assert ("x-ratelimit-remaining" in dict(hooks.headers)) is False

@@ -18,7 +18,6 @@ KIND = "test.scheduler_tick"
 RAN: list[str] = []
 
 
-@scheduler.timer(KIND)
 def _tick(engine: Engine, conn: sqlite3.Connection, ref: str, payload: dict[str, Any]) -> None:
     RAN.append(ref)
 
@@ -30,6 +29,14 @@ def _forget_runs() -> Iterator[None]:
     RAN.clear()
 
 
+def new_sandbox(path: Path | None = None) -> Sandbox:
+    """A sandbox whose engine (and only it) knows this module's timer kinds."""
+    sandbox = Sandbox(path)
+    sandbox.engine.timers.register(KIND, _tick)
+    sandbox.engine.timers.register(FLAKY, _flaky)
+    return sandbox
+
+
 def schedule(sandbox: Sandbox, seconds: int, ref: str) -> None:
     """A timer due `seconds` after the sandbox's current time, written like any other."""
     with sandbox.engine.store.transaction() as conn:
@@ -37,7 +44,7 @@ def schedule(sandbox: Sandbox, seconds: int, ref: str) -> None:
 
 
 def test_a_timer_scheduled_after_an_empty_look_still_runs_on_time() -> None:
-    sandbox = Sandbox()
+    sandbox = new_sandbox()
     assert sandbox.advance(10) == 0
     assert sandbox.engine.store.conn.timers_due_floor is not None  # the memo is in use
     schedule(sandbox, 5, "a")
@@ -48,7 +55,7 @@ def test_a_timer_scheduled_after_an_empty_look_still_runs_on_time() -> None:
 
 
 def test_a_timer_earlier_than_the_remembered_one_runs_first() -> None:
-    sandbox = Sandbox()
+    sandbox = new_sandbox()
     schedule(sandbox, 100, "late")
     assert sandbox.advance(10) == 0  # remembers when "late" is due
     schedule(sandbox, 20, "early")
@@ -65,7 +72,7 @@ class RolledBackError(Exception):
 
 def test_a_look_inside_an_open_transaction_is_not_remembered() -> None:
     """A rollback can bring back a timer that the open transaction had deleted."""
-    sandbox = Sandbox()
+    sandbox = new_sandbox()
     schedule(sandbox, 5, "a")
 
     def delete_look_and_roll_back() -> None:
@@ -82,7 +89,7 @@ def test_a_look_inside_an_open_transaction_is_not_remembered() -> None:
 
 
 def test_a_rolled_back_timer_leaves_nothing_to_run() -> None:
-    sandbox = Sandbox()
+    sandbox = new_sandbox()
 
     def schedule_and_roll_back() -> None:
         with sandbox.engine.store.transaction() as conn:
@@ -98,7 +105,7 @@ def test_a_rolled_back_timer_leaves_nothing_to_run() -> None:
 def test_two_engines_on_one_file_run_each_others_timers(tmp_path: Path) -> None:
     """A file can be shared, so nothing is remembered about it between looks."""
     path = tmp_path / "shared.db"
-    first, second = Sandbox(path), Sandbox(path)
+    first, second = new_sandbox(path), new_sandbox(path)
     try:
         assert first.advance(10) == 0
         schedule(second, 20, "from-second")  # the second engine's clock is 10 s behind
@@ -118,7 +125,6 @@ FLAKY = "test.scheduler_flaky"
 FAILURES_LEFT: dict[str, int] = {}
 
 
-@scheduler.timer(FLAKY)
 def _flaky(engine: Engine, conn: sqlite3.Connection, ref: str, payload: dict[str, Any]) -> None:
     conn.execute("INSERT INTO journal (merchant_id, at, amount_base, kind) VALUES ('m', 'x', 1, ?)",
                  (ref,))  # fmt: skip
@@ -137,7 +143,7 @@ def _journal_rows(sandbox: Sandbox, ref: str) -> int:
 
 
 def test_a_failing_timer_is_retried_with_backoff(caplog: pytest.LogCaptureFixture) -> None:
-    sandbox = Sandbox()
+    sandbox = new_sandbox()
     FAILURES_LEFT["twice"] = 2
     with sandbox.engine.store.transaction() as conn:
         scheduler.schedule(conn, sandbox.now(), FLAKY, "twice")
@@ -165,7 +171,7 @@ def test_a_failing_timer_is_retried_with_backoff(caplog: pytest.LogCaptureFixtur
 def test_a_timer_failing_every_attempt_is_set_aside_and_can_be_retried(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    sandbox = Sandbox()
+    sandbox = new_sandbox()
     FAILURES_LEFT["always"] = scheduler.MAX_ATTEMPTS
     start = sandbox.now()
     with sandbox.engine.store.transaction() as conn:
@@ -189,3 +195,32 @@ def test_a_timer_failing_every_attempt_is_set_aside_and_can_be_retried(
     assert sandbox.failed_timers() == []
     with pytest.raises(LookupError):
         sandbox.retry_failed_timer(failed.seq)
+
+
+# -- timer kinds belong to one engine (issue 9.3) ------------------------------------------
+
+
+def test_a_kind_registered_on_one_engine_is_unknown_to_another() -> None:
+    mine, theirs = new_sandbox(), Sandbox()
+    assert KIND in mine.engine.timers
+    assert KIND not in theirs.engine.timers
+    assert "refund.answer" in theirs.engine.timers  # the standard kinds are everyone's
+
+
+@pytest.mark.expect_engine_errors
+def test_a_timer_of_a_kind_this_engine_lacks_is_set_aside_not_dropped() -> None:
+    sandbox = Sandbox()
+    with sandbox.engine.store.transaction() as conn:
+        scheduler.schedule(conn, sandbox.now(), "test.nobody_knows", "r1")
+    sandbox.advance(hours=1)
+    [failed] = sandbox.failed_timers()
+    assert (failed.kind, failed.ref) == ("test.nobody_knows", "r1")
+    assert failed.last_error == "LookupError: no timer kind 'test.nobody_knows' on this engine"
+
+
+def test_register_checks_its_arguments() -> None:
+    timers = Sandbox().engine.timers
+    with pytest.raises(ValueError, match="non-empty string"):
+        timers.register("", _tick)
+    with pytest.raises(TypeError, match="callable"):
+        timers.register("test.x", "not a function")  # type: ignore[arg-type]

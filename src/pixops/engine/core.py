@@ -59,6 +59,8 @@ class Engine:
         # Handlers for paths outside /api/external, by prefix (server mode's test helpers).
         self.mounts: dict[str, Callable[[Request], Response]] = {}
         self._work_ready = threading.Event()
+        #: This engine's timer kinds: the standard ones; tests may register more.
+        self.timers = scheduler.Timers.standard()
         #: Concurrent webhook delivery under the wall clock; None (inline, deterministic)
         #: under the manual clock.
         self.delivery_lanes: Lanes | None = (

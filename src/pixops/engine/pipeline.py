@@ -1,8 +1,9 @@
 """The request pipeline: the spec's eight validation steps, in the spec's order.
 
 1 content type, 2 X-Key-Case, 3 credentials, 4 IP whitelist and account, 5 HMAC (POST),
-6 rate limiter, 7 idempotency (POST), 8 permission. `GET /balance` runs 1, 2, 3, 4, 8;
-other GET and DELETE run 1, 2, 3, 4, 6, 8; POST runs all eight.
+6 rate limiter, 7 idempotency (POST), 8 permission. Steps 5, 6 and 7 run as the route's
+`Policy` says: `GET /balance` runs 1, 2, 3, 4, 8; other GET and DELETE run 1, 2, 3, 4,
+6, 8; POST runs all eight.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from pixops.engine.http import (
     forbidden,
     pipeline_error,
 )
-from pixops.engine.routing import Context, Route
+from pixops.engine.routing import Context, Policy, Route
 
 if TYPE_CHECKING:
     from pixops.engine.core import Engine
@@ -332,15 +333,15 @@ def _authorized(
     camel: bool,
     error_headers: list[tuple[str, str]],
 ) -> Response:
-    is_post = request.method == "POST"
-    is_balance = route is not None and route.pattern == "/balance" and request.method == "GET"
+    # The route's policy; a request no route answers is treated by its method.
+    policy = route.policy if route is not None else Policy.for_method(request.method)
     caller = authenticate(engine, request)
     address = check_ip_and_account(engine, request, caller)
     parsed: Any = None
-    if is_post:
+    if policy.signed:
         parsed = check_hmac(request, caller)
-    remaining = None if is_balance else check_rate(engine, address)
-    key = read_idempotency_key(request) if is_post else None
+    remaining = check_rate(engine, address) if policy.rate_limited else None
+    key = read_idempotency_key(request) if policy.idempotent else None
     success_headers: list[tuple[str, str]] = []
     if remaining is not None:
         success_headers.append(("x-ratelimit-remaining", str(remaining)))

@@ -56,9 +56,28 @@ Handler = Callable[[Context], Reply]
 
 
 @dataclass(frozen=True)
+class Policy:
+    """Which of the pipeline's optional steps a request runs (spec, Order of validation).
+
+    By method unless a route says otherwise: POST is signed (step 5) and idempotent
+    (step 7); every route is rate-limited (step 6) except `GET /balance`.
+    """
+
+    signed: bool
+    rate_limited: bool
+    idempotent: bool
+
+    @classmethod
+    def for_method(cls, method: str) -> Policy:
+        is_post = method == "POST"
+        return cls(signed=is_post, rate_limited=True, idempotent=is_post)
+
+
+@dataclass(frozen=True)
 class Route:
-    """One endpoint and its policy: the pipeline reads the permission and the query
-    parameters the route takes (any other is refused before the handler runs)."""
+    """One endpoint and its policy: the pipeline reads the permission, which optional
+    steps run (`policy`) and the query parameters the route takes (any other is
+    refused before the handler runs)."""
 
     method: str
     pattern: str
@@ -66,6 +85,7 @@ class Route:
     handler: Handler
     regex: re.Pattern[str]
     query: frozenset[str] = frozenset()
+    policy: Policy = Policy(signed=False, rate_limited=True, idempotent=False)
 
     @classmethod
     def make(
@@ -76,6 +96,7 @@ class Route:
         handler: Handler,
         *,
         query: frozenset[str] = frozenset(),
+        rate_limited: bool = True,
     ) -> Route:
         parts = []
         for segment in pattern.strip("/").split("/"):
@@ -84,7 +105,10 @@ class Route:
             else:
                 parts.append(re.escape(segment))
         regex = re.compile("^/" + "/".join(parts) + "$")
-        return cls(method, pattern, permission, handler, regex, frozenset(query))
+        policy = Policy(
+            signed=method == "POST", rate_limited=rate_limited, idempotent=method == "POST"
+        )
+        return cls(method, pattern, permission, handler, regex, frozenset(query), policy)
 
 
 class Router:

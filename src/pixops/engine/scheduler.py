@@ -61,19 +61,47 @@ class FailedTimer:
 RETRY_DELAYS_SECONDS: Final = (1, 5, 30, 300)
 MAX_ATTEMPTS: Final = 1 + len(RETRY_DELAYS_SECONDS)
 
-_KINDS: dict[str, TimerKind] = {}
+#: The engine's own timer kinds, declared by its modules with `@timer` as they are
+#: imported (like the route table). Each engine starts from a copy (`Timers.standard`);
+#: anything else, tests' kinds included, is registered on one engine only.
+_STANDARD: dict[str, TimerKind] = {}
 #: The memo of an empty timers table.
 _NO_TIMERS: Final = datetime.max.replace(tzinfo=UTC)
 
 
 def timer(kind: str, *, atomic: bool = True) -> Callable[[TimerFunction], TimerFunction]:
-    """Register the function that runs timers of `kind`."""
+    """Declare one of the engine's standard timer kinds (engine modules only)."""
 
     def register(function: TimerFunction) -> TimerFunction:
-        _KINDS[kind] = TimerKind(function, atomic)
+        _STANDARD[kind] = TimerKind(function, atomic)
         return function
 
     return register
+
+
+class Timers:
+    """One engine's timer kinds: the standard ones, plus any registered on it."""
+
+    def __init__(self, kinds: dict[str, TimerKind]) -> None:
+        self._kinds = dict(kinds)
+
+    @classmethod
+    def standard(cls) -> Timers:
+        return cls(_STANDARD)
+
+    def register(self, kind: str, function: TimerFunction, *, atomic: bool = True) -> None:
+        """Run `function` for timers of `kind` on this engine (replacing any earlier one)."""
+        if not isinstance(kind, str) or not kind:
+            raise ValueError("a timer kind is a non-empty string")
+        if not callable(function):
+            raise TypeError("a timer function is callable (engine, conn, ref, payload)")
+        self._kinds[kind] = TimerKind(function, atomic)
+
+    def get(self, kind: str) -> TimerKind | None:
+        return self._kinds.get(kind)
+
+    def __contains__(self, kind: object) -> bool:
+        return kind in self._kinds
 
 
 def schedule(
@@ -83,8 +111,8 @@ def schedule(
     ref: str,
     payload: dict[str, Any] | None = None,
 ) -> None:
-    if kind not in _KINDS:
-        raise ValueError(f"unknown timer kind {kind!r}")
+    if not isinstance(kind, str) or not kind:
+        raise ValueError("a timer kind is a non-empty string")
     due_db = to_db(due_at)
     conn.execute(
         "INSERT INTO timers (due_at, kind, ref, payload) VALUES (?, ?, ?, ?)",
@@ -184,9 +212,11 @@ def run_due(engine: Engine, until: datetime) -> int:
                 return ran
             if isinstance(engine.clock, ManualClock) and due > engine.clock.now():
                 engine.clock.set(due)
-            kind = _KINDS[row["kind"]]
+            kind = engine.timers.get(row["kind"])
             payload = {} if row["payload"] == "{}" else json.loads(row["payload"])
             try:
+                if kind is None:
+                    raise LookupError(f"no timer kind {row['kind']!r} on this engine")
                 with store.transaction() as conn:
                     conn.execute("DELETE FROM timers WHERE seq = ?", (row["seq"],))
                     if kind.atomic:

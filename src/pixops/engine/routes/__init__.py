@@ -28,7 +28,8 @@ ROUTES: list[Route] = [
     Route.make("POST", "/webhooks", "account:write", webhooks.create_webhook),
     Route.make("GET", "/webhooks", "account:read", webhooks.list_webhooks),
     Route.make("DELETE", "/webhooks/:id", "account:write", webhooks.delete_webhook),
-    Route.make("GET", "/balance", "account:read", account.get_balance),
+    # The spec: no rate limiter on GET /balance (high-frequency polling allowed).
+    Route.make("GET", "/balance", "account:read", account.get_balance, rate_limited=False),
     Route.make(
         "GET",
         "/transactions",
