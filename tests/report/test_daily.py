@@ -25,6 +25,7 @@ def test_the_daily_notebook_is_found_by_name(tmp_path: Path) -> None:
         ({"business_date": "2026-01-31"}, "must be a date"),
         ({"timezone": "Mars/Olympus"}, "unknown time zone"),
         ({"ledger": Path("/nowhere/ledger.csv")}, "no such ledger file"),
+        ({"balances": Path("/nowhere/balances.csv")}, "no such balances file"),
     ],
 )
 def test_bad_arguments_are_refused_before_any_kernel(
@@ -38,3 +39,16 @@ def test_bad_arguments_are_refused_before_any_kernel(
             **arguments,  # type: ignore[arg-type]
         )
     assert list(tmp_path.iterdir()) == []
+
+
+def test_recon_html_covers_one_day_only(tmp_path: Path) -> None:
+    from pixops.report import recon_html_report
+
+    with pytest.raises(ReportError, match="one business day"):
+        recon_html_report(
+            tmp_path / "r.html",
+            date(2026, 1, 1),
+            date(2026, 1, 31),
+            "America/Sao_Paulo",
+            tmp_path / "ledger.csv",
+        )

@@ -259,7 +259,14 @@ def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None 
         from pixops.report import ReportError, recon_html_report
 
         try:
-            recon_html_report(html, options.first, options.last, options.tz, options.ledger)
+            recon_html_report(
+                html,
+                options.first,
+                options.last,
+                options.tz,
+                options.ledger,
+                balances=options.balances,
+            )
         except ReportError as error:
             print(f"pixops recon: cannot write the HTML report: {error}", file=stderr)
             return EXIT_BAD_INPUT

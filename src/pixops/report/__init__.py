@@ -14,6 +14,7 @@ script from the web is refused with `ReportError`.
 from pixops.report._assets import WIDGET_RENDERER_PATH, WIDGET_RENDERER_VERSION
 from pixops.report._cli import register
 from pixops.report._daily import (
+    BALANCES_PARAMETER,
     DATE_PARAMETER,
     DEFAULT_TIMEZONE,
     LEDGER_PARAMETER,
@@ -29,6 +30,7 @@ from pixops.report._offline import remote_references, strip_remote_scripts
 from pixops.report._render import render_report
 
 __all__ = [
+    "BALANCES_PARAMETER",
     "DATE_PARAMETER",
     "DEFAULT_TIMEZONE",
     "LEDGER_PARAMETER",

@@ -31,6 +31,7 @@ def register(commands: Commands) -> None:
     daily.add_argument("--date", type=_date, required=True, help="business day, YYYY-MM-DD")
     daily.add_argument("--tz", default=DEFAULT_TIMEZONE, help=f"default {DEFAULT_TIMEZONE}")
     daily.add_argument("--ledger", type=Path, help="the merchant's ledger file")
+    daily.add_argument("--balances", type=Path, help="balance snapshots CSV to roll forward")
     daily.add_argument("--notebooks", type=Path, help="notebooks folder (default ./notebooks)")
     daily.add_argument("--html", type=Path, required=True, help="where to write the report")
 
@@ -62,6 +63,7 @@ def run(args: argparse.Namespace) -> int:
                 notebook=find_daily_notebook(notebooks),
                 timezone=args.tz,
                 ledger=args.ledger,
+                balances=args.balances,
             )
         else:
             written = render_report(

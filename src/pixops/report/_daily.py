@@ -14,6 +14,7 @@ DEFAULT_TIMEZONE = "America/Sao_Paulo"
 DATE_PARAMETER = "business_date"
 TIMEZONE_PARAMETER = "timezone"
 LEDGER_PARAMETER = "ledger_path"
+BALANCES_PARAMETER = "balances_path"
 
 
 def find_daily_notebook(notebooks: Path) -> Path:
@@ -34,8 +35,12 @@ def daily_report(
     notebook: Path,
     timezone: str = DEFAULT_TIMEZONE,
     ledger: Path | None = None,
+    balances: Path | None = None,
 ) -> Path:
-    """Run the daily reconciliation notebook for `business_date` and write its HTML report."""
+    """Run the daily reconciliation notebook for `business_date` and write its HTML report.
+
+    `ledger` and `balances` replace the notebook's own defaults when given.
+    """
     if not isinstance(business_date, date):
         raise ReportError(f"business_date must be a date, not {business_date!r}")
     if not isinstance(timezone, str) or timezone not in zoneinfo.available_timezones():
@@ -48,6 +53,10 @@ def daily_report(
         if not ledger.is_file():
             raise ReportError(f"no such ledger file: {ledger}")
         parameters[LEDGER_PARAMETER] = str(ledger.resolve())
+    if balances is not None:
+        if not balances.is_file():
+            raise ReportError(f"no such balances file: {balances}")
+        parameters[BALANCES_PARAMETER] = str(balances.resolve())
     title = f"Reconciliation {business_date.isoformat()} ({timezone})"
     return render_report(notebook, out, parameters=parameters, title=title)
 
@@ -59,6 +68,7 @@ def recon_html_report(
     timezone: str,
     ledger: Path,
     *,
+    balances: Path | None = None,
     notebooks: Path | None = None,
 ) -> Path:
     """`pixops recon --html`: the daily notebook of the day just reconciled, as a page."""
@@ -71,4 +81,6 @@ def recon_html_report(
     except ServerError as error:
         raise ReportError(str(error)) from None
     notebook = find_daily_notebook(folder)
-    return daily_report(first, out, notebook=notebook, timezone=timezone, ledger=ledger)
+    return daily_report(
+        first, out, notebook=notebook, timezone=timezone, ledger=ledger, balances=balances
+    )
