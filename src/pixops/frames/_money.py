@@ -49,7 +49,7 @@ def money_column(values: pd.Series | Iterable[int | None], *, name: str | None =
 def brl_text(values: pd.Series | Iterable[int | None]) -> pd.Series:
     """Base units as pt-BR text (``"R$ 1.234,56"``); a missing value is empty text."""
     column = money_column(values)
-    shown = ["" if value is None else format_brl_base(value) for value in column.tolist()]
+    shown = ["" if value is None else format_brl_base(value) for value in _ints(column)]
     return pd.Series(shown, index=column.index, dtype=pd.ArrowDtype(pa.string()))
 
 
@@ -57,6 +57,11 @@ def reais_decimal(values: pd.Series | Iterable[int | None]) -> pd.Series:
     """Base units as exact ``Decimal`` reais (object Series); a missing value is None."""
     column = money_column(values)
     shown = [
-        None if value is None else Decimal(value).scaleb(-_BASE_PLACES) for value in column.tolist()
+        None if value is None else Decimal(value).scaleb(-_BASE_PLACES) for value in _ints(column)
     ]
     return pd.Series(shown, index=column.index, dtype=object)
+
+
+def _ints(column: pd.Series) -> list[int | None]:
+    """Python ints (None for missing) of a money column, without a float in between."""
+    return [None if value is pd.NA else int(value) for value in column.tolist()]

@@ -80,11 +80,14 @@ class LocalStore:
 
     def days_to_fetch(self, first: date, last: date) -> list[date]:
         """UTC days in ``first``..``last`` whose rows may still change (see module doc)."""
-        synced = dict(
-            self.connection.execute(
-                "SELECT day, synced_at FROM synced_days WHERE day BETWEEN ? AND ?", [first, last]
+        synced = {
+            day: moment.replace(tzinfo=UTC)
+            for day, moment in self.connection.execute(
+                "SELECT day, CAST(synced_at AS TIMESTAMP) FROM synced_days"
+                " WHERE day BETWEEN ? AND ?",
+                [first, last],
             ).fetchall()
-        )
+        }
         in_flight = {
             row[0]
             for row in self.connection.execute(
@@ -134,7 +137,11 @@ class LocalStore:
         inserted, updated = self._upsert(rows)
         con = self.connection
         for day in wanted:
-            con.execute("INSERT OR REPLACE INTO synced_days VALUES (?, ?)", [day, moment])
+            con.execute(
+                "INSERT OR REPLACE INTO synced_days"
+                " VALUES (?, CAST(? AS TIMESTAMP) AT TIME ZONE 'UTC')",
+                [day, moment.astimezone(UTC).replace(tzinfo=None)],
+            ).fetchall()
         return SyncReport(
             days_fetched=tuple(wanted),
             days_skipped=tuple(day for day in all_days if day not in set(wanted)),
@@ -152,12 +159,12 @@ class LocalStore:
             con.execute("BEGIN TRANSACTION")
             existing = con.execute(
                 "SELECT COUNT(*) FROM statement WHERE id IN (SELECT id FROM fetched_rows)"
-            ).fetchone()
-            updated = int(existing[0]) if existing else 0
+            ).fetchall()
+            updated = int(existing[0][0])
             con.execute(
                 f"INSERT OR REPLACE INTO statement ({_COLUMNS})"  # noqa: S608
                 f" SELECT {_COLUMNS} FROM fetched_rows"
-            )
+            ).fetchall()
             con.execute("COMMIT")
         except duckdb.Error:
             con.execute("ROLLBACK")
@@ -171,10 +178,10 @@ class LocalStore:
     ) -> pa.Table:
         """Stored rows created in days ``start``..``end`` (in ``tz``), declared schema."""
         window = day_window(start, end, tz)
-        table = self.connection.execute(
+        table = self.connection.sql(
             f"SELECT {_COLUMNS} FROM statement"  # noqa: S608
-            " WHERE created_at >= ? AND created_at < ? ORDER BY created_at DESC, id DESC",
-            [window.start_at, window.end_at],
+            " WHERE created_at >= $start AND created_at < $end ORDER BY created_at DESC, id DESC",
+            params={"start": window.start_at, "end": window.end_at},
         ).to_arrow_table()
         return conform_table(table)
 
@@ -185,8 +192,8 @@ class LocalStore:
         return to_frame(self.statement_table(start, end, tz=tz))
 
     def row_count(self) -> int:
-        found = self.connection.execute("SELECT COUNT(*) FROM statement").fetchone()
-        return int(found[0]) if found else 0
+        found = self.connection.execute("SELECT COUNT(*) FROM statement").fetchall()
+        return int(found[0][0])
 
 
 def _runs(days: list[date]) -> list[tuple[date, date]]:

@@ -1,0 +1,76 @@
+"""Business days in a zone versus the API's UTC days: both ends of the range."""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime, timedelta
+from zoneinfo import ZoneInfo
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from pixops.frames import day_window, parse_day
+
+SP = ZoneInfo("America/Sao_Paulo")
+
+
+def test_a_sao_paulo_day_spans_two_utc_days() -> None:
+    window = day_window("2026-01-15", "2026-01-15", "America/Sao_Paulo")
+    assert window.start_at == datetime(2026, 1, 15, 3, tzinfo=UTC)
+    assert window.end_at == datetime(2026, 1, 16, 3, tzinfo=UTC)
+    assert (window.date_from, window.date_to) == (date(2026, 1, 15), date(2026, 1, 16))
+    assert window.tz == "America/Sao_Paulo"
+
+
+def test_utc_days_by_default() -> None:
+    window = day_window(date(2026, 1, 1), date(2026, 1, 31))
+    assert window.start_at == datetime(2026, 1, 1, tzinfo=UTC)
+    assert window.end_at == datetime(2026, 2, 1, tzinfo=UTC)
+    assert (window.date_from, window.date_to) == (date(2026, 1, 1), date(2026, 1, 31))
+
+
+def test_zone_east_of_utc_starts_the_day_before() -> None:
+    window = day_window("2026-01-15", "2026-01-15", "Asia/Tokyo")
+    assert (window.date_from, window.date_to) == (date(2026, 1, 14), date(2026, 1, 15))
+
+
+@given(
+    st.dates(min_value=date(2000, 1, 1), max_value=date(2090, 1, 1)),
+    st.integers(min_value=0, max_value=40),
+    st.sampled_from(
+        ["America/Sao_Paulo", "America/Noronha", "Asia/Kolkata", "UTC", "Pacific/Kiritimati"]
+    ),
+)
+def test_the_utc_days_cover_exactly_the_business_days(first: date, extra: int, zone: str) -> None:
+    last = first + timedelta(days=extra)
+    window = day_window(first, last, zone)
+    tz = ZoneInfo(zone)
+    assert window.start_at.astimezone(tz).date() == first
+    assert (window.end_at - timedelta(microseconds=1)).astimezone(tz).date() == last
+    assert window.date_from == window.start_at.date()
+    assert window.date_to == (window.end_at - timedelta(microseconds=1)).date()
+
+
+@pytest.mark.parametrize(
+    ("start", "end", "tz", "message"),
+    [
+        ("2026-01-16", "2026-01-15", None, "before start"),
+        ("2026-13-01", "2026-01-15", None, "YYYY-MM-DD"),
+        ("15/01/2026", "2026-01-15", None, "YYYY-MM-DD"),
+        (datetime(2026, 1, 15), "2026-01-15", None, "not a datetime"),
+        ("2026-01-15", "2026-01-15", "Mars/Base", "unknown time zone"),
+        ("2026-01-15", "2026-01-15", "", "time-zone name"),
+        (20260115, "2026-01-15", None, "YYYY-MM-DD"),
+    ],
+)
+def test_bad_arguments_are_clear_errors(
+    start: object, end: object, tz: object, message: str
+) -> None:
+    with pytest.raises(ValueError, match=message):
+        day_window(start, end, tz)  # type: ignore[arg-type]
+
+
+def test_parse_day() -> None:
+    assert parse_day("2026-02-28") == date(2026, 2, 28)
+    with pytest.raises(ValueError, match="YYYY-MM-DD"):
+        parse_day("2026-02-30")

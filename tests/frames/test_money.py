@@ -1,0 +1,55 @@
+"""Money columns for people, from integers and back to nothing but integers."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pandas as pd
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from pixops.frames import MONEY_DTYPE, brl_text, money_column, reais_decimal
+from pixops.money import parse_base
+
+_base = st.integers(min_value=-(2**63), max_value=2**63 - 1)
+
+
+def test_pt_br_text_and_decimal() -> None:
+    column = money_column([12_345_600, -500, None, 1])
+    assert column.dtype == MONEY_DTYPE
+    assert list(brl_text(column)) == ["R$ 1.234,56", "-R$ 0,05", "", "R$ 0,0001"]
+    assert list(reais_decimal(column)) == [
+        Decimal("1234.5600"),
+        Decimal("-0.0500"),
+        None,
+        Decimal("0.0001"),
+    ]
+
+
+@given(st.lists(_base, max_size=20))
+def test_text_and_decimal_round_trip_exactly(values: list[int]) -> None:
+    column = money_column(values)
+    assert [parse_base(text) for text in brl_text(column)] == values
+    assert [int(d.scaleb(4)) for d in reais_decimal(column)] == values
+
+
+def test_floats_are_refused_even_when_whole() -> None:
+    with pytest.raises(TypeError, match="not float64"):
+        money_column(pd.Series([100.0, 200.0]))
+    with pytest.raises(TypeError):
+        money_column([100, 2.5])  # type: ignore[list-item]
+    with pytest.raises(TypeError):
+        money_column([True])
+
+
+def test_integer_series_keep_their_values() -> None:
+    for dtype in ("int64", "Int64", "int64[pyarrow]"):
+        column = money_column(pd.Series([2**62, -3], dtype=dtype))
+        assert column.dtype == MONEY_DTYPE
+        assert column.tolist() == [2**62, -3]
+
+
+def test_out_of_range_is_refused() -> None:
+    with pytest.raises(ValueError, match="64-bit"):
+        money_column([2**63])

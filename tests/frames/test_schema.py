@@ -1,0 +1,74 @@
+"""The declared schema: any drifted column raises, the declared one passes."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pyarrow as pa
+import pytest
+from tests.recon.builders import statement_row, statement_table
+
+from pixops.frames import STATEMENT_SCHEMA, SchemaDriftError, check_frame, check_table, to_frame
+
+
+@pytest.fixture
+def frame() -> pd.DataFrame:
+    return to_frame(statement_table([statement_row(n) for n in range(3)]))
+
+
+def test_the_declared_frame_passes(frame: pd.DataFrame) -> None:
+    assert check_frame(frame) is frame
+    assert str(frame["amount_base"].dtype) == "int64[pyarrow]"
+    assert str(frame["created_at"].dtype) == "timestamp[us, tz=UTC][pyarrow]"
+    assert pa.types.is_dictionary(frame["payment_status"].dtype.pyarrow_dtype)
+
+
+def test_money_turned_float_is_drift(frame: pd.DataFrame) -> None:
+    drifted = frame.assign(amount_base=frame["amount_base"].astype("float64"))
+    with pytest.raises(SchemaDriftError, match="amount_base: float64 is not Arrow-backed"):
+        check_frame(drifted)
+
+
+def test_money_as_numpy_int_is_drift(frame: pd.DataFrame) -> None:
+    with pytest.raises(SchemaDriftError, match="fee_base"):
+        check_frame(frame.assign(fee_base=frame["fee_base"].astype("int64")))
+
+
+def test_arrow_double_is_drift(frame: pd.DataFrame) -> None:
+    drifted = frame.assign(net_base=frame["net_base"].astype(pd.ArrowDtype(pa.float64())))
+    with pytest.raises(SchemaDriftError, match=r"net_base: double \(want int64\)"):
+        check_frame(drifted)
+
+
+def test_missing_extra_and_reordered_columns_are_drift(frame: pd.DataFrame) -> None:
+    with pytest.raises(SchemaDriftError, match="missing columns"):
+        check_frame(frame.drop(columns=["tag"]))
+    with pytest.raises(SchemaDriftError, match="unexpected columns"):
+        check_frame(frame.assign(extra=1))
+    with pytest.raises(SchemaDriftError, match="out of order"):
+        check_frame(frame[list(reversed(frame.columns))])
+
+
+def test_naive_timestamps_are_drift(frame: pd.DataFrame) -> None:
+    naive = frame["created_at"].astype(pd.ArrowDtype(pa.timestamp("us")))
+    with pytest.raises(SchemaDriftError, match="created_at"):
+        check_frame(frame.assign(created_at=naive))
+
+
+def test_a_null_in_a_required_column_is_drift(frame: pd.DataFrame) -> None:
+    table = pa.Table.from_pandas(frame, preserve_index=False)
+    broken = table.set_column(
+        0, pa.field("id", pa.string()), pa.array([None, "b", "c"], pa.string())
+    )
+    with pytest.raises(SchemaDriftError, match="nulls in a non-null column"):
+        check_table(broken)
+
+
+def test_not_a_frame_is_refused() -> None:
+    with pytest.raises(SchemaDriftError):
+        check_frame([1, 2])  # type: ignore[arg-type]
+    with pytest.raises(SchemaDriftError):
+        check_table({"id": []})  # type: ignore[arg-type]
+
+
+def test_the_empty_schema_table_passes() -> None:
+    assert check_table(STATEMENT_SCHEMA.empty_table()).num_rows == 0
