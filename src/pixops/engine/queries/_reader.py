@@ -1,0 +1,164 @@
+"""The reader: one merchant's view of its records, resolving ids and rendering shapes."""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+from datetime import UTC, datetime, time
+from typing import Any
+
+from pixops.engine.clock import to_db
+from pixops.engine.http import JSONObject
+from pixops.engine.pix import charges, records
+from pixops.engine.queries._params import ListFilters, Page
+from pixops.engine.queries._receipt import receipt
+from pixops.engine.queries._shapes import (
+    default_shape,
+    failed_inbound_shape,
+    outbound_shape,
+    qr_fallback_shape,
+    qr_shape,
+)
+from pixops.engine.queries._statement import STATEMENT_TYPE, statement_item
+
+
+@dataclass(frozen=True)
+class Found:
+    """What an identifier resolved to: a `transactions` row or a `charges` row."""
+
+    source: str
+    row: sqlite3.Row
+
+
+class Reader:
+    """One merchant's view of its records at one moment."""
+
+    def __init__(
+        self, conn: sqlite3.Connection, merchant: sqlite3.Row, now: datetime, service_ispb: str
+    ) -> None:
+        self.conn = conn
+        self.merchant = merchant
+        self.merchant_id: str = merchant["id"]
+        self.now = now
+        self.service_ispb = service_ispb
+
+    def _transaction(self, transaction_id: str | None) -> sqlite3.Row | None:
+        if transaction_id is None:
+            return None
+        return records.find_by_transaction_id(self.conn, self.merchant_id, transaction_id)
+
+    def _settle_charge(self, charge: sqlite3.Row) -> Found:
+        """A paid and linked charge answers as its credit; anything else as the QR."""
+        if charge["status"] == "paid":
+            credit = self._transaction(charge["transaction_id"])
+            if credit is not None:
+                return Found("transaction", credit)
+        return Found("charge", charge)
+
+    def resolve(self, ident: str) -> Found | None:
+        """By transaction_id, or by a charge's txid (or its credit's id before linking)."""
+        row = self._transaction(ident)
+        if row is not None:
+            return Found("transaction", row)
+        charge = charges.find_charge(self.conn, self.merchant_id, ident)
+        return None if charge is None else self._settle_charge(charge)
+
+    def resolve_end_to_end(self, end_to_end_id: str) -> Found | None:
+        row = records.find_by_end_to_end_id(self.conn, self.merchant_id, end_to_end_id)
+        if row is not None:
+            return Found("transaction", row)
+        charge: sqlite3.Row | None = self.conn.execute(
+            "SELECT * FROM charges WHERE merchant_id = ? AND end_to_end_id = ?",
+            (self.merchant_id, end_to_end_id),
+        ).fetchone()
+        return None if charge is None else self._settle_charge(charge)
+
+    def render(self, found: Found) -> JSONObject:
+        row = found.row
+        if found.source == "charge":
+            if row["status"] == "paid":
+                return qr_fallback_shape(row, self.merchant)
+            return qr_shape(row, self.now)
+        if row["direction"] == "inbound" and row["status"] != "settled":
+            return failed_inbound_shape(row, self.merchant["name"])
+        if row["direction"] == "outbound" and row["status"] != "settled":
+            return outbound_shape(row)
+        return default_shape(row)
+
+    def records_by(self, column: str, value: str, page: Page) -> list[JSONObject]:
+        """Every record carrying this tag or external_id, newest first.
+
+        Charges are listed until their credit is stored; from then on the credit row
+        (which carries the charge's tag and external_id) stands for them.
+        """
+        if column not in ("tag", "external_id"):
+            raise ValueError(f"cannot list by {column!r}")
+        refs = self.conn.execute(
+            f"SELECT 'transaction' AS source, transaction_id AS ref, created_at, seq AS n"  # noqa: S608
+            f" FROM transactions WHERE merchant_id = ? AND {column} = ?"
+            f" UNION ALL"
+            f" SELECT 'charge', c.txid, c.created_at, c.rowid FROM charges AS c"
+            f" WHERE c.merchant_id = ? AND c.{column} = ? AND NOT EXISTS"
+            f" (SELECT 1 FROM transactions AS t WHERE t.transaction_id = c.transaction_id)"
+            f" ORDER BY created_at DESC, source DESC, n DESC LIMIT ? OFFSET ?",
+            (self.merchant_id, value, self.merchant_id, value, page.per_page, page.offset),
+        ).fetchall()
+        found: list[JSONObject] = []
+        for source, ref, _, _ in refs:
+            if source == "transaction":
+                row = self._transaction(ref)
+            else:
+                row = charges.find_charge(self.conn, self.merchant_id, ref)
+            assert row is not None
+            found.append(self.render(Found(source, row)))
+        return found
+
+    def statement(
+        self, filters: ListFilters, page: Page, *, with_tag: bool = False
+    ) -> list[JSONObject]:
+        """Terminal rows, paginated; page 1 also lists in-flight outbound rows first.
+
+        In-flight rows (stage < 3) are added to page 1 on top of the `per_page`
+        terminal rows, as the spec's "page 1 also includes" says, and only without a
+        status filter or with `processing`; so terminal pagination never shifts as
+        outbound movements start and finish.
+        """
+        where, args = self._filter_clauses(filters)
+        items: list[JSONObject] = []
+        if page.page == 1 and filters.status in (None, "processing"):
+            in_flight = self.conn.execute(
+                f"SELECT * FROM transactions WHERE {where} AND stage < 3"  # noqa: S608
+                " AND direction = 'outbound' ORDER BY created_at DESC, seq DESC",
+                args,
+            ).fetchall()
+            items.extend(statement_item(row, with_tag=with_tag) for row in in_flight)
+        if filters.status != "processing":
+            status_clause = "" if filters.status is None else " AND status = ?"
+            status_args = [] if filters.status is None else [filters.status]
+            terminal = self.conn.execute(
+                f"SELECT * FROM transactions WHERE {where} AND stage >= 3{status_clause}"  # noqa: S608
+                " ORDER BY created_at DESC, seq DESC LIMIT ? OFFSET ?",
+                [*args, *status_args, page.per_page, page.offset],
+            ).fetchall()
+            items.extend(statement_item(row, with_tag=with_tag) for row in terminal)
+        return items
+
+    def _filter_clauses(self, filters: ListFilters) -> tuple[str, list[Any]]:
+        clauses = ["merchant_id = ?"]
+        args: list[Any] = [self.merchant_id]
+        if filters.type is not None:
+            types = [name for name, shown in STATEMENT_TYPE.items() if shown == filters.type]
+            types = types or [filters.type]
+            clauses.append(f"type IN ({', '.join('?' for _ in types)})")
+            args.extend(types)
+        if filters.date_from is not None:
+            clauses.append("created_at >= ?")
+            args.append(to_db(datetime.combine(filters.date_from, time.min, tzinfo=UTC)))
+        if filters.date_to is not None:
+            clauses.append("created_at <= ?")
+            args.append(to_db(datetime.combine(filters.date_to, time.max, tzinfo=UTC)))
+        return " AND ".join(clauses), args
+
+    def receipt(self, row: sqlite3.Row) -> JSONObject:
+        """The proof of a settled movement; identical on every fetch (see `receipt`)."""
+        return receipt(row, self.merchant, self.service_ispb)
