@@ -20,6 +20,7 @@ from pixops.widgets._charts import (
     status_by_day_figure,
     volume_by_day_figure,
 )
+from pixops.widgets._format import brl, local_time
 from pixops.widgets._inspector import TransactionInspector
 from pixops.widgets._med import MAX_DEFENSE_CHARS, MedDefensePanel, urgency
 from pixops.widgets._recon import ReconDashboard, read_balance_snapshots
@@ -33,7 +34,9 @@ __all__ = [
     "RefundPanel",
     "RefundReason",
     "TransactionInspector",
+    "brl",
     "fees_by_day_figure",
+    "local_time",
     "payer_banks_figure",
     "read_balance_snapshots",
     "received_by_hour_figure",

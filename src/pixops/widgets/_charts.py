@@ -196,21 +196,21 @@ def received_by_hour_figure(statement: pd.DataFrame, tz: str = "America/Sao_Paul
 
 
 def append_figure(output: Any, figure: go.Figure) -> None:
-    """Show a figure in an `Output` widget under any runner.
+    """Show a figure in an `Output` widget under any runner, without displaying it twice.
 
-    In a kernel the configured plotly renderer decides the mimetypes (JupyterLab's
-    plotly mimetype, or inline HTML for static reports); without one (plain pytest)
-    plotly's JSON mimetype is written, which every Jupyter front end draws.
+    In a kernel the configured plotly renderers decide the mimetypes (JupyterLab's
+    plotly mimetype, or inline HTML for static reports); without a kernel (plain pytest)
+    plotly's JSON mimetype is written, which every Jupyter front end draws. (IPython's
+    display formatter is not used: it would also publish the figure in the cell.)
     """
     import json
 
-    from IPython.core.interactiveshell import InteractiveShell
-
-    formatter = InteractiveShell.instance().display_formatter
-    data, metadata = ({}, {}) if formatter is None else formatter.format(figure)  # type: ignore[no-untyped-call]
-    if not any(key != "text/plain" for key in data):
-        data = {
-            "application/vnd.plotly.v1+json": json.loads(figure.to_json()),
-            "text/plain": f"<plotly figure: {figure.layout.title.text}>",
-        }
-    output.outputs += ({"output_type": "display_data", "data": data, "metadata": metadata},)
+    try:
+        bundle = figure._repr_mimebundle_()
+    except (ValueError, TypeError):  # a renderer that cannot work here
+        bundle = {}
+    data = {key: value for key, value in (bundle or {}).items() if key != "text/plain"}
+    if not data:
+        data = {"application/vnd.plotly.v1+json": json.loads(figure.to_json())}
+    data["text/plain"] = f"<plotly figure: {figure.layout.title.text}>"
+    output.outputs += ({"output_type": "display_data", "data": data, "metadata": {}},)
