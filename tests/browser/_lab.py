@@ -46,6 +46,24 @@ def open_notebook(page: Page, lab: Server, name: str) -> None:
     page.goto(f"{lab.base_url}/lab/tree/{name}?token={lab.token}")
     indicator = page.locator(".jp-Notebook-ExecutionIndicator[data-status='idle']")
     expect(indicator).to_be_visible(timeout=90_000)
+    dismiss_kernel_dialog(page)
+
+
+def dismiss_kernel_dialog(page: Page) -> None:
+    """Accept JupyterLab's "Select Kernel" question (the notebook's own kernel is preselected).
+
+    Lab asks it when the kernel list arrives after the notebook; any other dialog is a
+    failure worth reading, so its text is raised.
+    """
+    dialog = page.locator(".jp-Dialog")
+    page.wait_for_timeout(500)
+    if dialog.count() == 0:
+        return
+    text = dialog.first.inner_text()
+    if "Select Kernel" not in text:
+        raise AssertionError(f"JupyterLab shows a dialog: {text}")
+    dialog.first.locator(".jp-Dialog-button.jp-mod-accept").click()
+    expect(dialog).to_have_count(0)
 
 
 def code_prompts(page: Page) -> list[str]:

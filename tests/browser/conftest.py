@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, Page, Playwright, sync_playwright
-from tests.browser._lab import CHROMIUM_ARGS, Server, sandbox_environment
+from tests.browser._lab import CHROMIUM_ARGS, Server, sandbox_environment, screenshot
 
 from pixops.desk import lab_command, start, stop
 
@@ -22,6 +22,7 @@ ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = Path(os.environ.get("PIXOPS_CHROMIUM", "/usr/bin/chromium"))
 SKIP_VARIABLE = "PIXOPS_SKIP_BROWSER"
 _HERE = Path(__file__).resolve().parent
+_FAILED = pytest.StashKey[bool]()
 _SKIPPED_NOTICE = (
     f"{SKIP_VARIABLE}=1: the real-browser tests in tests/browser are DESELECTED in this run"
 )
@@ -105,10 +106,20 @@ def lab(workspace: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[S
             stop(process)
 
 
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> object:
+    report = yield
+    if report.when == "call":
+        item.stash[_FAILED] = report.failed
+    return report
+
+
 @pytest.fixture
-def page(browser: Browser) -> Iterator[Page]:
+def page(browser: Browser, request: pytest.FixtureRequest) -> Iterator[Page]:
     context = browser.new_context(viewport={"width": 1280, "height": 1000}, locale="pt-BR")
     opened = context.new_page()
     opened.set_default_timeout(60_000)
     yield opened
+    if request.node.stash.get(_FAILED, False):
+        screenshot(opened, f"FAILED-{request.node.name}")
     context.close()
