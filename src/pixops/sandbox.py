@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from pixops.engine import events as event_log
 from pixops.engine import ledger, merchants, scheduler
 from pixops.engine import med as med_flow
-from pixops.engine import webhooks as webhook_flow
+from pixops.engine import notifications as webhook_flow
 from pixops.engine.adapters import AsgiApp, AsyncEngineTransport, EngineTransport
 from pixops.engine.clock import DEFAULT_START, ManualClock
 from pixops.engine.config import EngineConfig
@@ -29,12 +29,12 @@ from pixops.engine.events import Event
 from pixops.engine.fees import DEFAULT_FEES, FeeSchedule
 from pixops.engine.med import MedCase
 from pixops.engine.merchants import ApiKey, Merchant
+from pixops.engine.notifications import Receiver, WebhookDelivery
 from pixops.engine.permissions import PERMISSIONS
 from pixops.engine.pix import charges as charge_flow
 from pixops.engine.pix import inbound
 from pixops.engine.pix import payouts as payout_flow
 from pixops.engine.store import Store
-from pixops.engine.webhooks import Receiver, WebhookDelivery
 from pixops.engine.world import dict as directory
 from pixops.simulation import SimulationSummary, simulate
 

@@ -51,7 +51,8 @@ def test_no_other_engine_module_defines_an_exception() -> None:
 
 
 def test_old_import_paths_still_name_the_same_classes() -> None:
-    from pixops.engine import credentials, ledger, med, merchants, webhooks
+    from pixops.engine import credentials, ledger, med, merchants
+    from pixops.engine import notifications as webhooks
     from pixops.engine.pix import records
     from pixops.engine.world import payers
 

@@ -13,11 +13,12 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from pixops.engine import events, webhooks
+from pixops.engine import events
+from pixops.engine import notifications as webhooks
 from pixops.engine.clock import WallClock
 from pixops.engine.config import EngineConfig
 from pixops.engine.core import Engine
-from pixops.engine.webhooks import MAX_SUBSCRIPTIONS, RETRY_DELAYS_SECONDS
+from pixops.engine.notifications import MAX_SUBSCRIPTIONS, RETRY_DELAYS_SECONDS, _delivery
 from pixops.sandbox import ApiKey, Merchant, Sandbox
 from pixops.webhooks import verify
 
@@ -498,7 +499,7 @@ def test_an_interrupted_attempt_is_retried_by_its_lease(
     [delivery] = sandbox.webhook_deliveries(merchant.id)
     with sandbox.engine.store.transaction() as conn:
         conn.execute("DELETE FROM timers WHERE kind = 'webhook.deliver'")
-    assert webhooks._begin(sandbox.engine, delivery.id) is not None  # booked, never finished
+    assert _delivery._begin(sandbox.engine, delivery.id) is not None  # booked, never finished
     sandbox.advance(4)
     assert receiver.calls == []
     sandbox.advance(1)

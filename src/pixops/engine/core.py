@@ -10,7 +10,7 @@ from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
-from pixops.engine import openapi, pipeline, scheduler, webhooks
+from pixops.engine import notifications, openapi, pipeline, scheduler
 from pixops.engine.clock import Clock, ManualClock
 from pixops.engine.config import EngineConfig
 from pixops.engine.http import Request, Response, encode_json
@@ -52,7 +52,7 @@ class Engine:
         self.limiter = RateLimiter(self.config.rate_limit_per_minute)
         self.router = Router(ROUTES)
         self._static = (self.router, static_routes(self.router))
-        self.event_hooks: list[EventHook] = [webhooks.fan_out]
+        self.event_hooks: list[EventHook] = [notifications.fan_out]
         self.public_documents: dict[str, Callable[[], bytes]] = {
             openapi.PATH: openapi.document_bytes
         }

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pixops.engine import webhooks
+from pixops.engine import notifications as webhooks
 from pixops.engine.http import Reply, bad_request, not_found, unprocessable
 from pixops.engine.routing import Context
 
