@@ -1,0 +1,157 @@
+"""Ledger, webhook and balance inputs: documented mapping, integer money, clear errors."""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime
+from pathlib import Path
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from pixops.recon import LEDGER_SCHEMA, LedgerError, LedgerMapping, balances_table, read_ledger
+
+HEADER = "entry_id,reference,direction,amount_base,fee_base,status,booked_on,memo\n"
+
+
+def write(tmp_path: Path, text: str, name: str = "ledger.csv") -> Path:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_the_sample_layout_is_the_default(tmp_path: Path) -> None:
+    path = write(tmp_path, HEADER + " L1 , pedido-1 ,INBOUND,10000,99,,2026-01-15,a memo\n")
+    ledger = read_ledger(path)
+    assert ledger.schema == LEDGER_SCHEMA
+    assert ledger.to_pylist() == [
+        {
+            "entry_id": "L1",
+            "reference": "pedido-1",
+            "direction": "inbound",
+            "amount_base": 10_000,
+            "fee_base": 99,
+            "status": None,
+            "booked_on": date(2026, 1, 15),
+        }
+    ]
+
+
+def test_a_mapping_in_reais_with_signed_amounts(tmp_path: Path) -> None:
+    text = "id;pedido;valor;data\n1;A-1;1.234,56;2026-01-15\n2;A-2;-0,05;2026-01-16\n"
+    path = write(tmp_path, text.replace(";", "\t"), "ledger.txt")
+    frame = pd.read_csv(path, sep="\t", dtype=str)
+    mapping = LedgerMapping(
+        entry_id="id",
+        reference="pedido",
+        amount="valor",
+        direction=None,
+        fee=None,
+        status=None,
+        booked_on="data",
+        amount_unit="reais",
+    )
+    ledger = read_ledger(frame, mapping)
+    assert ledger.column("amount_base").to_pylist() == [12_345_600, 500]
+    assert ledger.column("direction").to_pylist() == ["inbound", "outbound"]
+
+
+def test_centavos_integers_and_parquet(tmp_path: Path) -> None:
+    table = pa.table(
+        {
+            "entry_id": ["L1"],
+            "reference": ["x"],
+            "direction": ["outbound"],
+            "amount_centavos": pa.array([1_050], pa.int64()),
+            "booked_on": pa.array([date(2026, 1, 15)], pa.date32()),
+        }
+    )
+    pq.write_table(table, tmp_path / "ledger.parquet")
+    mapping = LedgerMapping(amount="amount_centavos", fee=None, status=None, amount_unit="centavos")
+    ledger = read_ledger(tmp_path / "ledger.parquet", mapping)
+    assert ledger.column("amount_base").to_pylist() == [105_000]
+
+
+def test_booked_timestamps_are_read_as_business_days() -> None:
+    moment = datetime(2026, 1, 16, 2, 30, tzinfo=UTC)  # 23:30 on the 15th in São Paulo
+    frame = pd.DataFrame(
+        {
+            "entry_id": ["L1"],
+            "reference": ["x"],
+            "direction": ["inbound"],
+            "amount_base": [1],
+            "fee_base": [0],
+            "status": ["settled"],
+            "booked_on": [moment],
+        }
+    )
+    assert read_ledger(frame).column("booked_on").to_pylist() == [date(2026, 1, 15)]
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (HEADER + "L1,x,inbound,10.5,0,,2026-01-15,\n", "not an integer"),
+        (HEADER + "L1,x,sideways,1,0,,2026-01-15,\n", "not one of"),
+        (HEADER + "L1,x,inbound,1,0,paid,2026-01-15,\n", "not one of"),
+        (HEADER + "L1,x,inbound,1,0,,15/01/2026,\n", "YYYY-MM-DD"),
+        (HEADER + "L1,x,inbound,1,0,,2026-01-15,\nL1,y,inbound,1,0,,2026-01-15,\n", "unique"),
+        (HEADER + "L1,,inbound,1,0,,2026-01-15,\n", "reference"),
+        (HEADER + "L1,x,inbound,,0,,2026-01-15,\n", "amount_base"),
+        (HEADER + "L1,x,inbound,-5,0,,2026-01-15,\n", "negative"),
+        (HEADER + "L1,x,inbound,99999999999999999999,0,,2026-01-15,\n", "64-bit"),
+        ("entry_id,reference\nL1,x\n", "no column"),
+        ("", "header"),
+    ],
+)
+def test_bad_ledgers_are_clear_errors(tmp_path: Path, text: str, message: str) -> None:
+    with pytest.raises(LedgerError, match=message):
+        read_ledger(write(tmp_path, text))
+
+
+def test_a_float_column_is_refused() -> None:
+    frame = pd.DataFrame(
+        {
+            "entry_id": ["L1"],
+            "reference": ["x"],
+            "direction": ["inbound"],
+            "amount_base": [100.0],
+            "fee_base": [0],
+            "status": [None],
+            "booked_on": ["2026-01-15"],
+        }
+    )
+    with pytest.raises(LedgerError, match="not floats"):
+        read_ledger(frame)
+
+
+def test_other_sources_are_refused(tmp_path: Path) -> None:
+    with pytest.raises(LedgerError, match="no such ledger file"):
+        read_ledger(tmp_path / "missing.csv")
+    with pytest.raises(LedgerError, match=r"\.csv or \.parquet"):
+        read_ledger(write(tmp_path, "x", "ledger.xlsx"))
+    with pytest.raises(LedgerError, match="a path, a DataFrame"):
+        read_ledger(42)  # type: ignore[arg-type]
+    with pytest.raises(LedgerError, match="amount_unit"):
+        LedgerMapping(amount_unit="dollars")  # type: ignore[arg-type]
+
+
+def test_invalid_utf8_is_a_clear_error(tmp_path: Path) -> None:
+    path = tmp_path / "ledger.csv"
+    path.write_bytes(HEADER.encode() + b"L1,p\xe9dido,inbound,1,0,,2026-01-15,\n")
+    with pytest.raises(LedgerError, match="cannot read"):
+        read_ledger(path)
+
+
+def test_balances_are_validated() -> None:
+    moment = datetime(2026, 1, 15, 3, tzinfo=UTC)
+    assert balances_table([(moment, 10)]).column("balance_base").to_pylist() == [10]
+    with pytest.raises(TypeError, match="balance_base must be an int"):
+        balances_table([(moment, 10.0)])  # type: ignore[list-item]
+    with pytest.raises(ValueError, match="aware"):
+        balances_table([(datetime(2026, 1, 15), 1)])
+    with pytest.raises(ValueError, match="same instant"):
+        balances_table([(moment, 1), (moment, 2)])
+    with pytest.raises(ValueError, match="lack columns"):
+        balances_table(pd.DataFrame({"as_of": [moment]}))

@@ -1,0 +1,76 @@
+"""Property: a statement reconciled against its own ledger is all matched, exactly."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import pandas as pd
+import pyarrow as pa
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pixops.recon import ATTENTION_CATEGORIES, reconcile
+from tests.recon.builders import ledger_row, ledger_table, statement_row, statement_table
+
+SP = ZoneInfo("America/Sao_Paulo")
+START = datetime(2026, 1, 14, 0, 0, tzinfo=UTC)
+
+
+@st.composite
+def statements(draw: Any) -> list[dict[str, Any]]:
+    count = draw(st.integers(min_value=0, max_value=25))
+    rows = []
+    for n in range(count):
+        direction = draw(st.sampled_from(["inbound", "outbound"]))
+        rows.append(
+            statement_row(
+                n,
+                amount_base=draw(st.integers(min_value=1, max_value=10**15)),
+                fee_base=draw(st.integers(min_value=0, max_value=10**6)),
+                direction=direction,
+                status=draw(st.sampled_from(["settled", "processing", "rejected", "failed"])),
+                created_at=START + timedelta(seconds=draw(st.integers(0, 3 * 86_400))),
+                external_id=draw(st.none() | st.just(f"pedido-{n}")),
+                original=draw(st.none() | st.just("PIXIN999999")),
+            )
+        )
+    return rows
+
+
+def own_ledger(rows: list[dict[str, Any]]) -> pa.Table:
+    """What a perfect back office would have booked for these rows."""
+    return ledger_table(
+        [
+            ledger_row(
+                f"L{n}",
+                row["external_id"] or row["transaction_id"],
+                amount_base=row["amount_base"],
+                direction=row["direction"],
+                fee_base=row["fee_base"],
+                status=row["payment_status"],
+                booked_on=(row["created_at"]).astimezone(SP).date(),
+            )
+            for n, row in enumerate(rows)
+        ]
+    )
+
+
+@settings(max_examples=40, deadline=None)
+@given(statements(), st.booleans())
+def test_a_statement_against_itself_is_all_matched(
+    rows: list[dict[str, Any]], scoped: bool
+) -> None:
+    statement = statement_table(rows)
+    first = (START + timedelta(days=1)).date() if scoped else None
+    result = reconcile(statement, own_ledger(rows), start=first, end=first)
+    in_scope = [
+        row for row in rows if first is None or row["created_at"].astimezone(SP).date() == first
+    ]
+    assert result.counts == dict.fromkeys(ATTENTION_CATEGORIES, 0) | {"matched": len(in_scope)}
+    assert result.discrepancies.empty
+    total = sum(row["amount_base"] for row in in_scope)
+    matched = result.summary.set_index("category").loc["matched", "ledger_amount_base"]
+    assert int(matched) == total
+    assert result.summary["ledger_amount_base"].dtype == pd.ArrowDtype(pa.int64())

@@ -1,0 +1,99 @@
+"""The result object: frames without float, exports, and figures in pt-BR."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from pixops.recon import CATEGORIES, ReconResult, reconcile
+from tests.recon.builders import DAY, ledger_row, ledger_table, statement_row, statement_table
+
+MONEY = pd.ArrowDtype(pa.int64())
+
+
+@pytest.fixture(scope="module")
+def result() -> ReconResult:
+    stmt = [statement_row(n, amount_base=12_345_600 + n) for n in range(4)]
+    ledger = [ledger_row(f"L{n}", f"PIXIN{n:06d}", amount_base=12_345_600 + n) for n in range(3)]
+    ledger.append(ledger_row("L-x", "pedido-1", amount_base=5_000_000))
+    return reconcile(statement_table(stmt), ledger_table(ledger), start=DAY, end=DAY)
+
+
+def test_no_float_in_any_frame(result: ReconResult) -> None:
+    for name, frame in result.frames().items():
+        for column in frame.columns:
+            dtype = frame[column].dtype
+            assert isinstance(dtype, pd.ArrowDtype), (name, column, dtype)
+            assert not pa.types.is_floating(dtype.pyarrow_dtype), (name, column)
+            if str(column).endswith("_base"):
+                assert dtype == MONEY, (name, column)
+
+
+def test_needs_attention_and_counts(result: ReconResult) -> None:
+    assert result.needs_attention
+    assert list(result.counts) == list(CATEGORIES)
+    assert result.counts["missing_in_ledger"] == 1
+    assert result.counts["missing_in_statement"] == 1
+
+
+def test_parquet_and_csv_round_trip_exact_integers(result: ReconResult, tmp_path: Path) -> None:
+    written = result.write(tmp_path)
+    names = {path.name for path in written}
+    for frame in ("matched", "discrepancies", "refunds", "rollforward", "summary"):
+        assert {f"{frame}.parquet", f"{frame}.csv"} <= names
+    table = pq.read_table(tmp_path / "matched.parquet")
+    assert table.schema.field("amount_base").type == pa.int64()
+    assert table.column("amount_base").to_pylist() == [12_345_600, 12_345_601, 12_345_602]
+    with (tmp_path / "matched.csv").open() as handle:
+        assert [row["amount_base"] for row in csv.DictReader(handle)] == [
+            "12345600",
+            "12345601",
+            "12345602",
+        ]
+
+
+def test_excel_file_is_pt_br(result: ReconResult, tmp_path: Path) -> None:
+    path = result.to_excel_csv(tmp_path / "excel.csv")
+    raw = path.read_bytes()
+    assert raw.startswith(b"\xef\xbb\xbf")
+    rows = list(csv.DictReader(raw.decode("utf-8-sig").splitlines(), delimiter=";"))
+    ghost = next(row for row in rows if row["category"] == "missing_in_statement")
+    assert ghost["ledger_amount_base"] == "500,00"
+    assert ghost["difference_base"] == "-500,00"
+    missing = next(row for row in rows if row["category"] == "missing_in_ledger")
+    assert missing["statement_amount_base"] == "1.234,5603"
+
+
+def test_summary_text_and_figures_show_reais(result: ReconResult) -> None:
+    text = result.summary_text()
+    assert "R$ 500,00" in text
+    figure = result.summary_figure()
+    payload = json.loads(figure.to_json())
+    bar = payload["data"][0]
+    assert "R$ 500,00" in " ".join(bar["hovertext"])
+    assert payload["layout"]["separators"] == ",."
+    assert all(isinstance(value, int) for value in bar["y"])
+    waterfall = result.rollforward_figure()
+    assert waterfall.layout.annotations[0].text == "sem saldos informados"
+
+
+def test_rollforward_figure_in_reais() -> None:
+    from datetime import UTC, datetime
+
+    stmt = statement_table([statement_row(0, amount_base=1_000_000, fee_base=9_900)])
+    balances = [
+        (datetime(2026, 1, 15, 3, tzinfo=UTC), 100_000_000),
+        (datetime(2026, 1, 16, 3, tzinfo=UTC), 100_990_100),
+    ]
+    result = reconcile(stmt, ledger_table([ledger_row("L0", "PIXIN000000")]), balances=balances)
+    assert not result.needs_attention
+    figure = json.loads(result.rollforward_figure().to_json())
+    trace = figure["data"][0]
+    assert trace["text"][0] == "R$ 10.000,00"
+    assert trace["y"] == [10_000, 100, 0, -1, 10_099, 10_099]
