@@ -35,7 +35,7 @@ from pixops.engine.pix import charges as charge_flow
 from pixops.engine.pix import inbound
 from pixops.engine.pix import payouts as payout_flow
 from pixops.engine.store import Store
-from pixops.engine.world import dict as directory
+from pixops.engine.world import directory
 from pixops.simulation import SimulationSummary, simulate
 
 if TYPE_CHECKING:

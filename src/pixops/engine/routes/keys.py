@@ -5,7 +5,7 @@ from __future__ import annotations
 from pixops.engine.clock import db_to_wire
 from pixops.engine.http import Reply
 from pixops.engine.routing import Context
-from pixops.engine.world import dict as directory
+from pixops.engine.world import directory
 
 
 def list_keys(ctx: Context) -> Reply:

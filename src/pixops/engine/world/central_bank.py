@@ -3,7 +3,7 @@
 Only the rules the central bank itself enforces live here: duplicate end-to-end IDs,
 routing to an institution that is not an active Pix participant or does not hold the
 recipient's account, and the allowed codes and deadlines of refunds. What a test key
-forces (see `world.dict`) is decided by the caller.
+forces (see `world.sandbox_keys`) is decided by the caller.
 """
 
 from __future__ import annotations

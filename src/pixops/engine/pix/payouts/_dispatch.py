@@ -13,8 +13,7 @@ from pixops.engine import scheduler
 from pixops.engine.merchants import require_merchant
 from pixops.engine.pix.payouts._answers import settle
 from pixops.engine.pix.payouts._rows import reload
-from pixops.engine.world import central_bank
-from pixops.engine.world import dict as directory
+from pixops.engine.world import central_bank, directory
 
 if TYPE_CHECKING:
     from pixops.engine.core import Engine

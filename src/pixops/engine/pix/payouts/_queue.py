@@ -13,7 +13,7 @@ from pixops.engine.clock import from_db, to_db
 from pixops.engine.pix.payouts._answers import fail
 from pixops.engine.pix.payouts._dispatch import Refusal, Waiting, dispatch
 from pixops.engine.pix.payouts._rows import find_payout, reload
-from pixops.engine.world import dict as directory
+from pixops.engine.world import directory
 
 if TYPE_CHECKING:
     from pixops.engine.core import Engine

@@ -11,8 +11,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from pixops import documents, participants
-from pixops.engine.world import central_bank
-from pixops.engine.world import dict as directory
+from pixops.engine.world import central_bank, directory
 from pixops.pixkeys import PixKeyType, normalize_key
 from pixops.sandbox import AdminError, Merchant, Sandbox
 
