@@ -196,21 +196,19 @@ def received_by_hour_figure(statement: pd.DataFrame, tz: str = "America/Sao_Paul
 
 
 def append_figure(output: Any, figure: go.Figure) -> None:
-    """Show a figure in an `Output` widget under any runner, without displaying it twice.
+    """Show a figure in an `Output` widget, the same under every runner.
 
-    In a kernel the configured plotly renderers decide the mimetypes (JupyterLab's
-    plotly mimetype, or inline HTML for static reports); without a kernel (plain pytest)
-    plotly's JSON mimetype is written, which every Jupyter front end draws. (IPython's
-    display formatter is not used: it would also publish the figure in the cell.)
+    Written as plotly's JSON mimetype, which JupyterLab, Voilà and nbval all handle,
+    without going through plotly's renderers: in a kernel those publish plotly.js into
+    the running cell (once per figure with the "notebook" renderer, ~5 MB each), and
+    IPython's display formatter would publish the figure there too. A page without
+    plotly's renderer shows the chart's title instead.
     """
     import json
 
-    try:
-        bundle = figure._repr_mimebundle_()
-    except (ValueError, TypeError):  # a renderer that cannot work here
-        bundle = {}
-    data = {key: value for key, value in (bundle or {}).items() if key != "text/plain"}
-    if not data:
-        data = {"application/vnd.plotly.v1+json": json.loads(figure.to_json())}
-    data["text/plain"] = f"<plotly figure: {figure.layout.title.text}>"
+    title = figure.layout.title.text or "chart"
+    data = {
+        "application/vnd.plotly.v1+json": json.loads(figure.to_json()),
+        "text/plain": f"[chart: {title}; open the notebook in JupyterLab to see it]",
+    }
     output.outputs += ({"output_type": "display_data", "data": data, "metadata": {}},)
