@@ -155,7 +155,8 @@ def _reference(
     if pattern.fullmatch(trimmed) is None:
         errors.add(
             field,
-            f"must be 1 to {limit} characters of a-z A-Z 0-9 . _ : - (after trimming spaces)",
+            f"must be 1 to {limit} characters of {limits.EXTERNAL_ID_ALPHABET}"
+            " (after trimming spaces)",
         )
         return None
     return trimmed

@@ -6,6 +6,7 @@ of another merchant is answered exactly like an unknown one.
 
 from __future__ import annotations
 
+from pixops import limits
 from pixops.engine.http import JSONObject, Reply, bad_request, detail_error, unprocessable
 from pixops.engine.merchants import require_merchant
 from pixops.engine.pix.records import EXTERNAL_ID_PATTERN, TAG_PATTERN
@@ -57,14 +58,28 @@ def _listed(ctx: Context, column: str, value: str) -> Reply:
 def by_tag(ctx: Context) -> Reply:
     tag = ctx.params["tag"]
     if TAG_PATTERN.fullmatch(tag) is None:
-        raise bad_request({"tag": ["must be 1 to 64 characters of a-z A-Z 0-9 . _ : -"]})
+        raise bad_request(
+            {
+                "tag": [
+                    f"must be 1 to {limits.TAG_MAX_CHARS} characters of "
+                    f"{limits.EXTERNAL_ID_ALPHABET}"
+                ]
+            }
+        )
     return _listed(ctx, "tag", tag)
 
 
 def by_external_id(ctx: Context) -> Reply:
     external_id = ctx.params["external_id"]
     if EXTERNAL_ID_PATTERN.fullmatch(external_id) is None:
-        raise bad_request({"external_id": ["must be 1 to 128 characters of a-z A-Z 0-9 . _ : -"]})
+        raise bad_request(
+            {
+                "external_id": [
+                    f"must be 1 to {limits.EXTERNAL_ID_MAX_CHARS} characters of "
+                    f"{limits.EXTERNAL_ID_ALPHABET}"
+                ]
+            }
+        )
     return _listed(ctx, "external_id", external_id)
 
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Final
 
-from pixops import documents, participants
+from pixops import documents, limits, participants
 from pixops.engine.clock import to_db
 from pixops.engine.config import SERVICE_ISPB
 from pixops.engine.errors import DictError
@@ -188,8 +188,9 @@ def register_key(
     canonical, resolved_type = _canonical_key(key, key_type)
     if is_reserved(canonical):
         raise DictError(f"key {canonical!r} is reserved for the documented sandbox test keys")
-    if not isinstance(owner_name, str) or not owner_name.strip() or len(owner_name) > 140:
-        raise DictError("owner_name must be a non-empty string of at most 140 characters")
+    longest = limits.PAYER_NAME_MAX_CHARS
+    if not isinstance(owner_name, str) or not owner_name.strip() or len(owner_name) > longest:
+        raise DictError(f"owner_name must be a non-empty string of at most {longest} characters")
     document = _document(owner_document)
     behavior_value = Behavior.parse(behavior)
     if merchant_id is not None:
