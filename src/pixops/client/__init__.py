@@ -42,6 +42,7 @@ from pixops.client._errors import (
     error_from_response,
 )
 from pixops.client._keys import KeyResolution
+from pixops.client._reasons import REASON_CODES, PaymentFailedError, ReasonCode, describe_reason
 from pixops.client._retry import DEFAULT_RETRY, NO_RETRY, RetryPolicy
 from pixops.client._sync import Client
 
@@ -49,6 +50,7 @@ __all__ = [
     "DEFAULT_RETRY",
     "DEFAULT_TIMEOUT",
     "NO_RETRY",
+    "REASON_CODES",
     "ApiError",
     "ArgumentError",
     "AsyncClient",
@@ -64,10 +66,12 @@ __all__ = [
     "KeyResolution",
     "NotFoundError",
     "PayloadTooLargeError",
+    "PaymentFailedError",
     "PaymentRejectedError",
     "PermissionDeniedError",
     "ProviderError",
     "RateLimitError",
+    "ReasonCode",
     "ResponseValidationError",
     "RetryPolicy",
     "ServerError",
@@ -75,5 +79,6 @@ __all__ = [
     "UnprocessableEntityError",
     "UnsupportedMediaTypeError",
     "WaitTimeoutError",
+    "describe_reason",
     "error_from_response",
 ]

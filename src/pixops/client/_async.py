@@ -45,6 +45,7 @@ from pixops.client._errors import (
     TransportError,
     WaitTimeoutError,
 )
+from pixops.client._reasons import PaymentFailedError
 from pixops.client._retry import DEFAULT_RETRY, RetryPolicy
 from pixops.client._sync import DEFAULT_WAIT_SECONDS, MIN_POLL_SECONDS, _retry_after
 from pixops.schema import (
@@ -216,6 +217,7 @@ class AsyncClient:
         *,
         timeout: float = DEFAULT_WAIT_SECONDS,
         interval: float = MIN_POLL_SECONDS,
+        raise_on_failure: bool = False,
     ) -> Transaction:
         """As `Client.wait_until_final`, without blocking the event loop."""
         if isinstance(interval, bool) or not isinstance(interval, int | float):
@@ -228,6 +230,8 @@ class AsyncClient:
         while True:
             record = await self.transactions.get(transaction_id)
             if record.is_final:
+                if raise_on_failure and record.status != "settled":
+                    raise PaymentFailedError(record)
                 return record
             if waited + interval > timeout:
                 raise WaitTimeoutError(

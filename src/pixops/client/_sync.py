@@ -37,6 +37,7 @@ from pixops.client._errors import (
     TransportError,
     WaitTimeoutError,
 )
+from pixops.client._reasons import PaymentFailedError
 from pixops.client._resources import Cpf, Med, Pix, Statement, Transactions, Webhooks
 from pixops.client._retry import DEFAULT_RETRY, RetryPolicy
 from pixops.schema import (
@@ -223,10 +224,13 @@ class Client:
         *,
         timeout: float = DEFAULT_WAIT_SECONDS,
         interval: float = MIN_POLL_SECONDS,
+        raise_on_failure: bool = False,
     ) -> Transaction:
         """Poll `GET /transactions/:id` until the record is final (settled, failed,
         rejected, expired, cancelled). Polls at least 5 s apart against a server (the
-        spec's advice); on a sandbox, advances its virtual clock instead of sleeping."""
+        spec's advice); on a sandbox, advances its virtual clock instead of sleeping.
+        With `raise_on_failure`, a final status other than settled raises
+        `PaymentFailedError` (its reason code explained, and whether a new try can help)."""
         if isinstance(interval, bool) or not isinstance(interval, int | float):
             raise ArgumentError("interval must be a number of seconds")
         if interval < MIN_POLL_SECONDS or not math.isfinite(interval):
@@ -237,6 +241,8 @@ class Client:
         while True:
             record = self.transactions.get(transaction_id)
             if record.is_final:
+                if raise_on_failure and record.status != "settled":
+                    raise PaymentFailedError(record)
                 return record
             if waited + interval > timeout:
                 raise WaitTimeoutError(
