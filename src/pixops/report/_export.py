@@ -14,6 +14,9 @@ from pixops.report._offline import (
 )
 
 _WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
+_PLOTLY_JSON = "application/vnd.plotly.v1+json"
+#: What plotly's notebook renderer writes once with plotly.js inlined.
+_PLOTLY_JS_MARK = "window.PlotlyConfig"
 
 
 def export_html(notebook: Any, *, title: str) -> str:
@@ -56,5 +59,55 @@ def _without_remote_scripts(notebook: Any) -> Any:
                 data["text/html"] = strip_remote_scripts(data["text/html"])
     widgets = cleaned.metadata.get("widgets", {})
     if _WIDGET_STATE in widgets:
-        widgets[_WIDGET_STATE] = strip_remote_scripts_in(widgets[_WIDGET_STATE])
+        state = strip_remote_scripts_in(widgets[_WIDGET_STATE])
+        if _draw_widget_charts(state) and not _has_plotly_js(cleaned):
+            _add_plotly_js(cleaned)
+        widgets[_WIDGET_STATE] = state
     return cleaned
+
+
+def _draw_widget_charts(state: Any) -> int:
+    """Give every plotly figure inside an `Output` widget an HTML form the page can draw.
+
+    The widget renderer has no plotly renderer: a figure stored only as plotly's JSON
+    would show as its text fallback. Returns how many figures were given HTML.
+    """
+    import plotly.io
+
+    drawn = 0
+    for model in state.get("state", {}).values():
+        if model.get("model_name") != "OutputModel":
+            continue
+        for output in model.get("state", {}).get("outputs", []):
+            data = output.get("data", {})
+            if _PLOTLY_JSON in data and "text/html" not in data:
+                data["text/html"] = plotly.io.to_html(
+                    data[_PLOTLY_JSON],
+                    include_plotlyjs=False,
+                    full_html=False,
+                    validate=False,
+                    default_width="100%",
+                )
+                drawn += 1
+    return drawn
+
+
+def _has_plotly_js(notebook: Any) -> bool:
+    return any(
+        _PLOTLY_JS_MARK in output.get("data", {}).get("text/html", "")
+        for cell in notebook.cells
+        for output in cell.get("outputs", [])
+    )
+
+
+def _add_plotly_js(notebook: Any) -> None:
+    """Put plotly.js (inline, no CDN) in the page once, before any output that needs it."""
+    import nbformat
+    from plotly.offline import get_plotlyjs
+
+    script = "<script>window.PlotlyConfig = {MathJaxConfig: 'local'};</script>"
+    script += f"<script>{get_plotlyjs()}</script>"
+    carrier = nbformat.v4.new_code_cell(source="")  # type: ignore[no-untyped-call]
+    shown = nbformat.v4.new_output("display_data", data={"text/html": script})  # type: ignore[no-untyped-call]
+    carrier.outputs = [shown]
+    notebook.cells.insert(0, carrier)
