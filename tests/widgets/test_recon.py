@@ -72,6 +72,8 @@ def test_charts_are_in_reais_and_by_day(ran: tuple[ReconDashboard, Recorder]) ->
     figures = [o["data"][PLOTLY] for o in board.charts.outputs]
     assert len(figures) == 5  # findings, volumes, fees, statuses, balance roll-forward
     titles = [f["layout"]["title"]["text"] for f in figures]
+    assert titles[0] == "Findings to check (307 items matched)"
+    assert sum(figures[0]["data"][0]["y"]) == 11
     assert titles[1:4] == [
         "Money received and sent per day",
         "Fees per day",

@@ -15,6 +15,7 @@ values and call its methods (or `button.click()`), then read its widgets.
 
 from pixops.widgets._charts import (
     fees_by_day_figure,
+    findings_figure,
     payer_banks_figure,
     received_by_hour_figure,
     status_by_day_figure,
@@ -36,6 +37,7 @@ __all__ = [
     "TransactionInspector",
     "brl",
     "fees_by_day_figure",
+    "findings_figure",
     "local_time",
     "payer_banks_figure",
     "read_balance_snapshots",

@@ -18,9 +18,12 @@ if TYPE_CHECKING:
     import pandas as pd
     import plotly.graph_objects as go
 
+    from pixops.recon import ReconResult
+
 __all__ = [
     "append_figure",
     "fees_by_day_figure",
+    "findings_figure",
     "payer_banks_figure",
     "received_by_hour_figure",
     "status_by_day_figure",
@@ -193,6 +196,37 @@ def received_by_hour_figure(statement: pd.DataFrame, tz: str = "America/Sao_Paul
     )
     figure.update_layout(xaxis_title="hour of the day (São Paulo)", yaxis_title="payments")
     return _layout(figure, "When customers pay: payments received per hour", money=False)
+
+
+def findings_figure(result: ReconResult) -> go.Figure:
+    """What a reconciliation found, one bar per kind of finding (matched items left out,
+    so a handful of findings is not dwarfed by hundreds of matches)."""
+    import plotly.graph_objects as go
+
+    from pixops.recon import ATTENTION_CATEGORIES, CATEGORY_LABELS
+
+    rows = {str(r["category"]): r for r in result.summary.to_dict(orient="records")}
+    labels = [CATEGORY_LABELS.get(c, c) for c in ATTENTION_CATEGORIES]
+    counts = [int(rows[c]["items"]) if c in rows else 0 for c in ATTENTION_CATEGORIES]
+    differences = [
+        int(rows[c]["difference_base"]) if c in rows else 0 for c in ATTENTION_CATEGORIES
+    ]
+    figure = go.Figure(
+        go.Bar(
+            x=labels,
+            y=counts,
+            marker_color=["#c62828" if n else "#9e9e9e" for n in counts],
+            hovertext=[
+                f"{label}: {n} item(s), difference {format_brl_base(d)}"
+                for label, n, d in zip(labels, counts, differences, strict=True)
+            ],
+            hoverinfo="text",
+        )
+    )
+    matched = int(rows["matched"]["items"]) if "matched" in rows else 0
+    figure.update_layout(yaxis_title="items", xaxis_tickangle=-30)
+    figure.update_yaxes(rangemode="tozero", dtick=1 if max(counts, default=0) <= 10 else None)
+    return _layout(figure, f"Findings to check ({matched} items matched)", money=False)
 
 
 def append_figure(output: Any, figure: go.Figure) -> None:

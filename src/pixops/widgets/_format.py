@@ -75,16 +75,19 @@ def html_table(
                 text, align = local_time(value), "left"
             else:
                 text, align = ("—" if value in (None, "") else str(value)), "left"
+            # Amounts and times never break; free text wraps instead of running off the page.
+            wrap = "nowrap" if key in money_set or key in time_set else "normal"
             cells.append(
-                f'<td style="text-align:{align};padding:2px 8px;white-space:nowrap">'
-                f"{html.escape(text)}</td>"
+                f'<td style="text-align:{align};padding:2px 8px;white-space:{wrap};'
+                f'vertical-align:top">{html.escape(text)}</td>'
             )
         body.append("<tr>" + "".join(cells) + "</tr>")
     if not body:
         return f"<p><i>{html.escape(empty)}</i></p>"
     return (
+        '<div style="overflow-x:auto;max-width:100%">'
         '<table style="border-collapse:collapse;font-size:13px">'
-        f"<thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+        f"<thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table></div>"
     )
 
 

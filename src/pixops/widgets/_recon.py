@@ -21,6 +21,7 @@ from pixops.widgets._base import Clock, check_client, clock_for
 from pixops.widgets._charts import (
     append_figure,
     fees_by_day_figure,
+    findings_figure,
     status_by_day_figure,
     volume_by_day_figure,
 )
@@ -217,7 +218,7 @@ class ReconDashboard(w.VBox):  # type: ignore[misc]
             ]
         ]
         for figure in (
-            result.summary_figure(),
+            findings_figure(result),
             volume_by_day_figure(window, tz),
             fees_by_day_figure(window, tz),
             status_by_day_figure(window, tz),

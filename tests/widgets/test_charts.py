@@ -1,0 +1,87 @@
+"""Charts of a statement: bar heights are whole reais from integers, hover text is exact."""
+
+from __future__ import annotations
+
+import ipywidgets as w
+import pandas as pd
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from tests.widgets.conftest import Desk
+
+from pixops.frames import load_statement
+from pixops.money import format_brl_base
+from pixops.widgets import (
+    fees_by_day_figure,
+    payer_banks_figure,
+    received_by_hour_figure,
+    status_by_day_figure,
+    volume_by_day_figure,
+)
+from pixops.widgets._charts import append_figure, whole_reais
+
+
+@pytest.fixture
+def day(desk: Desk) -> pd.DataFrame:
+    return load_statement(
+        desk.client, "2026-01-20", "2026-01-20", tz="America/Sao_Paulo", progress=False
+    )
+
+
+@given(st.integers(min_value=-(2**62), max_value=2**62))
+def test_whole_reais_is_the_nearest_real(amount_base: int) -> None:
+    reais = whole_reais(amount_base)
+    assert isinstance(reais, int)
+    assert abs(reais * 10_000 - amount_base) <= 5_000
+
+
+def test_whole_reais_rounds_half_away_from_zero() -> None:
+    assert whole_reais(15_000) == 2
+    assert whole_reais(14_999) == 1
+    assert whole_reais(-15_000) == -2
+
+
+def test_volumes_match_the_integer_sums(day: pd.DataFrame) -> None:
+    figure = volume_by_day_figure(day)
+    settled = day[day["payment_status"] == "settled"]
+    for trace, direction in zip(figure.data, ("inbound", "outbound"), strict=True):
+        total = int(settled[settled["direction"] == direction]["amount_base"].sum())
+        assert list(trace.x) == ["20/01"]
+        assert list(trace.y) == [whole_reais(total)]
+        assert list(trace.hovertext) == [f"20/01: {format_brl_base(total)}"]
+    assert figure.layout.separators == ",."
+    assert figure.layout.yaxis.tickprefix == "R$ "
+
+
+def test_fees_and_statuses_add_up(day: pd.DataFrame) -> None:
+    fees = fees_by_day_figure(day)
+    settled = day[day["payment_status"] == "settled"]
+    assert sum(trace.y[0] for trace in fees.data) == pytest.approx(
+        whole_reais(int(settled[settled["direction"] == "inbound"]["fee_base"].sum()))
+        + whole_reais(int(settled[settled["direction"] == "outbound"]["fee_base"].sum()))
+    )
+    statuses = status_by_day_figure(day)
+    assert sum(trace.y[0] for trace in statuses.data) == len(day)
+
+
+def test_banks_and_hours(day: pd.DataFrame) -> None:
+    received = day[(day["direction"] == "inbound") & (day["payment_status"] == "settled")]
+    hours = received_by_hour_figure(day)
+    assert sum(hours.data[0].y) == len(received)
+    assert len(hours.data[0].x) == 24
+    banks = payer_banks_figure(day, top=3)
+    heights = list(banks.data[0].x)
+    assert len(heights) == 3
+    assert heights == sorted(heights)  # the largest drawn at the top
+    assert all(text.count("R$ ") == 1 for text in banks.data[0].hovertext)
+
+
+def test_a_figure_goes_into_an_output_as_plotly_json(day: pd.DataFrame) -> None:
+    out = w.Output()
+    append_figure(out, volume_by_day_figure(day))
+    (shown,) = out.outputs
+    assert shown["output_type"] == "display_data"
+    assert shown["data"]["application/vnd.plotly.v1+json"]["layout"]["title"]["text"] == (
+        "Money received and sent per day"
+    )
+    assert "Money received and sent per day" in shown["data"]["text/plain"]
