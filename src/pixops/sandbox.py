@@ -423,7 +423,7 @@ class Sandbox:
         """The merchant with this id (AdminError when there is none)."""
         with self.engine.store.lock:
             row = merchants.require_merchant(self.engine.store.conn, merchant_id)
-        return Merchant(row["id"], row["name"], row["document"], bool(row["active"]))
+        return Merchant(row.id, row.name, row.document, row.active)
 
     def transaction_status(self, transaction_id: str) -> str | None:
         """The stored status of a transaction row (None when there is no such row)."""

@@ -13,6 +13,7 @@ from pixops.engine.clock import to_db
 from pixops.engine.errors import AdminError as AdminError
 from pixops.engine.fees import DEFAULT_FEES, FeeSchedule
 from pixops.engine.permissions import PERMISSIONS
+from pixops.engine.rows import MerchantRow
 from pixops.ids import new_prefixed_id
 from pixops.money import centavos_to_base, check_int64
 
@@ -102,13 +103,14 @@ def create_merchant(
     return Merchant(merchant_id, name.strip(), document, True)
 
 
-def require_merchant(conn: sqlite3.Connection, merchant_id: str) -> sqlite3.Row:
+def require_merchant(conn: sqlite3.Connection, merchant_id: str) -> MerchantRow:
+    """The merchant's row (AdminError when there is none)."""
     row: sqlite3.Row | None = conn.execute(
         "SELECT * FROM merchants WHERE id = ?", (merchant_id,)
     ).fetchone()
     if row is None:
         raise AdminError(f"no merchant {merchant_id!r}")
-    return row
+    return MerchantRow.from_db(row)
 
 
 def issue_api_key(

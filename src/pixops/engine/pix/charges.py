@@ -25,6 +25,7 @@ from pixops.engine.clock import from_db, to_db, to_wire
 from pixops.engine.merchants import require_merchant
 from pixops.engine.pix import inbound
 from pixops.engine.pix.records import SimulationError
+from pixops.engine.rows import MerchantRow
 from pixops.engine.scheduler import timer
 from pixops.engine.world.payers import Payer
 from pixops.ids import cash_in_transaction_id, new_charge_txid, new_end_to_end_id, new_hex_id
@@ -72,7 +73,7 @@ class ChargeRequest:
 def create_charge(
     engine: Engine,
     conn: sqlite3.Connection,
-    merchant: sqlite3.Row,
+    merchant: MerchantRow,
     request: ChargeRequest,
     now: datetime,
 ) -> dict[str, Any]:
@@ -83,7 +84,7 @@ def create_charge(
     there is no need to read them back).
     """
     lifetime = (
-        int(merchant["qr_lifetime_seconds"])
+        int(merchant.qr_lifetime_seconds)
         if request.expires_in_seconds is None
         else request.expires_in_seconds
     )
@@ -91,7 +92,7 @@ def create_charge(
     expires_at = now + timedelta(seconds=lifetime)
     payload = brcode.encode(
         brcode.BRCode(
-            merchant_name=brcode_name(merchant["name"]),
+            merchant_name=brcode_name(merchant.name),
             merchant_city=MERCHANT_CITY,
             location=location_of(txid),
             amount_centavos=request.amount_centavos,
@@ -100,7 +101,7 @@ def create_charge(
     )
     row: dict[str, Any] = {
         "id": new_hex_id(engine.rng),
-        "merchant_id": merchant["id"],
+        "merchant_id": merchant.id,
         "txid": txid,
         "amount_base": centavos_to_base(request.amount_centavos),
         "description": request.description,
@@ -290,7 +291,7 @@ def _book_paid_charge(
     engine: Engine,
     conn: sqlite3.Connection,
     charge: _Charge,
-    merchant: sqlite3.Row,
+    merchant: MerchantRow,
     now: datetime,
 ) -> str:
     """The second half of `link_charge`: a paid, not yet linked charge's values (as

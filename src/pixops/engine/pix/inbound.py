@@ -21,6 +21,7 @@ from pixops.engine.fees import FeeSchedule
 from pixops.engine.merchants import require_merchant
 from pixops.engine.pix import records
 from pixops.engine.pix.records import NewTransaction, SimulationError
+from pixops.engine.rows import MerchantRow
 from pixops.engine.world import central_bank
 from pixops.engine.world.payers import Payer, PayerError, random_ispb, resolve_payer
 from pixops.ids import (
@@ -68,22 +69,22 @@ def return_description(code: str) -> str:
     return RETURN_DESCRIPTIONS.get(code, f"Return from counterparty ({code})")
 
 
-def cash_in_fee_base(merchant: sqlite3.Row, amount_base: int) -> int:
+def cash_in_fee_base(merchant: MerchantRow, amount_base: int) -> int:
     """The cash-in fee, never above the amount: a credit never debits the account."""
-    fee_base = FeeSchedule.from_json(merchant["fees"]).cash_in.fee_base(amount_base)
+    fee_base = FeeSchedule.from_json(merchant.fees).cash_in.fee_base(amount_base)
     return min(fee_base, amount_base)
 
 
-def credit_refusal(merchant: sqlite3.Row, amount_base: int) -> str | None:
+def credit_refusal(merchant: MerchantRow, amount_base: int) -> str | None:
     """The central-bank code we refuse a credit with, or None to accept it."""
-    if not merchant["active"]:
+    if not merchant.active:
         return "AC06"
-    if amount_base > merchant["ceiling_base"]:
+    if amount_base > merchant.ceiling_base:
         return "AM02"
     return None
 
 
-def receiving_key(engine: Engine, conn: sqlite3.Connection, merchant: sqlite3.Row) -> str:
+def receiving_key(engine: Engine, conn: sqlite3.Connection, merchant: MerchantRow) -> str:
     """The merchant's PIX key for incoming payments: its oldest key in the directory.
 
     A merchant without a key gets a random (EVP) key on first use, as account
@@ -91,7 +92,7 @@ def receiving_key(engine: Engine, conn: sqlite3.Connection, merchant: sqlite3.Ro
     """
     row = conn.execute(
         "SELECT key FROM dict_keys WHERE merchant_id = ? ORDER BY created_at, key LIMIT 1",
-        (merchant["id"],),
+        (merchant.id,),
     ).fetchone()
     if row is not None:
         return str(row[0])
@@ -101,10 +102,10 @@ def receiving_key(engine: Engine, conn: sqlite3.Connection, merchant: sqlite3.Ro
         " merchant_id, created_at) VALUES (?, 'evp', ?, ?, ?, 'settle', ?, ?)",
         (
             key,
-            merchant["name"],
-            merchant["document"],
+            merchant.name,
+            merchant.document,
             engine.config.service_ispb,
-            merchant["id"],
+            merchant.id,
             to_db(engine.clock.now()),
         ),
     )
@@ -114,7 +115,7 @@ def receiving_key(engine: Engine, conn: sqlite3.Connection, merchant: sqlite3.Ro
 def book_credit(
     engine: Engine,
     conn: sqlite3.Connection,
-    merchant: sqlite3.Row,
+    merchant: MerchantRow,
     *,
     amount_base: int,
     payer: Payer,
@@ -149,14 +150,14 @@ def book_credit(
     entries = [(amount_base, "cash_in")]
     if fee_base:
         entries.append((-fee_base, "cash_in_fee"))
-    ledger.post_entries(conn, merchant["id"], entries, booked_at, transaction_id=transaction_id)
+    ledger.post_entries(conn, merchant.id, entries, booked_at, transaction_id=transaction_id)
     return transaction_id, fee_base
 
 
 def _insert_received(
     engine: Engine,
     conn: sqlite3.Connection,
-    merchant: sqlite3.Row,
+    merchant: MerchantRow,
     *,
     payer: Payer,
     end_to_end_id: str,
@@ -170,7 +171,7 @@ def _insert_received(
         conn,
         engine.rng,
         NewTransaction(
-            merchant_id=merchant["id"],
+            merchant_id=merchant.id,
             transaction_id=transaction_id,
             end_to_end_id=end_to_end_id,
             type="pix",
@@ -191,7 +192,7 @@ def _insert_received(
 def record_failed_credit(
     engine: Engine,
     conn: sqlite3.Connection,
-    merchant: sqlite3.Row,
+    merchant: MerchantRow,
     *,
     amount_base: int,
     payer: Payer,

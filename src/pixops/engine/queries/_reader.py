@@ -20,6 +20,7 @@ from pixops.engine.queries._shapes import (
     qr_shape,
 )
 from pixops.engine.queries._statement import STATEMENT_TYPE, statement_item
+from pixops.engine.rows import MerchantRow
 
 
 @dataclass(frozen=True)
@@ -34,11 +35,11 @@ class Reader:
     """One merchant's view of its records at one moment."""
 
     def __init__(
-        self, conn: sqlite3.Connection, merchant: sqlite3.Row, now: datetime, service_ispb: str
+        self, conn: sqlite3.Connection, merchant: MerchantRow, now: datetime, service_ispb: str
     ) -> None:
         self.conn = conn
         self.merchant = merchant
-        self.merchant_id: str = merchant["id"]
+        self.merchant_id: str = merchant.id
         self.now = now
         self.service_ispb = service_ispb
 
@@ -80,7 +81,7 @@ class Reader:
                 return qr_fallback_shape(row, self.merchant)
             return qr_shape(row, self.now)
         if row["direction"] == "inbound" and row["status"] != "settled":
-            return failed_inbound_shape(row, self.merchant["name"])
+            return failed_inbound_shape(row, self.merchant.name)
         if row["direction"] == "outbound" and row["status"] != "settled":
             return outbound_shape(row)
         return default_shape(row)

@@ -10,17 +10,18 @@ from pixops.engine.clock import db_to_wire
 from pixops.engine.config import SERVICE_NAME
 from pixops.engine.http import JSONObject
 from pixops.engine.queries._shapes import _net_base, mask_document
+from pixops.engine.rows import MerchantRow
 
 
-def receipt(row: sqlite3.Row, merchant: sqlite3.Row, service_ispb: str) -> JSONObject:
+def receipt(row: sqlite3.Row, merchant: MerchantRow, service_ispb: str) -> JSONObject:
     """The proof of a settled movement; identical on every fetch.
 
     `authentication_code` is the SHA-256 of the receipt's canonical JSON without
     the code, so anyone holding the receipt can check that no field was altered.
     """
     merchant_party = {
-        "name": merchant["name"],
-        "document": mask_document(merchant["document"]),
+        "name": merchant.name,
+        "document": mask_document(merchant.document),
         "ispb": service_ispb,
         "bank_name": SERVICE_NAME,
     }

@@ -12,6 +12,7 @@ from pixops.engine.clock import db_to_wire
 from pixops.engine.http import JSONObject
 from pixops.engine.pix import charges, inbound
 from pixops.engine.queries._status import statement_status
+from pixops.engine.rows import MerchantRow
 from pixops.ids import hex_to_uuid
 
 
@@ -132,7 +133,7 @@ def qr_shape(charge: sqlite3.Row, now: datetime) -> JSONObject:
     }
 
 
-def qr_fallback_shape(charge: sqlite3.Row, merchant: sqlite3.Row) -> JSONObject:
+def qr_fallback_shape(charge: sqlite3.Row, merchant: MerchantRow) -> JSONObject:
     """A paid charge whose credit row is not stored yet: what the payment notice told us."""
     amount_base = int(charge["amount_base"])
     fee_base = inbound.cash_in_fee_base(merchant, amount_base)

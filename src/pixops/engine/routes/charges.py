@@ -41,10 +41,10 @@ def create_charge(ctx: Context) -> Reply:
     request = parse_request(ctx.body())
     merchant = require_merchant(ctx.conn, ctx.merchant_id)
     amount_base = centavos_to_base(request.amount_centavos)
-    if amount_base > merchant["ceiling_base"]:
+    if amount_base > merchant.ceiling_base:
         raise unprocessable(
             f"amount {format_brl_base(amount_base)} exceeds the account's per-transaction "
-            f"limit of {format_brl_base(int(merchant['ceiling_base']))}"
+            f"limit of {format_brl_base(merchant.ceiling_base)}"
         )
     charge = charges.create_charge(ctx.engine, ctx.conn, merchant, request, ctx.now)
     return Reply(201, {"worked": True, "data": charge_body(charge)})

@@ -61,7 +61,7 @@ def dispatch(
     """Look the key up and send the payment; a refusal or a wait is the caller's to handle."""
     merchant = require_merchant(conn, row["merchant_id"])
     if not directory.admit_lookup(
-        conn, row["merchant_id"], int(merchant["dict_lookups_per_minute"]), now
+        conn, row["merchant_id"], int(merchant.dict_lookups_per_minute), now
     ):
         return Waiting("DICT_CLIENT_RATE_LIMITED")
     key = row["recipient_key"]

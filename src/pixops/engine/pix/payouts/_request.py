@@ -47,7 +47,7 @@ def create_payout(
     """Accept a cash-out or raise its synchronous Format A refusal; returns the row."""
     merchant = require_merchant(conn, merchant_id)
     amount_base = centavos_to_base(request.amount_centavos)
-    ceiling_base = int(merchant["ceiling_base"])
+    ceiling_base = int(merchant.ceiling_base)
     if amount_base > ceiling_base:
         raise PaymentRefusedError(
             422,
@@ -55,7 +55,7 @@ def create_payout(
             f"Amount {_brl(amount_base)} exceeds the per-transaction limit of {_brl(ceiling_base)}",
             {"ceiling": ceiling_base, "amount": amount_base},
         )
-    fee_base = FeeSchedule.from_json(merchant["fees"]).cash_out.fee_base(amount_base)
+    fee_base = FeeSchedule.from_json(merchant.fees).cash_out.fee_base(amount_base)
     debit_base = amount_base + fee_base
     safe_base = ledger.balance(conn, merchant_id).safe_base
     if safe_base < debit_base:
@@ -74,7 +74,7 @@ def create_payout(
         at=now,
     )
     transaction_id = _new_transaction_id(conn, end_to_end_id)
-    dual_control = bool(merchant["dual_control"])
+    dual_control = bool(merchant.dual_control)
     records.insert(
         conn,
         engine.rng,

@@ -1,0 +1,129 @@
+"""Typed, frozen rows at the storage boundary: merchants, transactions and charges.
+
+Code above the store reads attributes with their types (`row.amount_base: int`)
+instead of untyped `row["amount_base"]` lookups, and mypy checks every name. Each type
+mirrors its table column for column (money in base units, times as storage text, as
+stored: `clock.from_db` turns them into datetimes), and `from_db` builds one from a
+`sqlite3.Row`. The data layer documents its schema from these.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+
+__all__ = ["ChargeRow", "MerchantRow", "TransactionRow"]
+
+
+@dataclass(frozen=True, slots=True)
+class MerchantRow:
+    """A row of `merchants`: the account, its fee schedule (JSON) and its limits."""
+
+    id: str
+    name: str
+    document: str | None
+    active: bool
+    created_at: str
+    qr_lifetime_seconds: int
+    dual_control: bool
+    fees: str
+    ceiling_base: int
+    dict_lookups_per_minute: int
+
+    @classmethod
+    def from_db(cls, row: sqlite3.Row) -> MerchantRow:
+        return cls(
+            id=row["id"],
+            name=row["name"],
+            document=row["document"],
+            active=bool(row["active"]),
+            created_at=row["created_at"],
+            qr_lifetime_seconds=int(row["qr_lifetime_seconds"]),
+            dual_control=bool(row["dual_control"]),
+            fees=row["fees"],
+            ceiling_base=int(row["ceiling_base"]),
+            dict_lookups_per_minute=int(row["dict_lookups_per_minute"]),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class TransactionRow:
+    """A row of `transactions`: one money movement a merchant can query.
+
+    See docs/engine-internals.md for the meaning of `kind`, `status` and `stage`.
+    """
+
+    seq: int
+    id: str
+    merchant_id: str
+    transaction_id: str
+    end_to_end_id: str
+    external_id: str | None
+    tag: str | None
+    type: str
+    direction: str
+    kind: str
+    status: str
+    stage: int
+    amount_base: int
+    fee_base: int
+    description: str | None
+    counterparty_name: str | None
+    payer_document: str | None
+    recipient_document: str | None
+    recipient_key: str | None
+    recipient_key_type: str | None
+    payer_ispb: str | None
+    recipient_ispb: str | None
+    reason_code: str | None
+    reason_description: str | None
+    failure_reason: str | None
+    charge_txid: str | None
+    original_transaction_id: str | None
+    refund_reason: str | None
+    outbound_request_id: str | None
+    purpose: str | None
+    hold_id: str | None
+    attempts: int
+    created_at: str
+    completed_at: str | None
+    failed_at: str | None
+
+    @classmethod
+    def from_db(cls, row: sqlite3.Row) -> TransactionRow:
+        return cls(*(row[name] for name in _TRANSACTION_COLUMNS))
+
+
+@dataclass(frozen=True, slots=True)
+class ChargeRow:
+    """A row of `charges`: a dynamic QR code and, once paid, its payment notice."""
+
+    id: str
+    merchant_id: str
+    txid: str
+    amount_base: int
+    description: str | None
+    external_id: str | None
+    tag: str | None
+    pix_key: str
+    status: str
+    brcode: str
+    created_at: str
+    expires_at: str
+    paid_at: str | None
+    cancelled_at: str | None
+    end_to_end_id: str | None
+    transaction_id: str | None
+    payer_name: str | None
+    payer_document: str | None
+    payer_ispb: str | None
+    debtor_name: str | None
+    debtor_document: str | None
+
+    @classmethod
+    def from_db(cls, row: sqlite3.Row) -> ChargeRow:
+        return cls(*(row[name] for name in _CHARGE_COLUMNS))
+
+
+_TRANSACTION_COLUMNS = tuple(TransactionRow.__dataclass_fields__)
+_CHARGE_COLUMNS = tuple(ChargeRow.__dataclass_fields__)
