@@ -48,7 +48,7 @@ REFUND_REASONS: Final = (
     RefundReason("SL02", "settlement error", 30),
     RefundReason("RR04", "transaction not recognised by the payer", 30),
     RefundReason("BE08", "fraud (follows the MED deadline)", 80),
-    RefundReason("FR01", "fraud reported on the recipient side (MED deadline)", 80),
+    RefundReason("FR01", "fraud reported on the recipient side (MED)", 80),
 )
 _REASONS: Final = {reason.code: reason for reason in REFUND_REASONS}
 _REFUNDED_COLUMNS: Final = (
