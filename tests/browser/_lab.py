@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import httpx
 from playwright.sync_api import Page, expect
 
 SCREENSHOTS = Path(__file__).resolve().parent / "screenshots"
@@ -41,11 +42,24 @@ def screenshot(page: Page, name: str, *, element: Any = None) -> Path:
     return path
 
 
+#: The notebook tab in front; hidden tabs keep their cells in the page.
+CURRENT = ".jp-NotebookPanel:not(.lm-mod-hidden)"
+_IDLE = f"{CURRENT} .jp-Notebook-ExecutionIndicator[data-status='idle']"
+
+
+def shutdown_kernels(lab: Server) -> None:
+    """Stop every kernel the server runs: each test starts from one fresh kernel."""
+    headers = {"Authorization": f"token {lab.token}"}
+    with httpx.Client(base_url=lab.base_url, headers=headers, timeout=30) as api:
+        for kernel in api.get("/api/kernels").raise_for_status().json():
+            api.delete(f"/api/kernels/{kernel['id']}").raise_for_status()
+
+
 def open_notebook(page: Page, lab: Server, name: str) -> None:
-    """Open `name` in JupyterLab and wait until its kernel is idle."""
-    page.goto(f"{lab.base_url}/lab/tree/{name}?token={lab.token}")
-    indicator = page.locator(".jp-Notebook-ExecutionIndicator[data-status='idle']")
-    expect(indicator).to_be_visible(timeout=90_000)
+    """Open `name` alone in JupyterLab (`reset` forgets earlier tabs) on an idle kernel."""
+    shutdown_kernels(lab)
+    page.goto(f"{lab.base_url}/lab/tree/{name}?reset&token={lab.token}")
+    expect(page.locator(_IDLE)).to_be_visible(timeout=90_000)
     dismiss_kernel_dialog(page)
 
 
@@ -69,13 +83,13 @@ def dismiss_kernel_dialog(page: Page) -> None:
 def code_prompts(page: Page) -> list[str]:
     """The execution prompts (`[ ]:`, `[*]:`, `[3]:`) of every code cell, in order."""
     prompts: list[str] = page.evaluate(
-        "Array.from(document.querySelectorAll('.jp-CodeCell .jp-InputPrompt'))"
+        f"Array.from(document.querySelectorAll('{CURRENT} .jp-CodeCell .jp-InputPrompt'))"
         ".map(e => e.textContent.trim())"
     )
     return prompts
 
 
-def run_all_cells(page: Page, *, timeout_seconds: float = 180.0) -> None:
+def run_all_cells(page: Page, *, timeout_seconds: float = 420.0) -> None:
     """Run → Run All Cells, then wait until every code cell has run and the kernel is idle.
 
     A click made while the kernel connection is still settling can be lost; when no
@@ -97,7 +111,7 @@ def run_all_cells(page: Page, *, timeout_seconds: float = 180.0) -> None:
         raise AssertionError("Run All Cells started no cell after three tries")
     while time.monotonic() < deadline:
         prompts = code_prompts(page)
-        idle = page.locator(".jp-Notebook-ExecutionIndicator[data-status='idle']").count() > 0
+        idle = page.locator(_IDLE).count() > 0
         failures = error_outputs(page) if idle else []
         if failures:
             raise AssertionError(f"a cell failed: {failures[0][-1500:]}")
@@ -113,7 +127,7 @@ def error_outputs(page: Page) -> list[str]:
     """The text of every output that shows an exception (warnings on stderr do not count)."""
     texts: list[str] = page.evaluate(
         "Array.from(document.querySelectorAll("
-        "'.jp-OutputArea-output[data-mime-type=\"application/vnd.jupyter.stderr\"]'))"
+        f"'{CURRENT} .jp-OutputArea-output[data-mime-type=\"application/vnd.jupyter.stderr\"]'))"
         ".map(e => e.textContent)"
     )
     return [text for text in texts if _TRACEBACK.search(text)]
@@ -128,7 +142,7 @@ def widget_button(page: Page, label: str) -> Any:
     )
 
 
-_SCROLLER = ".jp-NotebookPanel:not(.lm-mod-hidden) .jp-WindowedPanel-outer"
+_SCROLLER = f"{CURRENT} .jp-WindowedPanel-outer"
 
 
 def screenshot_notebook(page: Page, name: str, *, max_parts: int = 8) -> list[Path]:

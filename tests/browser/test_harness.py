@@ -16,6 +16,8 @@ from tests.browser._lab import (
     widget_button,
 )
 
+pytestmark = pytest.mark.timeout(600)
+
 _WIDGET_CELL = """\
 import ipywidgets as w
 from pixops.money import format_brl_base

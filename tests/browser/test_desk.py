@@ -1,0 +1,57 @@
+"""`pixops desk` in a real browser: the investigation page in Voilà, no code, one lookup."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Page, expect
+from tests.browser._lab import Server, sandbox_environment, screenshot, widget_button
+from tests.browser._notebooks import PAYMENT, PAYMENT_AMOUNT_TEXT, PAYMENT_PAYER
+
+from pixops.desk import desk_command, find_investigation_notebook, start, stop
+
+# Generous: the machine is shared, and a changed engine rebuilds the demo month first.
+pytestmark = pytest.mark.timeout(600)
+
+
+@pytest.fixture(scope="module")
+def desk(workspace: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """Voilà on a private copy of the investigation notebook, started as `pixops desk` does."""
+    folder = tmp_path_factory.mktemp("desk")
+    notebook = find_investigation_notebook(workspace / "notebooks")
+    copy = folder / "notebooks" / notebook.name
+    shutil.copytree(workspace / "notebooks", copy.parent)
+    shutil.copytree(workspace / "data", folder / "data")
+    command = desk_command(copy, base_env=sandbox_environment())
+    with (folder / "voila.log").open("wb") as log:
+        process = start(command, log=log)
+        try:
+            yield Server(command.url.rstrip("/"))
+        finally:
+            stop(process)
+
+
+def test_support_pastes_an_identifier_and_sees_the_payment(page: Page, desk: Server) -> None:
+    # Voilà streams the page while the notebook runs: wait for the panel, not the load event.
+    page.goto(desk.base_url + "/", wait_until="commit", timeout=180_000)
+    search = page.get_by_placeholder(re.compile("transaction_id, end-to-end id"))
+    expect(search).to_be_visible(timeout=180_000)
+    # Support staff see the page, never the code behind it.
+    editors = page.locator(".jp-InputArea .cm-editor, .jp-InputArea .CodeMirror, .jp-InputArea pre")
+    expect(editors).to_have_count(0)
+    shown = page.inner_text("body")
+    assert "import pixops" not in shown
+    assert "TransactionInspector(client)" not in shown
+
+    search.fill(PAYMENT)
+    widget_button(page, "Inspect").click()
+
+    panel = page.locator(".widget-vbox").filter(has_text="Transaction inspector").first
+    expect(panel).to_contain_text("Found.")
+    expect(panel).to_contain_text(PAYMENT_AMOUNT_TEXT)
+    expect(panel).to_contain_text(PAYMENT_PAYER)
+    screenshot(page, "desk-voila")

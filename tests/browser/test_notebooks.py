@@ -1,0 +1,123 @@
+"""Every notebook in a real JupyterLab: Run All on a fresh kernel, then each panel's main action.
+
+The assertions read what the page shows (pt-BR money, charts drawn, the panels' answers),
+and each test leaves a screenshot in tests/browser/screenshots/ to look at.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Page, expect
+from tests.browser._lab import (
+    Server,
+    open_notebook,
+    run_all_cells,
+    screenshot,
+    screenshot_notebook,
+    widget_button,
+)
+from tests.browser._notebooks import PAYMENT, PAYMENT_AMOUNT_TEXT, PAYMENT_PAYER, notebook_named
+
+# Generous: the machine is shared, and a changed engine rebuilds the demo month first.
+pytestmark = pytest.mark.timeout(600)
+
+_MONEY = re.compile(r"R\$\s?-?\d{1,3}(\.\d{3})*,\d{2}")
+_RAW_BASE_UNITS = re.compile(r"\b\d{7,}\b")
+
+
+def _run(page: Page, lab: Server, workspace: Path, pattern: str) -> str:
+    name = notebook_named(workspace / "notebooks", pattern)
+    open_notebook(page, lab, name)
+    run_all_cells(page)
+    screenshot_notebook(page, Path(name).stem)
+    return name
+
+
+def _outputs_text(page: Page) -> str:
+    texts: list[str] = page.evaluate(
+        "Array.from(document.querySelectorAll('.jp-OutputArea-output')).map(e => e.innerText)"
+    )
+    return "\n".join(texts)
+
+
+def test_quickstart_runs_and_shows_reais(page: Page, lab: Server, workspace: Path) -> None:
+    _run(page, lab, workspace, "*quickstart*.ipynb")
+    assert _MONEY.search(_outputs_text(page)), "no pt-BR money in the quickstart's outputs"
+    screenshot(page, "quickstart")
+
+
+def test_statement_analysis_draws_its_charts(page: Page, lab: Server, workspace: Path) -> None:
+    _run(page, lab, workspace, "*statement*.ipynb")
+    charts = page.locator(".js-plotly-plot")
+    expect(charts.first).to_be_visible()
+    assert charts.count() >= 2
+    expect(charts.first.locator(".main-svg").first).to_be_visible()
+    assert _MONEY.search(_outputs_text(page))
+    charts.first.scroll_into_view_if_needed()
+    screenshot(page, "statement-analysis-chart", element=charts.first)
+    screenshot(page, "statement-analysis")
+
+
+def test_daily_reconciliation_dashboard_reconciles_and_exports(
+    page: Page, lab: Server, workspace: Path
+) -> None:
+    _run(page, lab, workspace, "*daily*.ipynb")
+    panel = page.locator(".widget-vbox").filter(has_text="Reconciliation").last
+    widget_button(panel, "Reconcile").click()
+    expect(panel).to_contain_text(
+        re.compile(r"\d{2}/\d{2}/\d{4} \(America/Sao_Paulo\): \d+ matched")
+    )
+    charts = panel.locator(".js-plotly-plot")
+    expect(charts.first).to_be_visible()
+    assert charts.count() >= 4
+    expect(panel.locator("table").first).to_contain_text(_MONEY)
+    widget_button(panel, "Export").click()
+    expect(panel).to_contain_text(re.compile(r"Exported \d+ files"))
+    assert not _RAW_BASE_UNITS.search(panel.locator("table").first.inner_text())
+    panel.scroll_into_view_if_needed()
+    screenshot(page, "daily-dashboard", element=panel)
+
+
+def test_refunds_panel_refunds_part_of_a_payment(page: Page, lab: Server, workspace: Path) -> None:
+    _run(page, lab, workspace, "*refund*.ipynb")
+    panel = page.locator(".widget-vbox").filter(has_text="Refund a received PIX").first
+    panel.get_by_placeholder(re.compile("transaction id, e2e")).fill(PAYMENT)
+    widget_button(panel, "Find").click()
+    expect(panel).to_contain_text(PAYMENT_AMOUNT_TEXT)
+    expect(panel).to_contain_text("R$ 23,79")  # what is left to refund
+    panel.get_by_placeholder(re.compile("R\\$ 0,00")).fill("R$ 5,00")
+    widget_button(panel, "Review refund").click()
+    expect(panel).to_contain_text(f"Refund R$ 5,00 to {PAYMENT_PAYER}")
+    widget_button(panel, "Confirm refund").click()
+    expect(panel).to_contain_text("accepted")
+    assert not _RAW_BASE_UNITS.search(panel.inner_text()), "raw base units shown to the reader"
+    panel.scroll_into_view_if_needed()
+    screenshot(page, "refunds-panel", element=panel)
+
+
+def test_med_panel_submits_a_defense(page: Page, lab: Server, workspace: Path) -> None:
+    _run(page, lab, workspace, "*med*.ipynb")
+    panel = page.locator(".widget-vbox").filter(has_text="MED disputes").first
+    expect(panel).to_contain_text(_MONEY)
+    panel.get_by_placeholder(re.compile("Your defense")).fill(
+        "Mercadoria entregue em 02/01 com comprovante de entrega assinado pelo pagador."
+    )
+    widget_button(panel, "Submit defense").click()
+    expect(panel).to_contain_text(re.compile(r"Defense of \S+ received"))
+    panel.scroll_into_view_if_needed()
+    screenshot(page, "med-panel", element=panel)
+
+
+def test_investigation_inspects_a_payment(page: Page, lab: Server, workspace: Path) -> None:
+    _run(page, lab, workspace, "*investigation*.ipynb")
+    panel = page.locator(".widget-vbox").filter(has_text="Transaction inspector").first
+    panel.get_by_placeholder(re.compile("transaction_id, end-to-end id")).fill(PAYMENT)
+    widget_button(panel, "Inspect").click()
+    expect(panel).to_contain_text("Found.")
+    expect(panel).to_contain_text(PAYMENT_AMOUNT_TEXT)
+    expect(panel).to_contain_text(PAYMENT_PAYER)
+    panel.scroll_into_view_if_needed()
+    screenshot(page, "investigation-panel", element=panel)

@@ -1,0 +1,53 @@
+"""The scheduled report opened in a browser with the network off: charts and widgets drawn."""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, expect
+from tests.browser._lab import screenshot
+from tests.browser._notebooks import notebook_named
+
+from pixops.report import daily_report, remote_references
+
+# Generous: the machine is shared, and a changed engine rebuilds the demo month first.
+pytestmark = pytest.mark.timeout(600)
+
+REPORT_DAY = date(2026, 1, 15)  # the day the sample ledger's discrepancies are planted on
+
+
+def test_the_daily_report_renders_offline(
+    browser: Browser, workspace: Path, tmp_path: Path
+) -> None:
+    notebooks = workspace / "notebooks"
+    notebook = notebooks / notebook_named(notebooks, "*daily*.ipynb")
+    out = daily_report(
+        REPORT_DAY,
+        tmp_path / "recon.html",
+        notebook=notebook,
+        ledger=workspace / "data" / "sample_ledger.csv",
+    )
+    page_text = out.read_text(encoding="utf-8")
+    assert remote_references(page_text) == []
+    assert not re.search(r"<script[^>]*\bsrc=[\"']?(https?:)?//", page_text)
+
+    context = browser.new_context(viewport={"width": 1280, "height": 1000}, offline=True)
+    try:
+        page = context.new_page()
+        requested: list[str] = []
+        page.on("request", lambda request: requested.append(request.url))
+        page.goto(out.as_uri())
+        charts = page.locator(".js-plotly-plot")
+        expect(charts.first).to_be_visible(timeout=30_000)
+        expect(charts.first.locator(".main-svg").first).to_be_visible()
+        expect(page.locator(".widget-vbox, .widget-box").first).to_be_visible(timeout=30_000)
+        expect(page.locator("body")).to_contain_text(re.compile(r"R\$\s?\d"))
+        expect(page.locator("body")).to_contain_text("15/01/2026")
+        assert [url for url in requested if not url.startswith(("file:", "data:"))] == []
+        screenshot(page, "report-top")
+        page.screenshot(path=str(screenshot(page, "report-full")), full_page=True)
+    finally:
+        context.close()
