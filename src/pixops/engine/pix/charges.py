@@ -11,10 +11,10 @@ answers the QR fallback shape.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import sqlite3
 import unicodedata
-from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, Final
@@ -25,7 +25,7 @@ from pixops.engine.clock import from_db, to_db, to_wire
 from pixops.engine.merchants import require_merchant
 from pixops.engine.pix import inbound
 from pixops.engine.pix.records import SimulationError
-from pixops.engine.rows import MerchantRow
+from pixops.engine.rows import ChargeRow, MerchantRow
 from pixops.engine.scheduler import timer
 from pixops.engine.world.payers import Payer
 from pixops.ids import cash_in_transaction_id, new_charge_txid, new_end_to_end_id, new_hex_id
@@ -54,7 +54,6 @@ MERCHANT_CITY: Final = "SAO PAULO"
 _FALLBACK_NAME: Final = "PIXOPS RECEBEDOR"
 
 #: A charge's columns: its stored row, or the values just written to it.
-_Charge = sqlite3.Row | Mapping[str, Any]
 
 
 @dataclass(frozen=True)
@@ -76,12 +75,12 @@ def create_charge(
     merchant: MerchantRow,
     request: ChargeRequest,
     now: datetime,
-) -> dict[str, Any]:
+) -> ChargeRow:
     """Store a pending charge with its BR Code and schedule its expiry.
 
     `merchant` is the merchant's row, already read by the caller in this transaction.
-    Returns the stored row as a column-to-value dict (exactly the values written, so
-    there is no need to read them back).
+    Returns the stored row (exactly the values written, so there is no need to read
+    them back).
     """
     lifetime = (
         int(merchant.qr_lifetime_seconds)
@@ -99,38 +98,41 @@ def create_charge(
             reusable=False,
         )
     )
-    row: dict[str, Any] = {
-        "id": new_hex_id(engine.rng),
-        "merchant_id": merchant.id,
-        "txid": txid,
-        "amount_base": centavos_to_base(request.amount_centavos),
-        "description": request.description,
-        "external_id": request.external_id,
-        "tag": request.tag,
-        "pix_key": inbound.receiving_key(engine, conn, merchant),
-        "status": "pending",
-        "brcode": payload,
-        "created_at": to_db(now),
-        "expires_at": to_db(expires_at),
-        "paid_at": None,
-        "cancelled_at": None,
-        "end_to_end_id": None,
-        "transaction_id": None,
-        "payer_name": None,
-        "payer_document": None,
-        "payer_ispb": None,
-        "debtor_name": request.debtor_name,
-        "debtor_document": request.debtor_document,
-    }
+    charge = ChargeRow(
+        id=new_hex_id(engine.rng),
+        merchant_id=merchant.id,
+        txid=txid,
+        amount_base=centavos_to_base(request.amount_centavos),
+        description=request.description,
+        external_id=request.external_id,
+        tag=request.tag,
+        pix_key=inbound.receiving_key(engine, conn, merchant),
+        status="pending",
+        brcode=payload,
+        created_at=to_db(now),
+        expires_at=to_db(expires_at),
+        paid_at=None,
+        cancelled_at=None,
+        end_to_end_id=None,
+        transaction_id=None,
+        payer_name=None,
+        payer_document=None,
+        payer_ispb=None,
+        debtor_name=request.debtor_name,
+        debtor_document=request.debtor_document,
+    )
     conn.execute(
         "INSERT INTO charges (id, merchant_id, txid, amount_base, description, external_id, tag,"
         " pix_key, status, brcode, created_at, expires_at, debtor_name, debtor_document)"
-        " VALUES (:id, :merchant_id, :txid, :amount_base, :description, :external_id, :tag,"
-        " :pix_key, :status, :brcode, :created_at, :expires_at, :debtor_name, :debtor_document)",
-        row,
-    )
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (
+            charge.id, charge.merchant_id, charge.txid, charge.amount_base, charge.description,
+            charge.external_id, charge.tag, charge.pix_key, charge.status, charge.brcode,
+            charge.created_at, charge.expires_at, charge.debtor_name, charge.debtor_document,
+        ),
+    )  # fmt: skip
     scheduler.schedule(conn, expires_at, "charge.expire", txid)
-    return row
+    return charge
 
 
 def location_of(txid: str) -> str:
@@ -148,15 +150,15 @@ def brcode_name(name: str) -> str:
     return printable[: brcode.MAX_NAME_LENGTH].rstrip() or _FALLBACK_NAME
 
 
-def effective_status(charge: sqlite3.Row, now: datetime) -> str:
+def effective_status(charge: ChargeRow, now: datetime) -> str:
     """The QR's status as a merchant sees it: pending past its expiry is already expired."""
-    status = str(charge["status"])
-    if status == "pending" and from_db(charge["expires_at"]) <= now:
+    status = charge.status
+    if status == "pending" and from_db(charge.expires_at) <= now:
         return "expired"
     return status
 
 
-def find_charge(conn: sqlite3.Connection, merchant_id: str, ident: str) -> sqlite3.Row | None:
+def find_charge(conn: sqlite3.Connection, merchant_id: str, ident: str) -> ChargeRow | None:
     """The merchant's charge by its txid or by the credit's transaction_id."""
     row: sqlite3.Row | None = conn.execute(
         "SELECT * FROM charges WHERE merchant_id = ? AND id IN ("
@@ -164,16 +166,16 @@ def find_charge(conn: sqlite3.Connection, merchant_id: str, ident: str) -> sqlit
         " UNION SELECT id FROM charges WHERE transaction_id = ?)",
         (merchant_id, ident, ident),
     ).fetchone()
-    return row
+    return None if row is None else ChargeRow.from_db(row)
 
 
-def _require_charge(conn: sqlite3.Connection, txid: str) -> sqlite3.Row:
+def _require_charge(conn: sqlite3.Connection, txid: str) -> ChargeRow:
     row: sqlite3.Row | None = conn.execute(
         "SELECT * FROM charges WHERE txid = ?", (txid,)
     ).fetchone()
     if row is None:
         raise SimulationError(f"no charge with txid {txid!r}")
-    return row
+    return ChargeRow.from_db(row)
 
 
 def pay_charge(
@@ -206,13 +208,13 @@ def pay_charge(
         raise SimulationError("link_after_seconds must be a non-negative integer")
     payer = inbound.payer_from(
         engine,
-        charge["debtor_name"] if payer_name is None else payer_name,
-        charge["debtor_document"] if payer_document is None else payer_document,
+        charge.debtor_name if payer_name is None else payer_name,
+        charge.debtor_document if payer_document is None else payer_document,
         payer_ispb,
     )
-    merchant = require_merchant(conn, charge["merchant_id"])
+    merchant = require_merchant(conn, charge.merchant_id)
     end_to_end_id = new_end_to_end_id(payer.ispb, now, engine.rng)
-    amount_base = int(charge["amount_base"])
+    amount_base = int(charge.amount_base)
     refusal = inbound.credit_refusal(merchant, amount_base)
     if refusal is not None:
         return inbound.record_failed_credit(
@@ -224,8 +226,8 @@ def pay_charge(
             end_to_end_id=end_to_end_id,
             reason_code=refusal,
             at=now,
-            recipient_key=charge["pix_key"],
-            description=charge["description"],
+            recipient_key=charge.pix_key,
+            description=charge.description,
             charge_txid=txid,
         )
     transaction_id = cash_in_transaction_id(end_to_end_id)
@@ -238,16 +240,16 @@ def pay_charge(
     scheduler.cancel(conn, "charge.expire", txid)
     if delay == 0:
         # The row as the UPDATE above left it: link without reading it back.
-        paid = {
-            **dict(charge),
-            "status": "paid",
-            "paid_at": paid_at,
-            "end_to_end_id": end_to_end_id,
-            "transaction_id": transaction_id,
-            "payer_name": payer.name,
-            "payer_document": payer.document,
-            "payer_ispb": payer.ispb,
-        }
+        paid = dataclasses.replace(
+            charge,
+            status="paid",
+            paid_at=paid_at,
+            end_to_end_id=end_to_end_id,
+            transaction_id=transaction_id,
+            payer_name=payer.name,
+            payer_document=payer.document,
+            payer_ispb=payer.ispb,
+        )
         if not _already_linked(conn, paid):
             _book_paid_charge(engine, conn, paid, merchant, now)
     else:
@@ -272,17 +274,17 @@ def cancel_charge(engine: Engine, conn: sqlite3.Connection, txid: str) -> None:
 def link_charge(engine: Engine, conn: sqlite3.Connection, txid: str, now: datetime) -> str | None:
     """Store the credit of a paid QR, post it and emit `pix.charge.paid`; once only."""
     charge = _require_charge(conn, txid)
-    if charge["status"] != "paid":
+    if charge.status != "paid":
         return None
     if _already_linked(conn, charge):
         return None
-    merchant = require_merchant(conn, charge["merchant_id"])
+    merchant = require_merchant(conn, charge.merchant_id)
     return _book_paid_charge(engine, conn, charge, merchant, now)
 
 
-def _already_linked(conn: sqlite3.Connection, charge: _Charge) -> bool:
+def _already_linked(conn: sqlite3.Connection, charge: ChargeRow) -> bool:
     linked = conn.execute(
-        "SELECT 1 FROM transactions WHERE transaction_id = ?", (charge["transaction_id"],)
+        "SELECT 1 FROM transactions WHERE transaction_id = ?", (charge.transaction_id,)
     ).fetchone()
     return linked is not None
 
@@ -290,37 +292,46 @@ def _already_linked(conn: sqlite3.Connection, charge: _Charge) -> bool:
 def _book_paid_charge(
     engine: Engine,
     conn: sqlite3.Connection,
-    charge: _Charge,
+    charge: ChargeRow,
     merchant: MerchantRow,
     now: datetime,
 ) -> str:
     """The second half of `link_charge`: a paid, not yet linked charge's values (as
     stored) and its merchant's row, both read in this transaction."""
-    txid = charge["txid"]
-    payer = Payer(charge["payer_name"], charge["payer_document"], charge["payer_ispb"])
-    amount_base = int(charge["amount_base"])
-    paid_at = from_db(charge["paid_at"])
+    txid = charge.txid
+    end_to_end_id = charge.end_to_end_id
+    if (
+        charge.payer_name is None
+        or charge.payer_document is None
+        or charge.payer_ispb is None
+        or charge.paid_at is None
+        or end_to_end_id is None
+    ):
+        raise SimulationError(f"charge {txid} has no payment notice to book")
+    payer = Payer(charge.payer_name, charge.payer_document, charge.payer_ispb)
+    amount_base = charge.amount_base
+    paid_at = from_db(charge.paid_at)
     transaction_id, fee_base = inbound.book_credit(
         engine,
         conn,
         merchant,
         amount_base=amount_base,
         payer=payer,
-        end_to_end_id=charge["end_to_end_id"],
+        end_to_end_id=end_to_end_id,
         settled_at=paid_at,
         booked_at=now,
-        recipient_key=charge["pix_key"],
-        description=charge["description"],
-        external_id=charge["external_id"],
-        tag=charge["tag"],
+        recipient_key=charge.pix_key,
+        description=charge.description,
+        external_id=charge.external_id,
+        tag=charge.tag,
         charge_txid=txid,
     )
     data: dict[str, Any] = {
         "transaction_id": transaction_id,
         "charge_txid": txid,
-        "end_to_end_id": charge["end_to_end_id"],
-        "external_id": charge["external_id"],
-        "tag": charge["tag"],
+        "end_to_end_id": charge.end_to_end_id,
+        "external_id": charge.external_id,
+        "tag": charge.tag,
         "amount": amount_base,
         "fee_amount": fee_base,
         "net_amount": amount_base - fee_base,
@@ -333,7 +344,7 @@ def _book_paid_charge(
     events.emit(
         engine,
         conn,
-        charge["merchant_id"],
+        charge.merchant_id,
         "pix.charge.paid",
         data,
         at=now,

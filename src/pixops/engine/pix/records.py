@@ -16,6 +16,7 @@ from typing import Final, NamedTuple
 from pixops import limits
 from pixops.engine.clock import to_db
 from pixops.engine.errors import SimulationError
+from pixops.engine.rows import TransactionRow
 from pixops.ids import new_hex_id
 from pixops.pixkeys import PixKeyError, detect_key_type
 
@@ -150,24 +151,24 @@ def insert(conn: sqlite3.Connection, rng: random.Random, tx: NewTransaction) -> 
 
 def find_by_transaction_id(
     conn: sqlite3.Connection, merchant_id: str, transaction_id: str
-) -> sqlite3.Row | None:
+) -> TransactionRow | None:
     row: sqlite3.Row | None = conn.execute(
         "SELECT * FROM transactions WHERE merchant_id = ? AND transaction_id = ?",
         (merchant_id, transaction_id),
     ).fetchone()
-    return row
+    return None if row is None else TransactionRow.from_db(row)
 
 
 def find_by_end_to_end_id(
     conn: sqlite3.Connection, merchant_id: str, end_to_end_id: str
-) -> sqlite3.Row | None:
+) -> TransactionRow | None:
     """The merchant's row with this end-to-end ID; a settled one wins over a failed one."""
     row: sqlite3.Row | None = conn.execute(
         "SELECT * FROM transactions WHERE merchant_id = ? AND end_to_end_id = ?"
         " ORDER BY status = 'settled' DESC, seq DESC LIMIT 1",
         (merchant_id, end_to_end_id),
     ).fetchone()
-    return row
+    return None if row is None else TransactionRow.from_db(row)
 
 
 #: Caller references: `external_id` (cash-out's rule) and `tag`, both URL-path safe.

@@ -20,7 +20,7 @@ from pixops.engine.queries._shapes import (
     qr_shape,
 )
 from pixops.engine.queries._statement import STATEMENT_TYPE, statement_item
-from pixops.engine.rows import MerchantRow
+from pixops.engine.rows import ChargeRow, MerchantRow, TransactionRow
 
 
 @dataclass(frozen=True)
@@ -28,7 +28,7 @@ class Found:
     """What an identifier resolved to: a `transactions` row or a `charges` row."""
 
     source: str
-    row: sqlite3.Row
+    row: TransactionRow | ChargeRow
 
 
 class Reader:
@@ -43,15 +43,15 @@ class Reader:
         self.now = now
         self.service_ispb = service_ispb
 
-    def _transaction(self, transaction_id: str | None) -> sqlite3.Row | None:
+    def _transaction(self, transaction_id: str | None) -> TransactionRow | None:
         if transaction_id is None:
             return None
         return records.find_by_transaction_id(self.conn, self.merchant_id, transaction_id)
 
-    def _settle_charge(self, charge: sqlite3.Row) -> Found:
+    def _settle_charge(self, charge: ChargeRow) -> Found:
         """A paid and linked charge answers as its credit; anything else as the QR."""
-        if charge["status"] == "paid":
-            credit = self._transaction(charge["transaction_id"])
+        if charge.status == "paid":
+            credit = self._transaction(charge.transaction_id)
             if credit is not None:
                 return Found("transaction", credit)
         return Found("charge", charge)
@@ -72,17 +72,17 @@ class Reader:
             "SELECT * FROM charges WHERE merchant_id = ? AND end_to_end_id = ?",
             (self.merchant_id, end_to_end_id),
         ).fetchone()
-        return None if charge is None else self._settle_charge(charge)
+        return None if charge is None else self._settle_charge(ChargeRow.from_db(charge))
 
     def render(self, found: Found) -> JSONObject:
         row = found.row
-        if found.source == "charge":
-            if row["status"] == "paid":
+        if isinstance(row, ChargeRow):
+            if row.status == "paid":
                 return qr_fallback_shape(row, self.merchant)
             return qr_shape(row, self.now)
-        if row["direction"] == "inbound" and row["status"] != "settled":
+        if row.direction == "inbound" and row.status != "settled":
             return failed_inbound_shape(row, self.merchant.name)
-        if row["direction"] == "outbound" and row["status"] != "settled":
+        if row.direction == "outbound" and row.status != "settled":
             return outbound_shape(row)
         return default_shape(row)
 
@@ -106,6 +106,7 @@ class Reader:
         ).fetchall()
         found: list[JSONObject] = []
         for source, ref, _, _ in refs:
+            row: TransactionRow | ChargeRow | None
             if source == "transaction":
                 row = self._transaction(ref)
             else:
@@ -132,7 +133,9 @@ class Reader:
                 " AND direction = 'outbound' ORDER BY created_at DESC, seq DESC",
                 args,
             ).fetchall()
-            items.extend(statement_item(row, with_tag=with_tag) for row in in_flight)
+            items.extend(
+                statement_item(TransactionRow.from_db(row), with_tag=with_tag) for row in in_flight
+            )
         if filters.status != "processing":
             status_clause = "" if filters.status is None else " AND status = ?"
             status_args = [] if filters.status is None else [filters.status]
@@ -141,7 +144,9 @@ class Reader:
                 " ORDER BY created_at DESC, seq DESC LIMIT ? OFFSET ?",
                 [*args, *status_args, page.per_page, page.offset],
             ).fetchall()
-            items.extend(statement_item(row, with_tag=with_tag) for row in terminal)
+            items.extend(
+                statement_item(TransactionRow.from_db(row), with_tag=with_tag) for row in terminal
+            )
         return items
 
     def _filter_clauses(self, filters: ListFilters) -> tuple[str, list[Any]]:
@@ -160,6 +165,6 @@ class Reader:
             args.append(to_db(datetime.combine(filters.date_to, time.max, tzinfo=UTC)))
         return " AND ".join(clauses), args
 
-    def receipt(self, row: sqlite3.Row) -> JSONObject:
+    def receipt(self, row: TransactionRow) -> JSONObject:
         """The proof of a settled movement; identical on every fetch (see `receipt`)."""
         return receipt(row, self.merchant, self.service_ispb)

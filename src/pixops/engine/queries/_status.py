@@ -9,19 +9,20 @@ displays `completed` and is filtered as `settled`; any other terminal status
 
 from __future__ import annotations
 
-import sqlite3
 from typing import Final
+
+from pixops.engine.rows import TransactionRow
 
 _DISPLAY_BY_CODE: Final = {1: "completed", 2: "pending"}
 _FILTER_BY_CODE: Final = {1: "settled", 2: "processing"}
 
 
-def statement_status(row: sqlite3.Row) -> tuple[str, str]:
+def statement_status(row: TransactionRow) -> tuple[str, str]:
     """(display status, filter status) of a row."""
-    if int(row["stage"]) < 3:
+    if int(row.stage) < 3:
         code = 2
-    elif row["status"] == "settled":
+    elif row.status == "settled":
         code = 1
     else:
-        return str(row["status"]), str(row["status"])
+        return str(row.status), str(row.status)
     return _DISPLAY_BY_CODE[code], _FILTER_BY_CODE[code]

@@ -9,7 +9,6 @@ Answers HTTP 201 with the charge, like the central bank's cob API.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
 from typing import Any, Final
 
 from pixops import limits
@@ -19,6 +18,7 @@ from pixops.engine.merchants import require_merchant
 from pixops.engine.pix import charges
 from pixops.engine.pix.records import EXTERNAL_ID_PATTERN, TAG_PATTERN
 from pixops.engine.routing import Context
+from pixops.engine.rows import ChargeRow
 from pixops.engine.world.payers import PayerError, normalize_document
 from pixops.money import centavos_to_base, format_brl_base
 
@@ -50,27 +50,27 @@ def create_charge(ctx: Context) -> Reply:
     return Reply(201, {"worked": True, "data": charge_body(charge)})
 
 
-def charge_body(charge: Mapping[str, Any]) -> dict[str, Any]:
-    lifetime = from_db(charge["expires_at"]) - from_db(charge["created_at"])
+def charge_body(charge: ChargeRow) -> dict[str, Any]:
+    lifetime = from_db(charge.expires_at) - from_db(charge.created_at)
     payer = None
-    if charge["debtor_name"] is not None:
-        payer = {"name": charge["debtor_name"], "document": charge["debtor_document"]}
+    if charge.debtor_name is not None:
+        payer = {"name": charge.debtor_name, "document": charge.debtor_document}
     return {
-        "transaction_id": charge["txid"],
-        "tx_id": charge["txid"],
+        "transaction_id": charge.txid,
+        "tx_id": charge.txid,
         "type": "pix_qrcode",
         "status": "pending",
-        "amount": charge["amount_base"],
-        "description": charge["description"],
-        "external_id": charge["external_id"],
-        "tag": charge["tag"],
-        "recipient_key": charge["pix_key"],
+        "amount": charge.amount_base,
+        "description": charge.description,
+        "external_id": charge.external_id,
+        "tag": charge.tag,
+        "recipient_key": charge.pix_key,
         "payer": payer,
-        "brcode": charge["brcode"],
-        "location": charges.location_of(charge["txid"]),
+        "brcode": charge.brcode,
+        "location": charges.location_of(charge.txid),
         "expires_in": int(lifetime.total_seconds()),
-        "created_at": db_to_wire(charge["created_at"]),
-        "expires_at": db_to_wire(charge["expires_at"]),
+        "created_at": db_to_wire(charge.created_at),
+        "expires_at": db_to_wire(charge.expires_at),
     }
 
 

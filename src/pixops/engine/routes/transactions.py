@@ -12,6 +12,7 @@ from pixops.engine.merchants import require_merchant
 from pixops.engine.pix.records import EXTERNAL_ID_PATTERN, TAG_PATTERN
 from pixops.engine.queries import Found, Reader, read_list_query, read_page_query
 from pixops.engine.routing import Context
+from pixops.engine.rows import TransactionRow
 from pixops.ids import is_end_to_end_id, is_strict_end_to_end_id
 
 NOT_FOUND = "Transaction not found"
@@ -88,7 +89,7 @@ def receipt(ctx: Context) -> Reply:
     found = reader.resolve(ctx.params["id"])
     if found is None:
         raise detail_error(404, NOT_FOUND)
-    if found.source != "transaction" or found.row["status"] != "settled":
+    if not isinstance(found.row, TransactionRow) or found.row.status != "settled":
         shown = reader.render(found)["status"]
         raise unprocessable(f"A receipt exists only for settled transactions; this one is {shown}")
     return Reply(200, {"worked": True, "data": reader.receipt(found.row)})
