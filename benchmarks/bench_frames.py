@@ -1,0 +1,162 @@
+"""Statement pages (raw JSON bytes) into Arrow: rows per second and peak memory.
+
+    .venv/bin/python benchmarks/bench_frames.py                  # 200,000 rows, ~1 minute
+    .venv/bin/python benchmarks/bench_frames.py --rows 100000 --memory-rows 1000000
+
+Pages are the engine's statement shape (100 items a page, compact JSON) built once in
+memory. Compared in the same run: `pixops.frames.parse_pages` + de-duplication (what
+`load_statement` does with `client.statement.iter_raw`), the naive `json.loads` +
+`pandas.json_normalize`, and pyarrow's own JSON reader on the same items as NDJSON
+(the format it needs; the conversion is not timed). Target: >= 10x the naive loader.
+Then, in a fresh process, the peak resident memory of loading `--memory-rows` rows
+streamed page by page (target: < 500 MB for 1,000,000).
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+
+import pandas as pd
+import pyarrow.json as pa_json
+
+from pixops.frames import deduplicate_by_id, parse_pages
+
+PER_PAGE = 100
+BANKS = (
+    "ITAÚ UNIBANCO S.A.",
+    "BCO DO BRASIL S.A.",
+    "NU PAGAMENTOS - IP",
+    "CAIXA ECONOMICA FEDERAL",
+)
+
+
+def item(n: int) -> dict[str, object]:
+    inbound = n % 10 != 0
+    amount = 100 * (1_000 + n * 7_919 % 900_000)
+    fee = (amount * 99 + 5_000) // 10_000 if inbound else 5_000
+    second = n % 86_400
+    stamp = f"2026-01-15T{second // 3600:02d}:{second // 60 % 60:02d}:{second % 60:02d}.000Z"
+    return {
+        "id": f"{n:08x}-50fb-4c96-809c-87a505e08e43",
+        "transaction_id": f"PIXINE60746948202601151126{n:012d}",
+        "end_to_end_id": f"E60746948202601151126{n:011d}",
+        "external_id": None if inbound else f"payout-{n}",
+        "type": "pix",
+        "status": "completed",
+        "payment_status": "settled",
+        "amount": amount,
+        "fee_amount": fee,
+        "net_amount": amount - fee if inbound else amount + fee,
+        "description": "" if inbound else "Pagamento a fornecedor",
+        "direction": "inbound" if inbound else "outbound",
+        "counterparty_name": "Gabriela Nunes Martins",
+        "recipient_key": None if inbound else "maria.silva@sandbox.pixops.dev",
+        "payer_document": "30447941291" if inbound else None,
+        "recipient_document": None if inbound else "52998224725",
+        "payer_ispb": "60746948" if inbound else None,
+        "payer_bank_name": BANKS[n % len(BANKS)] if inbound else None,
+        "created_at": stamp,
+        "completed_at": stamp,
+    }
+
+
+def pages(rows: int) -> Iterator[bytes]:
+    for start in range(0, rows, PER_PAGE):
+        data = [item(n) for n in range(start, min(start + PER_PAGE, rows))]
+        body = {"worked": True, "data": data, "page": start // PER_PAGE + 1, "per_page": PER_PAGE}
+        yield json.dumps(body, separators=(",", ":")).encode()
+
+
+def ours(bodies: list[bytes]) -> int:
+    return int(deduplicate_by_id(parse_pages(bodies)).num_rows)
+
+
+def naive(bodies: list[bytes]) -> int:
+    rows: list[dict[str, object]] = []
+    for body in bodies:
+        rows.extend(json.loads(body)["data"])
+    return len(pd.json_normalize(rows))
+
+
+def pyarrow_reader(ndjson: bytes) -> int:
+    table = pa_json.read_json(
+        io.BytesIO(ndjson), read_options=pa_json.ReadOptions(block_size=1 << 24)
+    )
+    return int(table.num_rows)
+
+
+def rate(label: str, rows: int, repeat: int, work: object) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        began = time.perf_counter()
+        assert work() == rows  # type: ignore[operator]
+        best = min(best, time.perf_counter() - began)
+    per_second = rows / best
+    print(f"{label:<52} {per_second:>12,.0f} rows/s  ({best:.3f} s)", flush=True)
+    return per_second
+
+
+def memory_child(rows: int) -> None:
+    """Runs in a fresh interpreter: stream pages into a frame, print peak RSS in MiB."""
+    import resource
+
+    from pixops.frames import to_frame
+
+    frame = to_frame(deduplicate_by_id(parse_pages(pages(rows))))
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"{len(frame)} {peak:.0f}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--rows", type=int, default=200_000)
+    parser.add_argument("--memory-rows", type=int, default=1_000_000)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--memory-child", type=int, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.memory_child:
+        memory_child(args.memory_child)
+        return
+    print(
+        f"load average {os.getloadavg()[0]:.2f};"
+        f" {args.rows:,} rows in {args.rows // PER_PAGE:,} pages"
+    )
+    bodies = list(pages(args.rows))
+    ndjson = b"\n".join(json.dumps(item(n)).encode() for n in range(args.rows))
+    fast = rate(
+        "pixops.frames.parse_pages + dedup (raw pages)",
+        args.rows,
+        args.repeat,
+        lambda: ours(bodies),
+    )
+    slow = rate("json.loads + pandas.json_normalize", args.rows, 1, lambda: naive(bodies))
+    arrow = rate(
+        "pyarrow.json.read_json (NDJSON items)",
+        args.rows,
+        args.repeat,
+        lambda: pyarrow_reader(ndjson),
+    )
+    print(
+        f"parse_pages is {fast / slow:.1f}x the naive loader (target >= 10x),"
+        f" {fast / arrow:.2f}x pyarrow's reader"
+    )
+    child = subprocess.run(
+        [sys.executable, __file__, "--memory-child", str(args.memory_rows)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    loaded, peak = child.stdout.split()
+    print(f"peak RSS loading {int(loaded):,} rows page by page: {peak} MiB (target < 500 MB)")
+    print(f"load average {os.getloadavg()[0]:.2f}")
+
+
+if __name__ == "__main__":
+    main()
