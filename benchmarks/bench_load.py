@@ -324,7 +324,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         hello.stop()
     show(ceiling)
 
-    with tempfile.TemporaryDirectory(prefix="pixops-load-") as scratch:
+    with tempfile.TemporaryDirectory(prefix="pixops-load-", dir=args.db_dir) as scratch:
         db = Path(scratch) / "load.db"
         seed = seed_database(db)
         command = [sys.executable, "-m", "pixops", "serve", "--port", "0", "--db", str(db)]
@@ -342,7 +342,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                     args.sample_every,
                 )
             )
-            mixed = figures("mixed 70/20/10 (file store)", tally, elapsed, memory)
+            mixed = figures(f"mixed 70/20/10 ({db.parent.parent})", tally, elapsed, memory)
         finally:
             server.stop()
     show(mixed)
@@ -373,6 +373,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--connections", type=int, default=16)
     parser.add_argument("--sample-every", type=float, default=5.0, help="RSS sampling, seconds")
     parser.add_argument("--label", default="load", help="results file name")
+    parser.add_argument(
+        "--db-dir",
+        default=None,
+        help="directory of the database file (default: the system's temporary directory);"
+        " /dev/shm shows the figures without the disk's fsync cost",
+    )
     parser.add_argument("--hello-child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.hello_child:

@@ -34,6 +34,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         ceiling_seconds=10.0,
         connections=args.connections,
         sample_every=10.0,
+        db_dir=None,
     )
     results = bench_load.run(options)
     mixed = results["mixed"]
