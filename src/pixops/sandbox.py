@@ -409,13 +409,13 @@ class Sandbox:
         """
         with self.engine.store.transaction() as conn:
             row = payout_flow.approve_payout(self.engine, conn, transaction_id, self.now())
-            return str(row["status"])
+            return row.status
 
     def deny_payout(self, transaction_id: str) -> str:
         """Dual control: deny a cash-out pending approval (failed, approval_denied)."""
         with self.engine.store.transaction() as conn:
             row = payout_flow.deny_payout(self.engine, conn, transaction_id, self.now())
-            return str(row["status"])
+            return row.status
 
     # -- observation ----------------------------------------------------------
 

@@ -10,7 +10,6 @@ domain checks ceiling, balance and the directory.
 from __future__ import annotations
 
 import re
-import sqlite3
 from typing import Any, Final
 
 from pixops import limits
@@ -19,6 +18,7 @@ from pixops.engine.errors import PaymentRefusedError
 from pixops.engine.http import Reply, bad_request, payment_rejection
 from pixops.engine.pix import payouts
 from pixops.engine.routing import Context
+from pixops.engine.rows import TransactionRow
 from pixops.ids import end_to_end_parts, is_strict_end_to_end_id
 from pixops.money import CENTAVO_IN_BASE, INT64_MAX
 from pixops.pixkeys import (
@@ -157,17 +157,17 @@ def _purpose(body: dict[str, Any]) -> str | None:
     return purpose
 
 
-def render(row: sqlite3.Row, config: EngineConfig) -> Reply:
+def render(row: TransactionRow, config: EngineConfig) -> Reply:
     """The cash-out response of the row's current status."""
-    status = row["status"]
-    amount_base = int(row["amount_base"])
-    fee_base = int(row["fee_base"])
+    status = row.status
+    amount_base = int(row.amount_base)
+    fee_base = int(row.fee_base)
     body: dict[str, Any] = {
         "worked": True,
         "final": status == "settled",
-        "transaction_id": row["transaction_id"],
-        "end_to_end_id": row["end_to_end_id"],
-        "external_id": row["external_id"],
+        "transaction_id": row.transaction_id,
+        "end_to_end_id": row.end_to_end_id,
+        "external_id": row.external_id,
         "amount": amount_base,
         "fee_amount": fee_base,
         "net_amount": amount_base + fee_base,
@@ -178,10 +178,10 @@ def render(row: sqlite3.Row, config: EngineConfig) -> Reply:
         body.update(
             {
                 "type": "pix",
-                "outbound_request_id": row["outbound_request_id"],
-                "message": f"{row['reason_description']}; retried automatically every "
+                "outbound_request_id": row.outbound_request_id,
+                "message": f"{row.reason_description}; retried automatically every "
                 f"{config.queue_retry_seconds} s for up to {config.queue_ttl_seconds} s",
-                "reason_code": row["reason_code"],
+                "reason_code": row.reason_code,
                 "estimated_retry_seconds": config.queue_retry_seconds,
                 "queue_ttl_seconds": config.queue_ttl_seconds,
             }

@@ -10,7 +10,9 @@ from typing import TYPE_CHECKING, Any, Final
 
 from pixops.engine import events, ledger, scheduler
 from pixops.engine.clock import to_db, to_wire
+from pixops.engine.errors import LedgerError
 from pixops.engine.pix.payouts._rows import find_payout
+from pixops.engine.rows import TransactionRow
 
 if TYPE_CHECKING:
     from pixops.engine.core import Engine
@@ -28,7 +30,7 @@ _ORPHAN_DESCRIPTION: Final = (
 @scheduler.timer("payout.pacs002")
 def _pacs002(engine: Engine, conn: sqlite3.Connection, ref: str, payload: dict[str, Any]) -> None:
     row = find_payout(conn, ref)
-    if row is None or row["status"] != "processing":
+    if row is None or row.status != "processing":
         return
     scheduler.cancel(conn, "payout.orphan", ref)
     now = engine.clock.now()
@@ -42,18 +44,25 @@ def _pacs002(engine: Engine, conn: sqlite3.Connection, ref: str, payload: dict[s
 @scheduler.timer("payout.orphan")
 def _orphan(engine: Engine, conn: sqlite3.Connection, ref: str, payload: dict[str, Any]) -> None:
     row = find_payout(conn, ref)
-    if row is None or row["status"] != "processing":
+    if row is None or row.status != "processing":
         return
     scheduler.cancel(conn, "payout.pacs002", ref)
     fail(engine, conn, row, ORPHAN_REASON, _ORPHAN_DESCRIPTION, engine.clock.now())
 
 
-def settle(engine: Engine, conn: sqlite3.Connection, row: sqlite3.Row, now: datetime) -> None:
-    merchant_id = row["merchant_id"]
-    transaction_id = row["transaction_id"]
-    amount_base = int(row["amount_base"])
-    fee_base = int(row["fee_base"])
-    ledger.capture_hold(conn, row["hold_id"], now)
+def hold_of(row: TransactionRow) -> str:
+    """The ledger hold of an outbound row in flight (every one has one from acceptance)."""
+    if row.hold_id is None:
+        raise LedgerError(f"{row.transaction_id} has no hold to close")
+    return row.hold_id
+
+
+def settle(engine: Engine, conn: sqlite3.Connection, row: TransactionRow, now: datetime) -> None:
+    merchant_id = row.merchant_id
+    transaction_id = row.transaction_id
+    amount_base = int(row.amount_base)
+    fee_base = int(row.fee_base)
+    ledger.capture_hold(conn, hold_of(row), now)
     ledger.post(conn, merchant_id, -amount_base, "cash_out", now, transaction_id=transaction_id)
     if fee_base:
         ledger.post(
@@ -71,8 +80,8 @@ def settle(engine: Engine, conn: sqlite3.Connection, row: sqlite3.Row, now: date
         "pix.payout.confirmed",
         {
             "transaction_id": transaction_id,
-            "end_to_end_id": row["end_to_end_id"],
-            "external_id": row["external_id"],
+            "end_to_end_id": row.end_to_end_id,
+            "external_id": row.external_id,
             "amount": amount_base,
             "fee_amount": fee_base,
             "net_amount": amount_base + fee_base,
@@ -86,24 +95,24 @@ def settle(engine: Engine, conn: sqlite3.Connection, row: sqlite3.Row, now: date
 
 def _close_unsuccessful(
     conn: sqlite3.Connection,
-    row: sqlite3.Row,
+    row: TransactionRow,
     status: str,
     code: str,
     description: str,
     now: datetime,
 ) -> None:
-    ledger.release_hold(conn, row["hold_id"], now)
+    ledger.release_hold(conn, hold_of(row), now)
     conn.execute(
         "UPDATE transactions SET status = ?, stage = 3, failed_at = ?, reason_code = ?,"
         " reason_description = ?, failure_reason = ? WHERE transaction_id = ?",
-        (status, to_db(now), code, description, description, row["transaction_id"]),
+        (status, to_db(now), code, description, description, row.transaction_id),
     )
 
 
 def reject(
     engine: Engine,
     conn: sqlite3.Connection,
-    row: sqlite3.Row,
+    row: TransactionRow,
     code: str,
     description: str,
     now: datetime,
@@ -115,7 +124,7 @@ def reject(
 def fail(
     engine: Engine,
     conn: sqlite3.Connection,
-    row: sqlite3.Row,
+    row: TransactionRow,
     code: str,
     description: str,
     now: datetime,
@@ -127,7 +136,7 @@ def fail(
 def _emit_end(
     engine: Engine,
     conn: sqlite3.Connection,
-    row: sqlite3.Row,
+    row: TransactionRow,
     event_type: str,
     status: str,
     code: str,
@@ -137,17 +146,17 @@ def _emit_end(
     events.emit(
         engine,
         conn,
-        row["merchant_id"],
+        row.merchant_id,
         event_type,
         {
-            "transaction_id": row["transaction_id"],
-            "end_to_end_id": row["end_to_end_id"],
-            "external_id": row["external_id"],
-            "amount": int(row["amount_base"]),
+            "transaction_id": row.transaction_id,
+            "end_to_end_id": row.end_to_end_id,
+            "external_id": row.external_id,
+            "amount": int(row.amount_base),
             "status": status,
             "reason_code": code,
             "reason_description": description,
         },
         at=now,
-        transaction_id=row["transaction_id"],
+        transaction_id=row.transaction_id,
     )

@@ -13,6 +13,7 @@ from pixops.engine.pix.payouts._answers import fail
 from pixops.engine.pix.payouts._dispatch import Refusal, Waiting, dispatch
 from pixops.engine.pix.payouts._queue import enter_queue
 from pixops.engine.pix.payouts._rows import find_payout, reload
+from pixops.engine.rows import TransactionRow
 
 if TYPE_CHECKING:
     from pixops.engine.core import Engine
@@ -21,13 +22,13 @@ if TYPE_CHECKING:
 _DENIED_REASON: Final = "approval_denied"
 
 
-def _pending(conn: sqlite3.Connection, transaction_id: str) -> sqlite3.Row:
+def _pending(conn: sqlite3.Connection, transaction_id: str) -> TransactionRow:
     row = find_payout(conn, transaction_id)
     if row is None:
         raise AdminError(f"no cash-out {transaction_id!r}")
-    if row["status"] != "pending_approval":
+    if row.status != "pending_approval":
         raise AdminError(
-            f"cash-out {transaction_id} is {row['status']}; only a payout pending approval "
+            f"cash-out {transaction_id} is {row.status}; only a payout pending approval "
             "can be approved or denied"
         )
     return row
@@ -35,7 +36,7 @@ def _pending(conn: sqlite3.Connection, transaction_id: str) -> sqlite3.Row:
 
 def approve_payout(
     engine: Engine, conn: sqlite3.Connection, transaction_id: str, now: datetime
-) -> sqlite3.Row:
+) -> TransactionRow:
     """The second approver says yes: the payout is dispatched as if it had just arrived."""
     row = _pending(conn, transaction_id)
     conn.execute(
@@ -53,7 +54,7 @@ def approve_payout(
 
 def deny_payout(
     engine: Engine, conn: sqlite3.Connection, transaction_id: str, now: datetime
-) -> sqlite3.Row:
+) -> TransactionRow:
     """The second approver says no: the hold is released and the payout fails."""
     row = _pending(conn, transaction_id)
     fail(engine, conn, row, _DENIED_REASON, "Denied by the dual-control approver", now)

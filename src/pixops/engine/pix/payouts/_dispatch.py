@@ -13,6 +13,7 @@ from pixops.engine import scheduler
 from pixops.engine.merchants import require_merchant
 from pixops.engine.pix.payouts._answers import settle
 from pixops.engine.pix.payouts._rows import reload
+from pixops.engine.rows import TransactionRow
 from pixops.engine.world import central_bank, directory
 
 if TYPE_CHECKING:
@@ -56,20 +57,22 @@ class Waiting:
 
 
 def dispatch(
-    engine: Engine, conn: sqlite3.Connection, row: sqlite3.Row, now: datetime
+    engine: Engine, conn: sqlite3.Connection, row: TransactionRow, now: datetime
 ) -> Refusal | Waiting | None:
     """Look the key up and send the payment; a refusal or a wait is the caller's to handle."""
-    merchant = require_merchant(conn, row["merchant_id"])
+    merchant = require_merchant(conn, row.merchant_id)
     if not directory.admit_lookup(
-        conn, row["merchant_id"], int(merchant.dict_lookups_per_minute), now
+        conn, row.merchant_id, int(merchant.dict_lookups_per_minute), now
     ):
         return Waiting("DICT_CLIENT_RATE_LIMITED")
-    key = row["recipient_key"]
-    result = directory.lookup(conn, key, attempt=int(row["attempts"]))
+    key = row.recipient_key
+    if key is None:
+        raise LookupError(f"cash-out {row.transaction_id} has no recipient key")
+    result = directory.lookup(conn, key, attempt=row.attempts)
     if isinstance(result, directory.Queued):
         return Waiting(result.reason_code)
     if isinstance(result, directory.Refused):
-        params = {"pix_key": key, "pix_key_type": row["recipient_key_type"]}
+        params = {"pix_key": key, "pix_key_type": row.recipient_key_type}
         return Refusal(400, result.code, result.message, params)
     entry = result.entry
     if entry.ispb == engine.config.service_ispb:
@@ -85,13 +88,13 @@ def dispatch(
 def _send(
     engine: Engine,
     conn: sqlite3.Connection,
-    row: sqlite3.Row,
+    row: TransactionRow,
     entry: directory.Entry,
     now: datetime,
 ) -> None:
     """Hand the payment to the central bank and schedule its answer (or the watchdog)."""
-    transaction_id = row["transaction_id"]
-    routed_ispb = row["recipient_ispb"] or entry.ispb
+    transaction_id = row.transaction_id
+    routed_ispb = row.recipient_ispb or entry.ispb
     conn.execute(
         "UPDATE transactions SET status = 'processing', stage = 2, counterparty_name = ?,"
         " recipient_document = ?, recipient_ispb = ?, reason_code = NULL,"
@@ -122,11 +125,11 @@ def _send(
         scheduler.schedule(conn, answer_at, "payout.pacs002", transaction_id, {})
 
 
-def _is_duplicate(conn: sqlite3.Connection, row: sqlite3.Row) -> bool:
+def _is_duplicate(conn: sqlite3.Connection, row: TransactionRow) -> bool:
     """Whether another payment with this end-to-end ID reached the central bank and stands."""
     other = conn.execute(
         "SELECT 1 FROM transactions WHERE end_to_end_id = ? AND kind = 'cash_out'"
         " AND transaction_id != ? AND stage >= 2 AND status IN ('processing', 'settled')",
-        (row["end_to_end_id"], row["transaction_id"]),
+        (row.end_to_end_id, row.transaction_id),
     ).fetchone()
     return other is not None

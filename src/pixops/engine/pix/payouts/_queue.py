@@ -13,6 +13,7 @@ from pixops.engine.clock import from_db, to_db
 from pixops.engine.pix.payouts._answers import fail
 from pixops.engine.pix.payouts._dispatch import Refusal, Waiting, dispatch
 from pixops.engine.pix.payouts._rows import find_payout, reload
+from pixops.engine.rows import TransactionRow
 from pixops.engine.world import directory
 
 if TYPE_CHECKING:
@@ -20,9 +21,9 @@ if TYPE_CHECKING:
 
 
 def enter_queue(
-    engine: Engine, conn: sqlite3.Connection, row: sqlite3.Row, reason_code: str, now: datetime
+    engine: Engine, conn: sqlite3.Connection, row: TransactionRow, reason_code: str, now: datetime
 ) -> None:
-    transaction_id = row["transaction_id"]
+    transaction_id = row.transaction_id
     description = directory.QUEUE_REASONS[reason_code]
     config = engine.config
     deadline = now + timedelta(seconds=config.queue_ttl_seconds)
@@ -36,14 +37,14 @@ def enter_queue(
     events.emit(
         engine,
         conn,
-        row["merchant_id"],
+        row.merchant_id,
         "pix.payout.queued",
         {
             "transaction_id": transaction_id,
-            "end_to_end_id": row["end_to_end_id"],
-            "external_id": row["external_id"],
-            "outbound_request_id": row["outbound_request_id"],
-            "amount": int(row["amount_base"]),
+            "end_to_end_id": row.end_to_end_id,
+            "external_id": row.external_id,
+            "outbound_request_id": row.outbound_request_id,
+            "amount": int(row.amount_base),
             "status": "queued",
             "reason_code": reason_code,
             "reason_description": description,
@@ -67,7 +68,7 @@ def _schedule_retry(
 @scheduler.timer("payout.queue_retry")
 def _retry(engine: Engine, conn: sqlite3.Connection, ref: str, payload: dict[str, Any]) -> None:
     row = find_payout(conn, ref)
-    if row is None or row["status"] != "queued":
+    if row is None or row.status != "queued":
         return
     now = engine.clock.now()
     conn.execute("UPDATE transactions SET attempts = attempts + 1 WHERE transaction_id = ?", (ref,))
@@ -90,7 +91,7 @@ def _queue_timeout(
     engine: Engine, conn: sqlite3.Connection, ref: str, payload: dict[str, Any]
 ) -> None:
     row = find_payout(conn, ref)
-    if row is None or row["status"] != "queued":
+    if row is None or row.status != "queued":
         return
     scheduler.cancel(conn, "payout.queue_retry", ref)
     reason = "DICT_QUEUE_TIMEOUT"

@@ -16,6 +16,7 @@ from pixops.engine.pix.payouts._dispatch import Refusal, Waiting, dispatch
 from pixops.engine.pix.payouts._queue import enter_queue
 from pixops.engine.pix.payouts._rows import reload
 from pixops.engine.pix.records import NewTransaction
+from pixops.engine.rows import TransactionRow
 from pixops.ids import CASH_OUT_PREFIX, derive_end_to_end_id, new_outbound_request_id
 from pixops.money import INT64_MAX, centavos_to_base, format_brl_base
 
@@ -43,7 +44,7 @@ def create_payout(
     merchant_id: str,
     request: PayoutRequest,
     now: datetime,
-) -> sqlite3.Row:
+) -> TransactionRow:
     """Accept a cash-out or raise its synchronous Format A refusal; returns the row."""
     merchant = require_merchant(conn, merchant_id)
     amount_base = centavos_to_base(request.amount_centavos)
