@@ -18,6 +18,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -67,7 +68,9 @@ class ServerProcess:
         return self.process.pid
 
     def start(self) -> ServerProcess:
-        self.stderr_path = self.db.with_name(f"{self.db.name}.{secrets.token_hex(3)}.stderr")
+        # Beside the database only if that directory is writable: a test may make it not.
+        scratch = Path(tempfile.gettempdir())
+        self.stderr_path = scratch / f"pixops-stress-{secrets.token_hex(4)}.stderr"
         env = {**os.environ, "PYTHONUNBUFFERED": "1"}
         command = [sys.executable, "-m", "pixops", "serve", "--db", str(self.db), "--port", "0"]
         with self.stderr_path.open("w") as stderr:
