@@ -391,3 +391,27 @@ def test_a_webhook_receiver_that_never_answers_times_out_and_blocks_no_request(
     assert attempt.status_code is None
     assert attempt.error is not None
     assert "timed out" in attempt.error
+
+
+def test_another_merchants_ids_are_unknown_ids(
+    sandbox: Sandbox, merchant: Merchant, connect: Connect
+) -> None:
+    """Every way to name merchant A's money, tried with merchant B's key: the ordinary
+    404 of an unknown id, identical byte for byte, and nothing written."""
+    theirs = sandbox.receive_pix(merchant.id, amount_centavos=5_000)
+    other = sandbox.create_merchant("Outra Loja", balance_centavos=1_000_000)
+    intruder = connect(sandbox, sandbox.issue_api_key(other.id))
+    unknown = "PIXIN" + "E" + "0" * 31
+    before = footprint(sandbox)
+    for path in ("/transactions/{}", "/transactions/{}/receipt"):
+        mine = intruder("GET", path.format(theirs))
+        nobody = intruder("GET", path.format(unknown))
+        assert mine.status_code == nobody.status_code == 404
+        assert mine.content == nobody.content
+    refund = intruder("POST", "/pix/refund", {"original_transaction_id": theirs})
+    assert refund.status_code == 404
+    assert (
+        refund.json()
+        == intruder("POST", "/pix/refund", {"original_transaction_id": unknown}).json()
+    )
+    assert footprint(sandbox) == before
