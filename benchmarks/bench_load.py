@@ -381,6 +381,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     parser.add_argument("--hello-child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    # A SIGTERM ends the run through the `finally` blocks that stop the servers.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     if args.hello_child:
         hello_child()
         return

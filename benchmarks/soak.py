@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -29,6 +30,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--seconds", type=float, default=600.0)
     parser.add_argument("--connections", type=int, default=16)
     args = parser.parse_args(argv)
+    # A SIGTERM ends the run through the `finally` blocks that stop the servers.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     options = argparse.Namespace(
         seconds=args.seconds,
         ceiling_seconds=10.0,
