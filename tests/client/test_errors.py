@@ -163,3 +163,12 @@ def test_any_json_object_becomes_an_api_error(body: dict[str, object], status: i
     error = error_from_response(status, json.dumps(body).encode())
     assert isinstance(error, ApiError)
     assert isinstance(error.params, dict | list)
+
+
+def test_arguments_are_checked() -> None:
+    with pytest.raises(TypeError):
+        error_from_response("500", b"")  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        error_from_response(500, "text")  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        error_from_response(True, b"")

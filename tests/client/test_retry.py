@@ -240,3 +240,19 @@ def test_a_drop_after_the_server_committed_never_makes_a_second_transaction() ->
     rows = list(sandbox.client(key).statement.iter())
     assert [row.transaction_id for row in rows] == [payout.transaction_id]
     assert sandbox.balance(merchant.id).held_base == 1_000 * 100 + 50 * 100
+
+
+def test_a_redirect_is_not_followed_and_is_an_error() -> None:
+    script = Script(httpx.Response(302, headers={"location": "https://elsewhere.example/"}))
+    with pytest.raises(pixops.client.ApiError) as caught:
+        make_client(script, []).balance()
+    assert caught.value.status == 302
+    assert len(script.requests) == 1
+
+
+def test_a_2xx_outside_the_schema_is_a_response_validation_error() -> None:
+    script = Script(ok({"worked": True, "data": {"balance": 1.5}}))
+    with pytest.raises(pixops.client.ResponseValidationError) as caught:
+        make_client(script, []).balance()
+    assert "data.balance" in str(caught.value)
+    assert isinstance(caught.value, pixops.PixopsError)

@@ -122,7 +122,7 @@ def log_attempt(call: Call, attempt: int, outcome: str, wait: float | None) -> N
 def decode(response: httpx.Response, case: KeyCase) -> bytes:
     """The snake_case JSON body of a 2xx answer; any other answer raises its `ApiError`."""
     body = response.content
-    if response.status_code >= 400:
+    if not 200 <= response.status_code < 300:
         raise error_from_response(response.status_code, body, response.headers)
     if case == "camelCase":
         return to_snake_bytes(body, response.status_code)

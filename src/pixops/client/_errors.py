@@ -249,6 +249,10 @@ def _retry_after(headers: Any) -> float | None:
 
 def error_from_response(status: int, body: bytes, headers: Any = None) -> ApiError:
     """The `ApiError` subclass for one error answer, whatever its body shape."""
+    if isinstance(status, bool) or not isinstance(status, int) or not 100 <= status <= 599:
+        raise TypeError(f"status must be an HTTP status code, got {status!r}")
+    if not isinstance(body, bytes):
+        raise TypeError(f"body must be bytes, got {type(body).__name__}")
     retry_after = _retry_after(headers)
     try:
         parsed: Any = json.loads(body)

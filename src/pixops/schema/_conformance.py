@@ -80,6 +80,10 @@ def _validate(model: Any, value: Any) -> str | None:
 def check_answer(method: str, path: str, status: int, body: bytes) -> str | None:
     """Why this answer does not fit the wire schema, or None when it does (or when the
     path is not an API endpoint: the OpenAPI document, the test helpers)."""
+    if not isinstance(method, str) or not isinstance(path, str):
+        raise TypeError("method and path must be strings")
+    if isinstance(status, bool) or not isinstance(status, int) or not isinstance(body, bytes):
+        raise TypeError("status must be an int and body bytes")
     if path.startswith(API_PREFIX):
         path = path[len(API_PREFIX) :]
     path = path.split("?", 1)[0]
