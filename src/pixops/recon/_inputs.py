@@ -157,8 +157,8 @@ def _column(table: pa.Table, name: str) -> pa.ChunkedArray:
     return table.column(name)
 
 
-def _text(table: pa.Table, name: str) -> pa.Array:
-    """The column as text with surrounding whitespace removed (spreadsheets add it)."""
+def _text(table: pa.Table, name: str, trim: bool = True) -> pa.Array:
+    """The column as text; from files, surrounding whitespace removed (spreadsheets add it)."""
     column = _column(table, name)
     if not (
         pa.types.is_integer(column.type)
@@ -167,7 +167,8 @@ def _text(table: pa.Table, name: str) -> pa.Array:
         or pa.types.is_dictionary(column.type)
     ):
         raise LedgerError(f"column {name!r} must be text, not {column.type}")
-    return pc.utf8_trim_whitespace(column.cast(pa.string()).combine_chunks())
+    text = column.cast(pa.string()).combine_chunks()
+    return pc.utf8_trim_whitespace(text) if trim else text
 
 
 def _money(table: pa.Table, name: str, unit: str) -> pa.Array:
@@ -254,8 +255,9 @@ def read_ledger(
     if not isinstance(mapping, LedgerMapping):
         raise LedgerError("mapping must be a LedgerMapping")
     zone = parse_tz(tz)
-    entry_id = _text(table, mapping.entry_id)
-    reference = _text(table, mapping.reference)
+    from_file = isinstance(source, (str, Path))
+    entry_id = _text(table, mapping.entry_id, trim=from_file)
+    reference = _text(table, mapping.reference, trim=from_file)
     amount = _money(table, mapping.amount, mapping.amount_unit)
     if mapping.direction is None:
         negative = pc.less(amount, 0)

@@ -42,7 +42,8 @@ SELECT sn FROM (
                                     ORDER BY s.completed_at DESC NULLS LAST,
                                              s.sn DESC NULLS LAST) AS copy_rank
     FROM statement_in s
-    WHERE s.id IN (SELECT id FROM statement_in GROUP BY id HAVING COUNT(*) > 1)
+    WHERE hash(s.id) IN (SELECT hash(id) FROM statement_in GROUP BY hash(id)
+                         HAVING COUNT(*) > 1)
 ) x
 WHERE x.copy_rank > 1
 """
@@ -104,7 +105,7 @@ GROUP BY c.ln
 """
 
 # A statement row picked by several entries belongs to the first booking.
-_CLAIMS = "SELECT sn, MIN(ln) AS ln FROM picks GROUP BY sn"
+_CLAIMS = "SELECT sn, MIN(ln) AS ln, COUNT(*) AS claimants FROM picks GROUP BY sn"
 
 _PAIRS = """
 SELECT p.ln, l.entry_id, l.reference, s.sn, s.id AS stmt_id, s.transaction_id,
@@ -114,36 +115,33 @@ SELECT p.ln, l.entry_id, l.reference, s.sn, s.id AS stmt_id, s.transaction_id,
        l.status AS ledger_status, s.payment_status AS statement_status,
        l.booked_on, s.business_date,
        l.in_scope OR s.in_scope AS in_scope,
-       l.amount_base <> s.amount_base
-       AND (CAST(l.amount_base AS DECIMAL(38, 0)) * 100 = s.amount_base
-            OR CAST(l.amount_base AS DECIMAL(38, 0)) * 10000 = s.amount_base
-            OR CAST(s.amount_base AS DECIMAL(38, 0)) * 100 = l.amount_base
-            OR CAST(s.amount_base AS DECIMAL(38, 0)) * 10000 = l.amount_base) AS unit_error,
+       CASE WHEN l.amount_base = s.amount_base THEN FALSE
+            ELSE CAST(l.amount_base AS DECIMAL(38, 0)) * 100 = s.amount_base
+                 OR CAST(l.amount_base AS DECIMAL(38, 0)) * 10000 = s.amount_base
+                 OR CAST(s.amount_base AS DECIMAL(38, 0)) * 100 = l.amount_base
+                 OR CAST(s.amount_base AS DECIMAL(38, 0)) * 10000 = l.amount_base
+       END AS unit_error,
        (l.direction IS NOT NULL AND l.direction <> s.direction) AS direction_differs
-FROM picks p
-JOIN claims c ON c.sn = p.sn AND c.ln = p.ln
+FROM claims p
 JOIN led l ON l.ln = p.ln
 JOIN stmt s ON s.sn = p.sn
 """
 
-# Statement rows in scope that no ledger entry references (one scan of the statement).
-_UNREFERENCED = """
-SELECT s.* FROM stmt s
-WHERE s.in_scope AND s.payment_status IN ('settled', 'processing')
-  AND NOT EXISTS (SELECT 1 FROM cand c WHERE c.sn = s.sn)
-"""
-
-# Settled rows a ledger entry references but another row of that reference was paired.
-_EXTRA_PAYMENTS = """
-SELECT s.* FROM stmt s
-WHERE s.in_scope AND s.payment_status = 'settled'
-  AND EXISTS (SELECT 1 FROM cand c WHERE c.sn = s.sn)
-  AND NOT EXISTS (SELECT 1 FROM claims c WHERE c.sn = s.sn)
+# Statement rows in scope that moved money and are paired with no entry (one scan);
+# `referenced`: some entry names them (then a settled one was paid twice).
+_UNPAIRED = """
+SELECT s.*, r.sn IS NOT NULL AS referenced
+FROM stmt s
+LEFT JOIN claims c ON c.sn = s.sn
+LEFT JOIN (SELECT DISTINCT sn FROM cand) r ON r.sn = s.sn
+WHERE s.in_scope AND s.payment_status IN ('settled', 'processing') AND c.sn IS NULL
 """
 
 # Entries whose pick was claimed by an earlier booking.
 _DOUBLE_BOOKED = """
-SELECT p.ln, p.sn FROM picks p JOIN claims c ON c.sn = p.sn WHERE c.ln <> p.ln
+SELECT p.ln, p.sn
+FROM picks p JOIN (SELECT sn, ln FROM claims WHERE claimants > 1) c ON c.sn = p.sn
+WHERE c.ln <> p.ln
 """
 
 _PAIR_COLUMNS = """
@@ -221,7 +219,7 @@ SELECT 'missing_in_statement', l.entry_id, l.reference,
        l.booked_on, CAST(NULL AS DATE),
        'no statement movement carries this reference'
 FROM led l
-WHERE l.in_scope AND NOT EXISTS (SELECT 1 FROM cand c WHERE c.ln = l.ln)
+WHERE l.in_scope AND NOT EXISTS (SELECT 1 FROM picks p WHERE p.ln = l.ln)
 UNION ALL
 SELECT 'duplicate', l.entry_id, l.reference, s.transaction_id, s.id,
        l.amount_base, s.amount_base, 0 - l.amount_base,
@@ -234,19 +232,19 @@ WHERE l.in_scope OR s.in_scope
 UNION ALL
 SELECT 'duplicate', {_stmt_columns("s")},
        'a second movement for a reference the ledger booked once'
-FROM extra_payments s
+FROM unpaired s WHERE s.referenced AND s.payment_status = 'settled'
 UNION ALL
 SELECT 'duplicate', {_stmt_columns("r")},
        'the same statement id is listed more than once'
 FROM stmt_all r JOIN copies c ON c.sn = r.sn WHERE r.in_scope
 UNION ALL
 SELECT 'missing_in_ledger', {_stmt_columns("s")}, 'no ledger entry references this movement'
-FROM unreferenced s WHERE s.original_transaction_id IS NULL
+FROM unpaired s WHERE NOT s.referenced AND s.original_transaction_id IS NULL
 UNION ALL
 SELECT 'unbooked_refund', {_stmt_columns("s")},
        CONCAT(CASE WHEN s.direction = 'outbound' THEN 'refund of ' ELSE 'return of ' END,
               s.original_transaction_id, ' not booked in the ledger')
-FROM unreferenced s WHERE s.original_transaction_id IS NOT NULL
+FROM unpaired s WHERE NOT s.referenced AND s.original_transaction_id IS NOT NULL
 UNION ALL
 SELECT 'status_mismatch', {_stmt_columns("s", "h.webhook_status")},
        CONCAT('webhook says ', h.webhook_status, ', statement shows ', s.payment_status)
@@ -366,8 +364,7 @@ STEPS: Final[tuple[tuple[str, str, bool], ...]] = (
     ("claims", _CLAIMS, True),
     ("pairs", _PAIRS, True),
     ("double_booked", _DOUBLE_BOOKED, False),
-    ("unreferenced", _UNREFERENCED, True),
-    ("extra_payments", _EXTRA_PAYMENTS, True),
+    ("unpaired", _UNPAIRED, True),
     ("hook_status", _HOOK_STATUS, True),
     ("snapshots", _SNAPSHOTS, True),
     ("rollforward", _ROLLFORWARD, True),
