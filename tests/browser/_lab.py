@@ -48,9 +48,15 @@ _IDLE = f"{CURRENT} .jp-Notebook-ExecutionIndicator[data-status='idle']"
 
 
 def shutdown_kernels(lab: Server) -> None:
-    """Stop every kernel the server runs: each test starts from one fresh kernel."""
+    """End every session and kernel the server has: each test starts on one fresh kernel.
+
+    Sessions go first: a session left pointing at a stopped kernel makes Lab ask which
+    kernel to start when its notebook opens again.
+    """
     headers = {"Authorization": f"token {lab.token}"}
     with httpx.Client(base_url=lab.base_url, headers=headers, timeout=30) as api:
+        for session in api.get("/api/sessions").raise_for_status().json():
+            api.delete(f"/api/sessions/{session['id']}").raise_for_status()
         for kernel in api.get("/api/kernels").raise_for_status().json():
             api.delete(f"/api/kernels/{kernel['id']}").raise_for_status()
 
@@ -59,8 +65,9 @@ def open_notebook(page: Page, lab: Server, name: str) -> None:
     """Open `name` alone in JupyterLab (`reset` forgets earlier tabs) on an idle kernel."""
     shutdown_kernels(lab)
     page.goto(f"{lab.base_url}/lab/tree/{name}?reset&token={lab.token}")
-    expect(page.locator(_IDLE)).to_be_visible(timeout=90_000)
+    expect(page.locator(f"{_IDLE}, .jp-Dialog").first).to_be_visible(timeout=90_000)
     dismiss_kernel_dialog(page)
+    expect(page.locator(_IDLE)).to_be_visible(timeout=90_000)
 
 
 def dismiss_kernel_dialog(page: Page) -> None:
@@ -70,7 +77,6 @@ def dismiss_kernel_dialog(page: Page) -> None:
     failure worth reading, so its text is raised.
     """
     dialog = page.locator(".jp-Dialog")
-    page.wait_for_timeout(500)
     if dialog.count() == 0:
         return
     text = dialog.first.inner_text()
@@ -101,6 +107,7 @@ def run_all_cells(page: Page, *, timeout_seconds: float = 420.0) -> None:
         page.get_by_role("menuitem", name="Run All Cells", exact=True).click()
         started = time.monotonic() + 8.0
         while time.monotonic() < started:
+            dismiss_kernel_dialog(page)
             if any(prompt != "[ ]:" for prompt in code_prompts(page)):
                 break
             page.wait_for_timeout(250)
@@ -110,6 +117,7 @@ def run_all_cells(page: Page, *, timeout_seconds: float = 420.0) -> None:
     else:
         raise AssertionError("Run All Cells started no cell after three tries")
     while time.monotonic() < deadline:
+        dismiss_kernel_dialog(page)
         prompts = code_prompts(page)
         idle = page.locator(_IDLE).count() > 0
         failures = error_outputs(page) if idle else []

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Page, Playwright, sync_playwright
+from playwright.sync_api import Browser, Page, Playwright, expect, sync_playwright
 from tests.browser._lab import CHROMIUM_ARGS, Server, sandbox_environment, screenshot
 
 from pixops.desk import lab_command, start, stop
@@ -23,6 +23,9 @@ CHROMIUM = Path(os.environ.get("PIXOPS_CHROMIUM", "/usr/bin/chromium"))
 SKIP_VARIABLE = "PIXOPS_SKIP_BROWSER"
 _HERE = Path(__file__).resolve().parent
 _FAILED = pytest.StashKey[bool]()
+# Assertions on the page wait up to a minute (not 5 s): the machine is shared, and a
+# kernel busy with a panel's request answers late.
+expect.set_options(timeout=60_000)
 _SKIPPED_NOTICE = (
     f"{SKIP_VARIABLE}=1: the real-browser tests in tests/browser are DESELECTED in this run"
 )
