@@ -73,8 +73,12 @@ def test(python: Path, pytest_args: list[str]) -> None:
     run([python, "-m", "ruff", "check", "src", "tests", "benchmarks", ".ci"])
     run([python, "-m", "ruff", "format", "--check", "src", "tests", "benchmarks", ".ci"])
     run([python, "-m", "mypy", "--strict", "src"])
+    # Two workers (pytest-xdist, whole files per worker as pyproject's --dist=loadfile
+    # says): the browser tests and nbval spend most of their time waiting on kernels.
+    chosen = any(arg.startswith(("-n", "--numprocesses", "-p")) for arg in pytest_args)
+    workers = [] if chosen else ["-n", os.environ.get("PIXOPS_TEST_WORKERS", "2")]
     # pytest exits 5 when it collected nothing: that is a failure here, never a pass.
-    run([python, "-m", "pytest", *pytest_args])
+    run([python, "-m", "pytest", *workers, *pytest_args])
 
 
 def ensure_chromium() -> None:
