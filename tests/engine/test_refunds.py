@@ -520,21 +520,21 @@ def test_start_refund_for_med_skips_the_reason_check(
             now=sandbox.now(),
             kind="med_refund",
         )
-    assert (created["kind"], created["status"], created["amount_base"]) == (
+    assert (created.kind, created.status, created.amount_base) == (
         "med_refund",
         "processing",
         400_000,
     )
-    assert created["transaction_id"].startswith("PIXRETD99999999")
-    assert created["description"] == "Devolução de PIX"
+    assert created.transaction_id.startswith("PIXRETD99999999")
+    assert created.description == "Devolução de PIX"
     sandbox.advance(100 * 86_400)
-    stored = row(sandbox, created["transaction_id"])
+    stored = row(sandbox, created.transaction_id)
     assert stored["status"] == "settled"
     types = [t for t, _ in new_events(sandbox, merchant.id, skip)]
     assert types == ["pix.refund.completed", "pix.payout.returned"]
     with sandbox.engine.store.lock:
         kinds = sandbox.engine.store.conn.execute(
-            "SELECT kind FROM journal WHERE transaction_id = ?", (created["transaction_id"],)
+            "SELECT kind FROM journal WHERE transaction_id = ?", (created.transaction_id,)
         ).fetchall()
     assert [k[0] for k in kinds] == ["med_refund"]
     assert refunds.committed_total_base(sandbox.engine.store.conn, original) == 400_000

@@ -25,6 +25,7 @@ from pixops.engine import events, ledger, scheduler
 from pixops.engine.clock import from_db, to_db, to_wire
 from pixops.engine.errors import DefenseRefusedError, MedError
 from pixops.engine.pix import refunds
+from pixops.engine.rows import TransactionRow
 from pixops.ids import new_prefixed_id
 from pixops.money import MoneyError, centavos_to_base
 
@@ -198,35 +199,36 @@ def open_case(
     now: datetime,
 ) -> MedCase:
     """The central bank notifies an infraction on a settled received PIX."""
-    original: sqlite3.Row | None = conn.execute(
+    found: sqlite3.Row | None = conn.execute(
         "SELECT * FROM transactions WHERE transaction_id = ? OR"
         " (end_to_end_id = ? AND kind = 'cash_in') ORDER BY status = 'settled' DESC LIMIT 1",
         (transaction_id, transaction_id),
     ).fetchone()
-    if original is None:
+    if found is None:
         raise MedError(f"no transaction {transaction_id!r}")
-    if original["kind"] != "cash_in" or original["status"] != "settled":
+    original = TransactionRow.from_db(found)
+    if original.kind != "cash_in" or original.status != "settled":
         raise MedError(
-            f"MED applies to settled received PIX; {original['transaction_id']} is a "
-            f"{original['status']} {original['kind']}"
+            f"MED applies to settled received PIX; {original.transaction_id} is a "
+            f"{original.status} {original.kind}"
         )
     if reason not in REASONS:
         raise MedError(f"reason must be one of {', '.join(REASONS)}, got {reason!r}")
     details = _text("details", details)
-    received_at = from_db(original["completed_at"] or original["created_at"])
+    received_at = from_db(original.completed_at or original.created_at)
     if now - received_at > NOTIFICATION_WINDOW:
         raise MedError(
             f"a MED case may be opened up to {NOTIFICATION_WINDOW.days} days after the "
-            f"transaction; {original['transaction_id']} settled on {to_wire(received_at)}"
+            f"transaction; {original.transaction_id} settled on {to_wire(received_at)}"
         )
     active = conn.execute(
         "SELECT id FROM med_cases WHERE transaction_id = ? AND status IN ('OPEN', 'ACKNOWLEDGED')",
-        (original["transaction_id"],),
+        (original.transaction_id,),
     ).fetchone()
     if active is not None:
-        raise MedError(f"transaction {original['transaction_id']} already has MED case {active[0]}")
-    refundable_base = int(original["amount_base"]) - refunds.committed_total_base(
-        conn, original["transaction_id"]
+        raise MedError(f"transaction {original.transaction_id} already has MED case {active[0]}")
+    refundable_base = int(original.amount_base) - refunds.committed_total_base(
+        conn, original.transaction_id
     )
     if amount_centavos is None:
         amount_base = refundable_base
@@ -241,14 +243,14 @@ def open_case(
         raise MedError(
             "amount_centavos must be positive"
             if amount_centavos is not None
-            else f"{original['transaction_id']} was already fully refunded"
+            else f"{original.transaction_id} was already fully refunded"
         )
     if amount_base > refundable_base:
         raise MedError(
             f"the disputed amount ({amount_base} base units) exceeds what is still refundable "
-            f"of {original['transaction_id']} ({refundable_base} base units)"
+            f"of {original.transaction_id} ({refundable_base} base units)"
         )
-    merchant_id = original["merchant_id"]
+    merchant_id = original.merchant_id
     blocked_base = max(0, min(amount_base, ledger.balance(conn, merchant_id).available_base))
     ledger.set_blocked(conn, merchant_id, blocked_base)
     case_id = new_prefixed_id("med_", engine.rng)
@@ -260,8 +262,8 @@ def open_case(
         (
             case_id,
             merchant_id,
-            original["transaction_id"],
-            original["end_to_end_id"],
+            original.transaction_id,
+            original.end_to_end_id,
             amount_base,
             blocked_base,
             reason,
@@ -278,15 +280,15 @@ def open_case(
         "pix.refund.requested",
         {
             "med_case_id": case_id,
-            "transaction_id": original["transaction_id"],
-            "end_to_end_id": original["end_to_end_id"],
+            "transaction_id": original.transaction_id,
+            "end_to_end_id": original.end_to_end_id,
             "amount": amount_base,
             "reason": reason,
             "status": "OPEN",
             "defense_deadline": to_wire(deadline),
         },
         at=now,
-        transaction_id=original["transaction_id"],
+        transaction_id=original.transaction_id,
     )
     return require_case(conn, case_id)
 
@@ -393,7 +395,7 @@ def _refund(engine: Engine, conn: sqlite3.Connection, case: MedCase, now: dateti
         now=now,
         kind="med_refund",
     )
-    return str(row["transaction_id"])
+    return row.transaction_id
 
 
 def cancel_case(conn: sqlite3.Connection, case_id: str, *, now: datetime) -> MedCase:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 import sqlite3
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Final
 
 from pixops import limits
 from pixops.engine import events, ledger
@@ -130,22 +130,28 @@ def book_credit(
 ) -> tuple[str, int]:
     """Insert a settled received PIX and post it; returns (transaction_id, fee_base)."""
     fee_base = cash_in_fee_base(merchant, amount_base)
-    transaction_id = _insert_received(
+    received = _received(
         engine,
-        conn,
         merchant,
         payer=payer,
         end_to_end_id=end_to_end_id,
         amount_base=amount_base,
         recipient_key=recipient_key,
         status="settled",
-        fee_base=fee_base,
         created_at=settled_at,
-        completed_at=settled_at,
-        external_id=external_id,
-        tag=tag,
-        description=description,
-        charge_txid=charge_txid,
+    )
+    transaction_id = received.transaction_id
+    records.insert(
+        conn,
+        engine.rng,
+        received._replace(
+            fee_base=fee_base,
+            completed_at=settled_at,
+            external_id=external_id,
+            tag=tag,
+            description=description,
+            charge_txid=charge_txid,
+        ),
     )
     entries = [(amount_base, "cash_in")]
     if fee_base:
@@ -154,39 +160,35 @@ def book_credit(
     return transaction_id, fee_base
 
 
-def _insert_received(
+def _received(
     engine: Engine,
-    conn: sqlite3.Connection,
     merchant: MerchantRow,
     *,
     payer: Payer,
     end_to_end_id: str,
     amount_base: int,
     recipient_key: str,
-    **outcome: Any,
-) -> str:
-    """Insert a received PIX row: the fields every credit shares, plus its outcome's."""
-    transaction_id = cash_in_transaction_id(end_to_end_id)
-    records.insert(
-        conn,
-        engine.rng,
-        NewTransaction(
-            merchant_id=merchant.id,
-            transaction_id=transaction_id,
-            end_to_end_id=end_to_end_id,
-            type="pix",
-            direction="inbound",
-            kind="cash_in",
-            amount_base=amount_base,
-            counterparty_name=payer.name,
-            payer_document=payer.document,
-            payer_ispb=payer.ispb,
-            recipient_key=recipient_key,
-            recipient_ispb=engine.config.service_ispb,
-            **outcome,
-        ),
+    status: str,
+    created_at: datetime,
+) -> NewTransaction:
+    """A received PIX row with the fields every credit shares; callers add their outcome's
+    with `_replace` (typed, unlike a `**kwargs` pass-through)."""
+    return NewTransaction(
+        merchant_id=merchant.id,
+        transaction_id=cash_in_transaction_id(end_to_end_id),
+        end_to_end_id=end_to_end_id,
+        type="pix",
+        direction="inbound",
+        kind="cash_in",
+        status=status,
+        amount_base=amount_base,
+        created_at=created_at,
+        counterparty_name=payer.name,
+        payer_document=payer.document,
+        payer_ispb=payer.ispb,
+        recipient_key=recipient_key,
+        recipient_ispb=engine.config.service_ispb,
     )
-    return transaction_id
 
 
 def record_failed_credit(
@@ -204,9 +206,8 @@ def record_failed_credit(
     charge_txid: str | None = None,
 ) -> str:
     """Store a refused credit as a failed inbound transaction; no money moves."""
-    return _insert_received(
+    received = _received(
         engine,
-        conn,
         merchant,
         payer=payer,
         end_to_end_id=end_to_end_id,
@@ -214,13 +215,20 @@ def record_failed_credit(
         recipient_key=recipient_key,
         status="failed",
         created_at=at,
-        failed_at=at,
-        description=description,
-        reason_code=reason_code,
-        reason_description=central_bank.describe(reason_code),
-        failure_reason=records.failure_reason(reason_code),
-        charge_txid=charge_txid,
     )
+    records.insert(
+        conn,
+        engine.rng,
+        received._replace(
+            failed_at=at,
+            description=description,
+            reason_code=reason_code,
+            reason_description=central_bank.describe(reason_code),
+            failure_reason=records.failure_reason(reason_code),
+            charge_txid=charge_txid,
+        ),
+    )
+    return received.transaction_id
 
 
 def receive_pix(

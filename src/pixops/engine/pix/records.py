@@ -15,7 +15,7 @@ from typing import Final, NamedTuple
 
 from pixops import limits
 from pixops.engine.clock import to_db
-from pixops.engine.errors import SimulationError
+from pixops.engine.errors import LedgerError, SimulationError
 from pixops.engine.rows import TransactionRow
 from pixops.ids import new_hex_id
 from pixops.pixkeys import PixKeyError, detect_key_type
@@ -28,6 +28,7 @@ __all__ = [
     "failure_reason",
     "find_by_end_to_end_id",
     "find_by_transaction_id",
+    "hold_of",
     "insert",
     "key_type_of",
 ]
@@ -147,6 +148,13 @@ def insert(conn: sqlite3.Connection, rng: random.Random, tx: NewTransaction) -> 
         ),
     )
     return internal_id
+
+
+def hold_of(row: TransactionRow) -> str:
+    """The ledger hold of an outbound row in flight (every one has one from acceptance)."""
+    if row.hold_id is None:
+        raise LedgerError(f"{row.transaction_id} has no hold to close")
+    return row.hold_id
 
 
 def find_by_transaction_id(

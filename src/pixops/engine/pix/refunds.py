@@ -17,7 +17,8 @@ from pixops.engine import events, ledger, scheduler
 from pixops.engine.clock import from_db, to_db
 from pixops.engine.errors import NotFoundError, RuleError
 from pixops.engine.pix import records
-from pixops.engine.pix.records import NewTransaction
+from pixops.engine.pix.records import NewTransaction, hold_of
+from pixops.engine.rows import TransactionRow
 from pixops.engine.world import central_bank
 from pixops.ids import new_return_id, refund_transaction_id
 from pixops.money import centavos_to_base, format_brl_base
@@ -42,27 +43,27 @@ _REFUND_KINDS: Final = ("refund", "med_refund")
 
 def find_original(
     conn: sqlite3.Connection, merchant_id: str, identifier: str
-) -> sqlite3.Row | None:
+) -> TransactionRow | None:
     """The merchant's received PIX with this transaction_id or end-to-end ID, or the credit
     of the merchant's paid charge whose QR tx_id this is (the charge's own reference, which
     `GET /transactions/:id` accepts too). An unpaid, expired or cancelled QR has no credit."""
     # `+merchant_id` keeps SQLite on the id indexes instead of scanning the merchant's rows.
-    row: sqlite3.Row | None = conn.execute(
+    found: sqlite3.Row | None = conn.execute(
         "SELECT * FROM transactions WHERE +merchant_id = ? AND kind = 'cash_in' AND seq IN ("
         "SELECT seq FROM transactions WHERE transaction_id = ?"
         " UNION SELECT seq FROM transactions WHERE end_to_end_id = ?)"
         " ORDER BY status = 'settled' DESC, seq DESC LIMIT 1",
         (merchant_id, identifier, identifier),
     ).fetchone()
-    if row is None:
-        row = conn.execute(
+    if found is None:
+        found = conn.execute(
             "SELECT t.* FROM charges AS c JOIN transactions AS t"
             " ON t.transaction_id = c.transaction_id AND t.kind = 'cash_in'"
             " WHERE c.txid = ? AND c.merchant_id = ? AND c.status = 'paid'"
             " AND t.merchant_id = c.merchant_id",
             (identifier, merchant_id),
         ).fetchone()
-    return row
+    return None if found is None else TransactionRow.from_db(found)
 
 
 def committed_total_base(conn: sqlite3.Connection, original_transaction_id: str) -> int:
@@ -97,19 +98,19 @@ def request_refund(
     reason: str,
     description: str,
     now: datetime,
-) -> sqlite3.Row:
+) -> TransactionRow:
     """A voluntary refund through the API: ownership, total and balance, then the movement."""
     original = find_original(conn, merchant_id, original_id)
     if original is None:
         raise NotFoundError("original transaction not found")
-    if original["status"] != "settled":
+    if original.status != "settled":
         raise RuleError(
-            f"transaction {original['transaction_id']} is {original['status']}; only a "
+            f"transaction {original.transaction_id} is {original.status}; only a "
             "settled received PIX can be refunded"
         )
-    original_base = int(original["amount_base"])
+    original_base = int(original.amount_base)
     amount_base = original_base if amount_centavos is None else centavos_to_base(amount_centavos)
-    committed_base = committed_total_base(conn, original["transaction_id"])
+    committed_base = committed_total_base(conn, original.transaction_id)
     if committed_base + amount_base > original_base:
         remaining_base = max(original_base - committed_base, 0)
         raise RuleError(
@@ -125,12 +126,26 @@ def request_refund(
         engine,
         conn,
         merchant_id=merchant_id,
-        original_transaction_id=original["transaction_id"],
+        original_transaction_id=original.transaction_id,
         amount_base=amount_base,
         reason=reason,
         description=description,
         now=now,
     )
+
+
+def _find(conn: sqlite3.Connection, transaction_id: str) -> TransactionRow | None:
+    row: sqlite3.Row | None = conn.execute(
+        "SELECT * FROM transactions WHERE transaction_id = ?", (transaction_id,)
+    ).fetchone()
+    return None if row is None else TransactionRow.from_db(row)
+
+
+def _transaction(conn: sqlite3.Connection, transaction_id: str) -> TransactionRow:
+    row = _find(conn, transaction_id)
+    if row is None:
+        raise LookupError(f"no transaction {transaction_id!r}")
+    return row
 
 
 def _brl(amount_base: int) -> str:
@@ -148,7 +163,7 @@ def start_refund(
     description: str | None,
     now: datetime,
     kind: Literal["refund", "med_refund"] = "refund",
-) -> sqlite3.Row:
+) -> TransactionRow:
     """Hold `amount_base` and send the refund; returns the new row (status processing).
 
     No checks of totals or balance here: callers do them. A `med_refund` is ordered by
@@ -156,11 +171,12 @@ def start_refund(
     """
     if kind not in _REFUND_KINDS:
         raise ValueError(f"kind must be one of {_REFUND_KINDS}, got {kind!r}")
-    original = conn.execute(
+    found: sqlite3.Row | None = conn.execute(
         "SELECT * FROM transactions WHERE merchant_id = ? AND transaction_id = ?"
         " AND kind = 'cash_in'",
         (merchant_id, original_transaction_id),
     ).fetchone()
+    original = None if found is None else TransactionRow.from_db(found)
     if original is None:
         raise LookupError(f"merchant {merchant_id} has no received PIX {original_transaction_id!r}")
     return_id = new_return_id(engine.config.service_ispb, now, engine.rng)
@@ -180,9 +196,9 @@ def start_refund(
             amount_base=amount_base,
             created_at=now,
             description=DEFAULT_DESCRIPTION if description is None else description,
-            counterparty_name=original["counterparty_name"],
-            recipient_document=original["payer_document"],
-            recipient_ispb=original["payer_ispb"],
+            counterparty_name=original.counterparty_name,
+            recipient_document=original.payer_document,
+            recipient_ispb=original.payer_ispb,
             original_transaction_id=original_transaction_id,
             refund_reason=reason,
         ),
@@ -195,27 +211,22 @@ def start_refund(
     )
     due = now + timedelta(seconds=engine.config.settlement_latency_seconds)
     scheduler.schedule(conn, due, "refund.answer", transaction_id)
-    row: sqlite3.Row = conn.execute(
-        "SELECT * FROM transactions WHERE transaction_id = ?", (transaction_id,)
-    ).fetchone()
-    return row
+    return _transaction(conn, transaction_id)
 
 
 @scheduler.timer("refund.answer")
 def _answer(engine: Engine, conn: sqlite3.Connection, ref: str, payload: dict[str, Any]) -> None:
     """The central bank's answer to a refund: completed, or failed with a reason code."""
-    row = conn.execute("SELECT * FROM transactions WHERE transaction_id = ?", (ref,)).fetchone()
-    if row is None or row["status"] != "processing":
+    row = _find(conn, ref)
+    if row is None or row.status != "processing":
         return
     now = engine.clock.now()
-    original = conn.execute(
-        "SELECT * FROM transactions WHERE transaction_id = ?", (row["original_transaction_id"],)
-    ).fetchone()
+    original = _transaction(conn, row.original_transaction_id or "")
     verdict = None
-    if row["kind"] == "refund":
-        settled_at = from_db(original["completed_at"] or original["created_at"])
-        requested_at = from_db(row["created_at"])
-        verdict = central_bank.judge_refund(row["refund_reason"], settled_at, requested_at)
+    if row.kind == "refund" and row.refund_reason is not None:
+        settled_at = from_db(original.completed_at or original.created_at)
+        requested_at = from_db(row.created_at)
+        verdict = central_bank.judge_refund(row.refund_reason, settled_at, requested_at)
     if verdict is None:
         _complete(engine, conn, row, original, now)
     else:
@@ -225,30 +236,28 @@ def _answer(engine: Engine, conn: sqlite3.Connection, ref: str, payload: dict[st
 def _complete(
     engine: Engine,
     conn: sqlite3.Connection,
-    row: sqlite3.Row,
-    original: sqlite3.Row,
+    row: TransactionRow,
+    original: TransactionRow,
     now: datetime,
 ) -> None:
-    transaction_id = row["transaction_id"]
-    amount_base = int(row["amount_base"])
-    ledger.capture_hold(conn, row["hold_id"], now)
-    ledger.post(
-        conn, row["merchant_id"], -amount_base, row["kind"], now, transaction_id=transaction_id
-    )
+    transaction_id = row.transaction_id
+    amount_base = int(row.amount_base)
+    ledger.capture_hold(conn, hold_of(row), now)
+    ledger.post(conn, row.merchant_id, -amount_base, row.kind, now, transaction_id=transaction_id)
     conn.execute(
         "UPDATE transactions SET status = 'settled', stage = 3, completed_at = ?"
         " WHERE transaction_id = ?",
         (to_db(now), transaction_id),
     )
-    original_base = int(original["amount_base"])
-    total_base = refunded_total_base(conn, original["transaction_id"])
+    original_base = int(original.amount_base)
+    total_base = refunded_total_base(conn, original.transaction_id)
     data = {
         "transaction_id": transaction_id,
-        "end_to_end_id": row["end_to_end_id"],
-        "original_transaction_id": original["transaction_id"],
-        "original_end_to_end_id": original["end_to_end_id"],
+        "end_to_end_id": row.end_to_end_id,
+        "original_transaction_id": original.transaction_id,
+        "original_end_to_end_id": original.end_to_end_id,
         "amount": amount_base,
-        "reason": row["refund_reason"],
+        "reason": row.refund_reason,
         "status": "completed",
         "total_refunded": total_base,
         "remaining_refundable": original_base - total_base,
@@ -256,7 +265,7 @@ def _complete(
     }
     for event_type in ("pix.refund.completed", "pix.payout.returned"):
         events.emit(
-            engine, conn, row["merchant_id"], event_type, dict(data), at=now,
+            engine, conn, row.merchant_id, event_type, dict(data), at=now,
             transaction_id=transaction_id,
         )  # fmt: skip
 
@@ -264,12 +273,12 @@ def _complete(
 def _fail(
     engine: Engine,
     conn: sqlite3.Connection,
-    row: sqlite3.Row,
+    row: TransactionRow,
     verdict: central_bank.Rejection,
     now: datetime,
 ) -> None:
-    transaction_id = row["transaction_id"]
-    ledger.release_hold(conn, row["hold_id"], now)
+    transaction_id = row.transaction_id
+    ledger.release_hold(conn, hold_of(row), now)
     conn.execute(
         "UPDATE transactions SET status = 'failed', stage = 3, failed_at = ?, reason_code = ?,"
         " reason_description = ?, failure_reason = ? WHERE transaction_id = ?",
@@ -278,14 +287,14 @@ def _fail(
     events.emit(
         engine,
         conn,
-        row["merchant_id"],
+        row.merchant_id,
         "pix.payout.failed",
         {
             "transaction_id": transaction_id,
-            "end_to_end_id": row["end_to_end_id"],
-            "external_id": row["external_id"],
-            "original_transaction_id": row["original_transaction_id"],
-            "amount": int(row["amount_base"]),
+            "end_to_end_id": row.end_to_end_id,
+            "external_id": row.external_id,
+            "original_transaction_id": row.original_transaction_id,
+            "amount": int(row.amount_base),
             "status": "failed",
             "reason_code": verdict.code,
             "reason_description": verdict.description,

@@ -65,9 +65,9 @@ def create_refund(ctx: Context) -> Reply:
         202,
         {
             "worked": True,
-            "transaction_id": row["transaction_id"],
-            "end_to_end_id": row["end_to_end_id"],
-            "amount": int(row["amount_base"]),
+            "transaction_id": row.transaction_id,
+            "end_to_end_id": row.end_to_end_id,
+            "amount": int(row.amount_base),
             "status": "accepted",
             "detail": _DETAIL,
         },

@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Any, Final
 
 from pixops.engine import events, ledger, scheduler
 from pixops.engine.clock import to_db, to_wire
-from pixops.engine.errors import LedgerError
 from pixops.engine.pix.payouts._rows import find_payout
+from pixops.engine.pix.records import hold_of
 from pixops.engine.rows import TransactionRow
 
 if TYPE_CHECKING:
@@ -48,13 +48,6 @@ def _orphan(engine: Engine, conn: sqlite3.Connection, ref: str, payload: dict[st
         return
     scheduler.cancel(conn, "payout.pacs002", ref)
     fail(engine, conn, row, ORPHAN_REASON, _ORPHAN_DESCRIPTION, engine.clock.now())
-
-
-def hold_of(row: TransactionRow) -> str:
-    """The ledger hold of an outbound row in flight (every one has one from acceptance)."""
-    if row.hold_id is None:
-        raise LedgerError(f"{row.transaction_id} has no hold to close")
-    return row.hold_id
 
 
 def settle(engine: Engine, conn: sqlite3.Connection, row: TransactionRow, now: datetime) -> None:
