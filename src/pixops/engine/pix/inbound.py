@@ -21,7 +21,7 @@ from pixops.engine.fees import FeeSchedule
 from pixops.engine.merchants import require_merchant
 from pixops.engine.pix import records
 from pixops.engine.pix.records import NewTransaction, SimulationError
-from pixops.engine.rows import MerchantRow
+from pixops.engine.rows import MerchantRow, TransactionRow
 from pixops.engine.world import central_bank
 from pixops.engine.world.payers import Payer, PayerError, random_ispb, resolve_payer
 from pixops.ids import (
@@ -302,35 +302,36 @@ def receive_return(
 ) -> str:
     """The recipient of one of our settled cash-outs returns (part of) it."""
     now = engine.clock.now()
-    original: sqlite3.Row | None = conn.execute(
+    found: sqlite3.Row | None = conn.execute(
         "SELECT * FROM transactions WHERE transaction_id = ?", (original_transaction_id,)
     ).fetchone()
-    if original is None or original["kind"] != "cash_out":
+    original = None if found is None else TransactionRow.from_db(found)
+    if original is None or original.kind != "cash_out":
         raise SimulationError(f"no cash-out {original_transaction_id!r} to return")
-    if original["status"] != "settled":
+    if original.status != "settled":
         raise SimulationError(
-            f"cash-out {original_transaction_id} is {original['status']}; only a settled "
+            f"cash-out {original_transaction_id} is {original.status}; only a settled "
             "cash-out can be returned"
         )
     if not isinstance(reason_code, str) or _REASON_CODE.fullmatch(reason_code) is None:
         raise SimulationError(f"reason_code must be 4 characters [A-Z0-9], got {reason_code!r}")
     returned_base = returned_total_base(conn, original_transaction_id)
-    remaining_base = int(original["amount_base"]) - returned_base
+    remaining_base = int(original.amount_base) - returned_base
     amount_base = remaining_base if amount_centavos is None else _amount_base(amount_centavos)
     if remaining_base <= 0:
         raise SimulationError(f"cash-out {original_transaction_id} was already fully returned")
     if amount_base > remaining_base:
         raise SimulationError(
             f"a return of {amount_base} base units would exceed what is left to return of "
-            f"{original_transaction_id} ({remaining_base} of {original['amount_base']})"
+            f"{original_transaction_id} ({remaining_base} of {original.amount_base})"
         )
-    returning_ispb = original["recipient_ispb"] or random_ispb(
+    returning_ispb = original.recipient_ispb or random_ispb(
         engine.rng, exclude=engine.config.service_ispb
     )
     return_id = new_return_id(returning_ispb, now, engine.rng)
     transaction_id = CASH_IN_PREFIX + return_id
     description = return_description(reason_code)
-    merchant_id = original["merchant_id"]
+    merchant_id = original.merchant_id
     records.insert(
         conn,
         engine.rng,
@@ -345,10 +346,10 @@ def receive_return(
             amount_base=amount_base,
             created_at=now,
             completed_at=now,
-            external_id=original["external_id"],
+            external_id=original.external_id,
             description=description,
-            counterparty_name=original["counterparty_name"],
-            payer_document=original["recipient_document"],
+            counterparty_name=original.counterparty_name,
+            payer_document=original.recipient_document,
             payer_ispb=returning_ispb,
             recipient_ispb=engine.config.service_ispb,
             original_transaction_id=original_transaction_id,
@@ -372,8 +373,8 @@ def receive_return(
             "reason_code": reason_code,
             "description": description,
             "total_refunded": total_base,
-            "remaining_refundable": int(original["amount_base"]) - total_base,
-            "is_partial": amount_base < int(original["amount_base"]),
+            "remaining_refundable": int(original.amount_base) - total_base,
+            "is_partial": amount_base < int(original.amount_base),
         },
         at=now,
         transaction_id=transaction_id,
