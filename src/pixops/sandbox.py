@@ -103,6 +103,13 @@ class Sandbox:
         qr_lifetime_seconds: int | None = None,
         ceiling_centavos: int | None = None,
     ) -> Merchant:
+        """Open a merchant account (the portal's sign-up), funded with `balance_centavos`.
+
+        `fees` defaults to 0.99 % on cash-in and R$ 0,50 per cash-out; `dual_control`
+        makes every cash-out wait for `approve_payout`; `qr_lifetime_seconds` (default
+        1 h) and `ceiling_centavos` (default R$ 100.000,00 per transaction) are the
+        account's QR lifetime and per-transaction limit. AdminError on bad arguments.
+        """
         with self.engine.store.transaction() as conn:
             return merchants.create_merchant(
                 self.engine,
@@ -126,7 +133,13 @@ class Sandbox:
         hmac: bool = True,
         expires_at: datetime | None = None,
     ) -> ApiKey:
-        """A new credential; every permission unless `permissions` says otherwise."""
+        """A new credential; every permission unless `permissions` says otherwise.
+
+        The secret is returned only here (only its hash is stored). Whitelist entries
+        are single IPv4 or IPv6 addresses or canonical IPv4 CIDR networks; an entry that
+        could never match (spaces, leading zeros, host bits set) is an AdminError.
+        `hmac=False` issues a key without an HMAC secret (its POSTs get 403).
+        """
         with self.engine.store.transaction() as conn:
             return merchants.issue_api_key(
                 conn,
@@ -139,23 +152,30 @@ class Sandbox:
             )
 
     def revoke_api_key(self, client_id: str) -> None:
+        """Deactivate a key: its next request gets 401 `API key is inactive`."""
         with self.engine.store.transaction() as conn:
             merchants.revoke_api_key(conn, client_id)
 
     def set_account_active(self, merchant_id: str, active: bool) -> None:
+        """Block or unblock an account: while inactive every request gets 403 `Account is
+        not active` and credits to it fail (AC06)."""
         with self.engine.store.transaction() as conn:
             merchants.set_account_active(conn, merchant_id, active)
 
     # -- ways in --------------------------------------------------------------
 
     def transport(self, client_ip: str = "127.0.0.1") -> EngineTransport:
+        """An httpx transport into this sandbox, no socket: requests arrive from `client_ip`
+        (what the IP whitelist sees). Use as `httpx.Client(transport=sb.transport(), ...)`."""
         return EngineTransport(self.engine, client_ip)
 
     def async_transport(self, client_ip: str = "127.0.0.1") -> AsyncEngineTransport:
+        """The same as `transport`, for `httpx.AsyncClient`."""
         return AsyncEngineTransport(self.engine, client_ip)
 
     @property
     def asgi_app(self) -> AsgiApp:
+        """The sandbox as an ASGI application, to serve it over real HTTP (uvicorn)."""
         return self._asgi
 
     def client(self, api_key: ApiKey, *, client_ip: str = "127.0.0.1", **options: Any) -> Client:
@@ -196,6 +216,7 @@ class Sandbox:
     # -- time -----------------------------------------------------------------
 
     def now(self) -> datetime:
+        """The sandbox's clock (UTC, aware); it moves only with `advance`."""
         return self.engine.now()
 
     def advance(self, seconds: int = 0, *, minutes: int = 0, hours: int = 0, days: int = 0) -> int:
@@ -356,6 +377,7 @@ class Sandbox:
             return med_flow.cancel_case(conn, case_id, now=self.now())
 
     def med_case(self, case_id: str) -> MedCase:
+        """A MED case as it is now (MedError when there is none)."""
         with self.engine.store.lock:
             return med_flow.require_case(self.engine.store.conn, case_id)
 
@@ -450,6 +472,8 @@ class Sandbox:
             return event_log.list_events(self.engine.store.conn, merchant_id)
 
     def balance(self, merchant_id: str) -> ledger.Balance:
+        """The merchant's balance figures in base units: ledger, held, blocked, available
+        and safe (what `GET /balance` answers)."""
         with self.engine.store.lock:
             return ledger.balance(self.engine.store.conn, merchant_id)
 
