@@ -62,6 +62,7 @@ def test_every_shape_the_api_returns(desk: Desk) -> None:
     e2e = DISPUTED.removeprefix("PIXIN")
     assert list(panel.shapes) == [
         f"GET /transactions/{DISPUTED}",
+        f"GET /transactions/{DISPUTED} (X-Key-Case: camelCase)",
         f"GET /transactions/e2e/{e2e}",
         "GET /statement (its row)",
         f"GET /transactions/{DISPUTED}/receipt",
@@ -71,6 +72,10 @@ def test_every_shape_the_api_returns(desk: Desk) -> None:
         assert title in printed
         assert json.dumps(shape, indent=2, ensure_ascii=False, sort_keys=True) in printed
     assert panel.shapes["GET /statement (its row)"]["status"] == "completed"
+    camel = panel.shapes[f"GET /transactions/{DISPUTED} (X-Key-Case: camelCase)"]
+    assert camel["transactionId"] == DISPUTED
+    assert camel["amount"] == panel.record["amount"]  # base units either way
+    assert "transaction_id" not in camel
 
 
 def test_a_med_case_id_finds_its_transaction(desk: Desk) -> None:

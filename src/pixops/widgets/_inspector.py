@@ -150,6 +150,9 @@ class TransactionInspector(w.VBox):  # type: ignore[misc]
         record = plain(self.client.transactions.get(transaction_id))
         self.record = record
         shapes: dict[str, Any] = {f"GET /transactions/{transaction_id}": record}
+        camel = _camel_case_shape(self.client, transaction_id)
+        if camel is not None:
+            shapes[f"GET /transactions/{transaction_id} (X-Key-Case: camelCase)"] = camel
         e2e = record.get("end_to_end_id")
         if isinstance(e2e, str) and e2e:
             shapes[f"GET /transactions/e2e/{e2e}"] = plain(self.client.transactions.by_e2e(e2e))
@@ -314,6 +317,19 @@ class TransactionInspector(w.VBox):  # type: ignore[misc]
 
     def _set_status(self, text: str, tone: str = "info") -> None:
         self.status.value = message(text, tone) if text else ""
+
+
+def _camel_case_shape(client: Any, transaction_id: str) -> Any:
+    """The record as the wire carries it with ``X-Key-Case: camelCase`` (None if the
+    client cannot send a raw request)."""
+    twin = getattr(client, "with_options", None)
+    if not callable(twin):
+        return None
+    answer = twin(key_case="camelCase").request("GET", f"/transactions/{transaction_id}")
+    if answer.status_code != 200:
+        return None
+    body = answer.json()
+    return body.get("data") if isinstance(body, dict) else None
 
 
 def _listed(answer: Any) -> Any:
