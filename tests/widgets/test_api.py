@@ -1,0 +1,112 @@
+"""The panels' reading helpers: plain records, integer money, lookups, the day cache."""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from tests.widgets.conftest import Desk
+
+from pixops.money import format_brl
+from pixops.widgets._api import (
+    _amount_in,
+    base_units,
+    find_received,
+    items_of,
+    lookup,
+    parse_time,
+    plain,
+    refunded_base,
+    rows_between,
+    time_key,
+)
+
+
+@given(st.integers(min_value=1, max_value=10**15))
+def test_an_amount_typed_in_reais_is_read_exactly(amount_centavos: int) -> None:
+    assert _amount_in(format_brl(amount_centavos)) == amount_centavos * 100
+    assert _amount_in(format_brl(amount_centavos).removeprefix("R$ ")) == amount_centavos * 100
+
+
+@pytest.mark.parametrize("text", ["Maria", "R$", "12abc", "1,234", "Loja 2"])
+def test_text_that_is_not_an_amount_is_a_name(text: str) -> None:
+    assert _amount_in(text) is None
+
+
+def test_money_stays_integer_base_units() -> None:
+    assert base_units(None) is None
+    assert base_units(123_456) == 123_456
+    with pytest.raises(TypeError, match="integers in base units"):
+        base_units(12.5)
+    with pytest.raises(TypeError, match="boolean"):
+        base_units(True)
+    with pytest.raises(TypeError):
+        base_units("100")
+
+
+def test_records_and_lists_are_read_from_models_or_mappings(desk: Desk) -> None:
+    balance = plain(desk.client.balance())
+    assert isinstance(balance["balance"], int)
+    page = desk.client.med.list(per_page=5)
+    assert [case["id"] for case in items_of(page)] == [case.id for case in page.data]
+    assert items_of([{"a": 1}]) == [{"a": 1}]
+    with pytest.raises(TypeError):
+        plain(42)
+
+
+def test_times_parse_and_sort_whatever_their_form() -> None:
+    assert parse_time("2026-01-15T03:00:00Z") == datetime(2026, 1, 15, 3, tzinfo=UTC)
+    assert parse_time(None) is None
+    with pytest.raises(TypeError):
+        parse_time(20260115)
+    stamps = ["2026-01-15T03:00:01Z", "2026-01-15T03:00:00.500Z", None]
+    assert sorted(stamps, key=time_key) == [
+        None,
+        "2026-01-15T03:00:00.500Z",
+        "2026-01-15T03:00:01Z",
+    ]
+
+
+def test_refunded_total_leaves_out_failed_refunds() -> None:
+    refunds = [
+        {"amount": 10_000, "status": "settled"},
+        {"amount": 5_000, "status": "processing"},
+        {"amount": 7_000, "status": "failed"},
+        {"amount": 9_000, "status": "rejected"},
+    ]
+    assert refunded_base(refunds) == 15_000
+
+
+def test_lookup_needs_text(desk: Desk) -> None:
+    with pytest.raises(ValueError, match="identifier"):
+        lookup(desk.client, "  ")
+    with pytest.raises(TypeError):
+        lookup(desk.client, 5)  # type: ignore[arg-type]
+
+
+def test_finished_days_are_fetched_once(desk: Desk) -> None:
+    now = desk.now()
+    first = rows_between(desk.client, date(2026, 1, 20), date(2026, 1, 21), now)
+    mark = desk.mark()
+    again = rows_between(desk.client, date(2026, 1, 20), date(2026, 1, 21), now)
+    assert again == first
+    assert desk.calls_since(mark) == []
+    # A range reaching today asks again for the days that are not finished yet.
+    rows_between(desk.client, date(2026, 2, 12), now.date(), now)
+    assert desk.calls_since(mark)
+    assert {row["transaction_id"] for row in first} == {
+        row.transaction_id
+        for row in desk.client.statement.iter(date_from="2026-01-20", date_to="2026-01-21")
+    }
+
+
+def test_payer_search_needs_sensible_dates(desk: Desk) -> None:
+    now = desk.now()
+    with pytest.raises(ValueError, match="choose the dates"):
+        find_received(desk.client, "Maria", None, date(2026, 1, 2), now)
+    with pytest.raises(ValueError, match="after the last"):
+        find_received(desk.client, "Maria", date(2026, 1, 3), date(2026, 1, 2), now)
+    found = find_received(desk.client, "52998224725", date(2026, 1, 1), date(2026, 1, 1), now)
+    assert all(row["payer_document"] == "52998224725" for row in found)
