@@ -9,7 +9,9 @@ fail loudly (never a silently short statement).
 
 from __future__ import annotations
 
+import http.server
 import json
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -210,3 +212,108 @@ def test_a_statement_whose_pages_keep_failing_fails_loudly(rig: Rig) -> None:
     rig.transport.rest = status(503)
     with pytest.raises(pixops.PixopsError):
         load_statement(rig.client, day, day, progress=False)
+
+
+# -- a real slow server on loopback -------------------------------------------------
+
+
+class SlowFront:
+    """A loopback HTTP server in front of the sandbox's engine: it lets the engine act at
+    once, then holds the answer of the first `slow` requests until the client has gone."""
+
+    def __init__(self, sandbox: Sandbox, slow: int, hold_s: float) -> None:
+        self.sandbox = sandbox
+        self.slow = slow
+        self.hold = threading.Event()
+        self.hold_s = hold_s
+        self.received = 0
+        front = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def _serve(self) -> None:
+                length = int(self.headers.get("content-length") or 0)
+                body = self.rfile.read(length)
+                front.received += 1
+                number = front.received
+                answer = front.sandbox.engine.handle(
+                    self.command, self.path, list(self.headers.items()), body, "127.0.0.1"
+                )
+                if number <= front.slow:
+                    front.hold.wait(front.hold_s)  # past the client's timeout
+                self.send_response(answer.status)
+                for name, value in answer.headers:
+                    if name.lower() != "content-length":
+                        self.send_header(name, value)
+                self.send_header("content-length", str(len(answer.body)))
+                self.end_headers()
+                self.wfile.write(answer.body)
+
+            def do_GET(self) -> None:
+                self._serve()
+
+            def do_POST(self) -> None:
+                self._serve()
+
+            def log_message(self, *args: object) -> None:
+                return
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    def __enter__(self) -> SlowFront:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.hold.set()
+        self.server.shutdown()
+        self.server.server_close()
+        self.thread.join(5)
+
+
+def test_a_slow_answer_past_the_timeout_is_retried_without_a_second_transaction(
+    sandbox: Sandbox, key: ApiKey
+) -> None:
+    with SlowFront(sandbox, slow=1, hold_s=5.0) as front:
+        client = pixops.Client(
+            front.url,
+            key.client_id,
+            key.client_secret,
+            timeout=0.5,
+            sleep=lambda _: None,
+            retry=RetryPolicy(max_attempts=3, initial_backoff=0.0),
+        )
+        payout = client.pix.cash_out(pix_key=SETTLING_KEY, amount_centavos=4_321)
+        client.close()
+    assert front.received == 2, "one timed-out attempt, one replay"
+    with sandbox.engine.store.lock:
+        rows = sandbox.engine.store.conn.execute(
+            "SELECT transaction_id FROM transactions WHERE kind = 'cash_out'"
+        ).fetchall()
+    assert [row[0] for row in rows] == [payout.transaction_id]
+
+
+def test_a_server_that_stays_slow_ends_in_a_clear_timeout_error(
+    sandbox: Sandbox, key: ApiKey
+) -> None:
+    with SlowFront(sandbox, slow=99, hold_s=5.0) as front:
+        client = pixops.Client(
+            front.url,
+            key.client_id,
+            key.client_secret,
+            timeout=0.3,
+            sleep=lambda _: None,
+            retry=RetryPolicy(max_attempts=2, initial_backoff=0.0),
+        )
+        with pytest.raises(pixops.PixopsError) as raised:
+            client.balance()
+        client.close()
+    assert isinstance(raised.value, pixops.client.TransportError)
+    assert front.received == 2
