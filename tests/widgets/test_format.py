@@ -1,0 +1,48 @@
+"""What readers see: reais in pt-BR, São Paulo times, escaped text."""
+
+from __future__ import annotations
+
+from pixops.widgets import brl, local_time
+from pixops.widgets._format import HtmlBlock, html_table, message, pairs
+
+
+def test_money_is_shown_in_reais() -> None:
+    assert brl(123_456_789) == "R$ 12.345,6789"
+    assert brl(1_000_000) == "R$ 100,00"
+    assert brl(-500) == "-R$ 0,05"
+    assert brl(None) == "—"
+
+
+def test_times_are_shown_in_sao_paulo() -> None:
+    assert local_time("2026-01-15T03:00:00.000Z") == "15/01/2026 00:00"
+    assert local_time("2026-01-15T02:59:59Z", seconds=True) == "14/01/2026 23:59:59"
+    assert local_time(None) == "—"
+
+
+def test_tables_escape_text_and_format_money_and_times() -> None:
+    rows = [{"who": "<script>alert(1)</script>", "amount": 12_3400, "at": "2026-01-15T12:00:00Z"}]
+    table = html_table(
+        rows,
+        [("who", "Who"), ("amount", "Amount"), ("at", "When")],
+        money_columns={"amount"},
+        time_columns={"at"},
+    )
+    assert "<script>" not in table
+    assert "&lt;script&gt;" in table
+    assert "R$ 12,34" in table
+    assert "15/01/2026 09:00" in table
+    assert "123400" not in table
+    assert "Nothing here" in html_table([], [("who", "Who")], empty="Nothing here")
+
+
+def test_messages_and_pairs_escape_their_text() -> None:
+    assert "&lt;b&gt;" in message("<b>", "error")
+    assert "#b00020" in message("x", "error")
+    assert "&amp;" in pairs([("A & B", "C")])
+
+
+def test_html_blocks_render_as_html_and_read_as_text() -> None:
+    block = HtmlBlock("<b>Total</b> <i>R$ 1,00</i>")
+    assert block._repr_html_() == "<b>Total</b> <i>R$ 1,00</i>"
+    assert "Total" in repr(block)
+    assert "<b>" not in repr(block)
