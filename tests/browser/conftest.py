@@ -96,6 +96,11 @@ def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def lab(workspace: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     """JupyterLab on loopback with a token, started the way `pixops lab` starts it."""
     state = tmp_path_factory.mktemp("lab-state")
+    # Start the notebook's own kernel without asking (Lab may otherwise show "Select
+    # Kernel" when a notebook opens, which would block the clicks that follow).
+    tracker = state / "settings" / "@jupyterlab" / "notebook-extension"
+    tracker.mkdir(parents=True)
+    (tracker / "tracker.jupyterlab-settings").write_text('{"autoStartDefaultKernel": true}')
     # The notebooks must find the sandbox, never a service configured in this shell.
     env = sandbox_environment()
     command = lab_command(
