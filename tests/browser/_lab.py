@@ -61,6 +61,13 @@ def shutdown_kernels(lab: Server) -> None:
             api.delete(f"/api/kernels/{kernel['id']}").raise_for_status()
 
 
+def screenshot_at(page: Page, target: Any, name: str) -> Path:
+    """A screenshot of the window with `target` (say, a panel's answer) scrolled into view."""
+    target.scroll_into_view_if_needed()
+    page.wait_for_timeout(300)
+    return screenshot(page, name)
+
+
 def open_notebook(page: Page, lab: Server, name: str) -> None:
     """Open `name` alone in JupyterLab (`reset` forgets earlier tabs) on an idle kernel."""
     shutdown_kernels(lab)

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, Page, Playwright, expect, sync_playwright
-from tests.browser._lab import CHROMIUM_ARGS, Server, sandbox_environment, screenshot
 
 from pixops.desk import lab_command, start, stop
+from tests.browser._lab import CHROMIUM_ARGS, Server, sandbox_environment, screenshot
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = Path(os.environ.get("PIXOPS_CHROMIUM", "/usr/bin/chromium"))

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 from playwright.sync_api import Page, expect
-from tests.browser._lab import Server, sandbox_environment, screenshot, widget_button
-from tests.browser._notebooks import PAYMENT, PAYMENT_AMOUNT_TEXT, PAYMENT_PAYER
 
 from pixops.desk import desk_command, find_investigation_notebook, start, stop
+from tests.browser._lab import Server, sandbox_environment, screenshot, widget_button
+from tests.browser._notebooks import PAYMENT, PAYMENT_AMOUNT_TEXT, PAYMENT_PAYER
 
 # Generous: the machine is shared, and a changed engine rebuilds the demo month first.
 pytestmark = pytest.mark.timeout(600)

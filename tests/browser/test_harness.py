@@ -8,6 +8,7 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_notebook
 from playwright.sync_api import Page, expect
+
 from tests.browser._lab import (
     Server,
     open_notebook,

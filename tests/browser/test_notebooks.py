@@ -11,11 +11,13 @@ from pathlib import Path
 
 import pytest
 from playwright.sync_api import Page, expect
+
 from tests.browser._lab import (
     Server,
     open_notebook,
     run_all_cells,
     screenshot,
+    screenshot_at,
     screenshot_notebook,
     widget_button,
 )
@@ -77,8 +79,7 @@ def test_daily_reconciliation_dashboard_reconciles_and_exports(
     widget_button(panel, "Export").click()
     expect(panel).to_contain_text(re.compile(r"Exported \d+ files"))
     assert not _RAW_BASE_UNITS.search(panel.locator("table").first.inner_text())
-    panel.scroll_into_view_if_needed()
-    screenshot(page, "daily-dashboard", element=panel)
+    screenshot_at(page, panel.get_by_text(re.compile("matched,")).first, "daily-dashboard")
 
 
 def test_refunds_panel_refunds_part_of_a_payment(page: Page, lab: Server, workspace: Path) -> None:
@@ -94,8 +95,7 @@ def test_refunds_panel_refunds_part_of_a_payment(page: Page, lab: Server, worksp
     widget_button(panel, "Confirm refund").click()
     expect(panel).to_contain_text("accepted")
     assert not _RAW_BASE_UNITS.search(panel.inner_text()), "raw base units shown to the reader"
-    panel.scroll_into_view_if_needed()
-    screenshot(page, "refunds-panel", element=panel)
+    screenshot_at(page, panel.get_by_text(re.compile("accepted")).first, "refunds-panel")
 
 
 def test_med_panel_submits_a_defense(page: Page, lab: Server, workspace: Path) -> None:
@@ -107,8 +107,7 @@ def test_med_panel_submits_a_defense(page: Page, lab: Server, workspace: Path) -
     )
     widget_button(panel, "Submit defense").click()
     expect(panel).to_contain_text(re.compile(r"Defense of \S+ received"))
-    panel.scroll_into_view_if_needed()
-    screenshot(page, "med-panel", element=panel)
+    screenshot_at(page, panel.get_by_text(re.compile("Defense of")).first, "med-panel")
 
 
 def test_investigation_inspects_a_payment(page: Page, lab: Server, workspace: Path) -> None:
@@ -119,5 +118,4 @@ def test_investigation_inspects_a_payment(page: Page, lab: Server, workspace: Pa
     expect(panel).to_contain_text("Found.")
     expect(panel).to_contain_text(PAYMENT_AMOUNT_TEXT)
     expect(panel).to_contain_text(PAYMENT_PAYER)
-    panel.scroll_into_view_if_needed()
-    screenshot(page, "investigation-panel", element=panel)
+    screenshot_at(page, panel.get_by_text("Found.").first, "investigation-panel")

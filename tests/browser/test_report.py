@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, expect
-from tests.browser._lab import screenshot
-from tests.browser._notebooks import notebook_named
 
 from pixops.report import daily_report, remote_references
+from tests.browser._lab import screenshot
+from tests.browser._notebooks import notebook_named
 
 # Generous: the machine is shared, and a changed engine rebuilds the demo month first.
 pytestmark = pytest.mark.timeout(600)

@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from tests.report.conftest import write_notebook
 
 from pixops.cli import main
+from tests.report.conftest import write_notebook
 
 
 @pytest.mark.parametrize(
