@@ -5,6 +5,8 @@ pixops serve [--host H] [--port P] [--db PATH] [--tls-cert F --tls-key F]
 pixops dev-cert --out DIR [--host NAME ...]
 pixops keys issue|list|revoke --db PATH ...
 pixops demo
+pixops doctor [--base-url URL] [--client-id ID] [--env-file PATH]
+pixops api METHOD PATH [JSON] [--camel] [--idempotency-key KEY]
 
 Adding a subcommand takes two lines here and one function in its own module::
 

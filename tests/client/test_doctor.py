@@ -45,7 +45,10 @@ def test_a_healthy_key(sandbox: Sandbox, key: ApiKey) -> None:
     assert key.client_secret not in str(report)
     frame = report.to_frame()
     assert list(frame.columns) == ["check", "verdict", "detail"]
-    assert "HMAC signing" in report._repr_html_()
+    card = report._repr_html_()
+    assert "HMAC signing" in card
+    assert "#1a7f37" in card  # ok verdicts in green
+    assert "HMAC signing" in report._plain_html()
 
 
 def test_each_failure_is_explained(sandbox: Sandbox, merchant: Merchant, key: ApiKey) -> None:

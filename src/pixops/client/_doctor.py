@@ -81,6 +81,19 @@ class DoctorReport:
         )
 
     def _repr_html_(self) -> str:
+        """In Jupyter: the DataFrame of `to_frame()`, verdicts coloured (a plain HTML
+        table when pandas or its styler is not installed)."""
+        try:
+            frame = self.to_frame()
+            styled = frame.style.map(
+                lambda verdict: f"color:{_COLOURS.get(verdict, '#000')};font-weight:bold",
+                subset=["verdict"],
+            ).set_caption(f"pixops doctor: {html.escape(self.base_url)}")
+            return str(styled.hide(axis="index").to_html())
+        except ImportError:
+            return self._plain_html()
+
+    def _plain_html(self) -> str:
         rows = "".join(
             f"<tr><td>{html.escape(c.name)}</td>"
             f"<td><b style='color:{_COLOURS[c.verdict]}'>{c.verdict}</b></td>"
