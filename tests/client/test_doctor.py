@@ -8,11 +8,11 @@ from pathlib import Path
 
 import httpx
 import pytest
-from tests.conftest import LiveServer
 
 from pixops.cli import build_parser
 from pixops.client._cli import run_api, run_doctor_command
 from pixops.sandbox import ApiKey, Merchant, Sandbox
+from tests.conftest import LiveServer
 
 
 @pytest.fixture

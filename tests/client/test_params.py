@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+import pixops
 from pixops.client import ArgumentError
 from pixops.client._params import list_query, request_centavos
 from pixops.schema import Amount
@@ -80,3 +81,13 @@ def test_list_filters() -> None:
     ):
         with pytest.raises(ArgumentError):
             list_query(**bad)  # type: ignore[arg-type]
+
+
+def test_text_that_cannot_travel_as_utf8_is_refused() -> None:
+    client = pixops.Client("https://pix.example", "cli_x", "sk_x")
+    with pytest.raises(ArgumentError, match="surrogate"):
+        client.pix.cash_out(pix_key="a@b.com", amount_centavos=1, description="caf\udce9")
+    with pytest.raises(ArgumentError):
+        client.pix.cash_out(pix_key=5, amount_centavos=1)  # type: ignore[arg-type]
+    with pytest.raises(ArgumentError):
+        client.transactions.get("")

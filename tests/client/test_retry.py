@@ -7,6 +7,8 @@ from collections.abc import Callable
 
 import httpx
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import pixops
 from pixops import wire
@@ -256,3 +258,24 @@ def test_a_2xx_outside_the_schema_is_a_response_validation_error() -> None:
         make_client(script, []).balance()
     assert "data.balance" in str(caught.value)
     assert isinstance(caught.value, pixops.PixopsError)
+
+
+@given(
+    description=st.text(max_size=140),
+    amount_centavos=st.integers(min_value=1, max_value=10**12),
+    key_case=st.sampled_from(["snake_case", "camelCase"]),
+)
+@settings(max_examples=60, deadline=None)
+def test_any_body_is_signed_over_the_bytes_sent(
+    description: str, amount_centavos: int, key_case: str
+) -> None:
+    script = Script(ok(PAYOUT, 202))
+    make_client(script, [], key_case=key_case).pix.cash_out(
+        pix_key="a@b.com", amount_centavos=amount_centavos, description=description
+    )
+    sent = script.requests[0]
+    assert wire.verify(sent.content, SECRET, sent.headers["hmac"])
+    body = wire.parse_strict(sent.content)
+    assert sent.content == wire.canonical_json(body)
+    assert isinstance(body, dict)
+    assert wire.snakify_keys(body)["amount"] == amount_centavos  # type: ignore[index]

@@ -78,6 +78,10 @@ def optional_text(name: str, value: object, *, max_length: int | None = None) ->
         raise ArgumentError(f"{name} must be a string, got {type(value).__name__}")
     if max_length is not None and len(value) > max_length:
         raise ArgumentError(f"{name} must be at most {max_length} characters")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ArgumentError(f"{name} is not valid text (it holds a lone surrogate)") from None
     return value
 
 
