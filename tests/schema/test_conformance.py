@@ -55,3 +55,11 @@ def test_the_shared_fixture_hook_fails_a_test_on_a_bad_body() -> None:
     )
     with pytest.raises(AssertionError, match="outside the wire schema"):
         client.get("/balance")
+
+
+def test_filter_values_agree_with_the_engine() -> None:
+    from pixops.engine import queries
+    from pixops.schema import STATUS_FILTERS, TYPE_FILTERS
+
+    assert STATUS_FILTERS == tuple(queries.STATUS_FILTERS)
+    assert TYPE_FILTERS == tuple(queries.TYPE_FILTERS)

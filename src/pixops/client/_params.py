@@ -12,8 +12,9 @@ from decimal import Decimal
 from typing import Any, Final
 from urllib.parse import quote
 
-from pixops import money
+from pixops import limits, money
 from pixops.client._errors import ArgumentError
+from pixops.schema import STATUS_FILTERS, TYPE_FILTERS
 
 __all__ = [
     "STATUS_FILTERS",
@@ -25,10 +26,8 @@ __all__ = [
     "request_centavos",
 ]
 
-STATUS_FILTERS: Final = ("settled", "rejected", "failed", "processing")
-TYPE_FILTERS: Final = ("pix", "ted", "internal")
-MAX_PER_PAGE: Final = 100
-MAX_PAGE: Final = 1_000_000_000
+MAX_PER_PAGE: Final = limits.PER_PAGE_MAX
+MAX_PAGE: Final = limits.PAGE_MAX
 
 
 def request_centavos(

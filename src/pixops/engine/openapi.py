@@ -18,10 +18,9 @@ from pixops import limits
 from pixops._version import __version__
 from pixops.engine.admin import add_to_openapi
 from pixops.engine.http import encode_json
-from pixops.engine.queries import STATUS_FILTERS, TYPE_FILTERS
 from pixops.engine.routes import ROUTES
 from pixops.engine.routing import PREFIX
-from pixops.schema import component_schemas
+from pixops.schema import STATUS_FILTERS, TYPE_FILTERS, component_schemas
 
 PATH: Final = PREFIX + "/openapi.json"
 OPENAPI_VERSION: Final = "3.1.0"

@@ -59,6 +59,8 @@ from pixops.schema._payments import (
 )
 from pixops.schema._transactions import (
     FINAL_STATUSES,
+    STATUS_FILTERS,
+    TYPE_FILTERS,
     FailedInbound,
     FailedRecipient,
     OutboundInFlight,
@@ -96,6 +98,8 @@ __all__ = [
     "MAX_CHARGE_CENTAVOS",
     "MAX_DEFENSE_LENGTH",
     "MAX_DESCRIPTION_LENGTH",
+    "STATUS_FILTERS",
+    "TYPE_FILTERS",
     "Amount",
     "Balance",
     "BalanceResponse",

@@ -10,7 +10,7 @@ row is not stored yet). Statement and list rows are one flat `StatementItem`.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Final, Literal, get_args
 
 from pydantic import Discriminator, Field, Tag
 
@@ -19,6 +19,8 @@ from pixops.schema._money import Amount
 
 __all__ = [
     "FINAL_STATUSES",
+    "STATUS_FILTERS",
+    "TYPE_FILTERS",
     "FailedInbound",
     "FailedRecipient",
     "OutboundInFlight",
@@ -41,6 +43,9 @@ __all__ = [
 
 StatusFilter = Literal["settled", "rejected", "failed", "processing"]
 TypeFilter = Literal["pix", "ted", "internal"]
+#: The statement's `status` and `type` filter values (spec, GET /statement).
+STATUS_FILTERS: Final[tuple[str, ...]] = get_args(StatusFilter)
+TYPE_FILTERS: Final[tuple[str, ...]] = get_args(TypeFilter)
 #: A transaction is final when it can no longer change (spec, States and transitions).
 FINAL_STATUSES = frozenset({"settled", "failed", "rejected", "expired", "cancelled"})
 
