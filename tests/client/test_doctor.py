@@ -137,3 +137,20 @@ def test_missing_settings_are_named(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     args = build_parser().parse_args(["doctor"])
     assert run_doctor_command(args, out) == 2
     assert "PIXOPS_CLIENT_SECRET" in out.getvalue()
+
+
+def test_the_async_doctor_runs_the_same_checks(
+    sandbox: Sandbox, merchant: Merchant, key: ApiKey
+) -> None:
+    import asyncio
+
+    async def both() -> tuple[object, object]:
+        async with sandbox.async_client(key) as client:
+            good = await client.doctor()
+        async with sandbox.async_client(key, client_ip="203.0.113.9") as client:
+            bad = await client.doctor()
+        return good, bad
+
+    good, bad = asyncio.run(both())
+    assert verdicts(good) == verdicts(sandbox.client(key).doctor())
+    assert verdicts(bad)["IP whitelisted"] == "fail"

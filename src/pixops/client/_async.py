@@ -14,7 +14,7 @@ import math
 from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import httpx
 
@@ -52,6 +52,9 @@ from pixops.schema import (
     Balance,
     Transaction,
 )
+
+if TYPE_CHECKING:
+    from pixops.client._doctor import DoctorReport
 
 __all__ = ["AsyncClient"]
 
@@ -207,6 +210,12 @@ class AsyncClient:
     ) -> httpx.Response:
         """One signed request to any path under `/api/external`, answered as is."""
         return await self.send(raw_call(method, path, json_body, query))
+
+    async def doctor(self) -> DoctorReport:
+        """As `Client.doctor`, awaited."""
+        from pixops.client._doctor import run_doctor_async
+
+        return await run_doctor_async(self)
 
     async def balance(self) -> Balance:
         return await self._run(ops.balance())

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import email.utils
 import html
+from collections.abc import Generator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Final, Literal
@@ -23,9 +24,10 @@ from pixops.client._errors import TransportError, error_from_response
 from pixops.client._retry import NO_RETRY
 
 if TYPE_CHECKING:
+    from pixops.client._async import AsyncClient
     from pixops.client._sync import Client
 
-__all__ = ["Check", "DoctorReport", "run_doctor"]
+__all__ = ["Check", "DoctorReport", "run_doctor", "run_doctor_async"]
 
 Verdict = Literal["ok", "warn", "fail", "skip"]
 #: A valid CPF (the spec's examples use it too): signing is tested with a harmless call.
@@ -136,15 +138,48 @@ def _clock_check(response: httpx.Response) -> Check:
     return Check("clock skew", "ok", text)
 
 
+Answer = httpx.Response | str
+"""What one probe got: the response, or the text of a transport failure."""
+
+
 def run_doctor(client: Client) -> DoctorReport:
     """Every check against `client`'s base URL and credentials, one attempt each."""
     quiet = client.with_options(retry=NO_RETRY)
+    steps = _examine(client.base_url, client.client_id)
+    call = next(steps)
+    while True:
+        try:
+            call = steps.send(_send(quiet, call))
+        except StopIteration as finished:
+            report: DoctorReport = finished.value
+            return report
+
+
+async def run_doctor_async(client: AsyncClient) -> DoctorReport:
+    """`run_doctor` for an `AsyncClient`: the same checks, awaited."""
+    quiet = client.with_options(retry=NO_RETRY)
+    steps = _examine(client.base_url, client.client_id)
+    call = next(steps)
+    while True:
+        try:
+            answer: Answer = await quiet.send(call)
+        except TransportError as exc:
+            answer = str(exc)
+        try:
+            call = steps.send(answer)
+        except StopIteration as finished:
+            report: DoctorReport = finished.value
+            return report
+
+
+def _examine(base_url: str, client_id: str) -> Generator[Call, Answer, DoctorReport]:
+    """The checks, in order: yields each request to send, receives what it got."""
     checks: list[Check] = []
 
     def done() -> DoctorReport:
-        return DoctorReport(client.base_url, tuple(checks))
+        return DoctorReport(base_url, tuple(checks))
 
-    document = _send(quiet, Call("GET", "/openapi.json"))
+    document = yield Call("GET", "/openapi.json")
     if isinstance(document, str):
         checks.append(
             Check(
@@ -154,10 +189,8 @@ def run_doctor(client: Client) -> DoctorReport:
             )
         )
         return done()
-    checks.append(
-        Check("server answers", "ok", f"HTTP {document.status_code} from {client.base_url}")
-    )
-    balance = _send(quiet, Call("GET", "/balance"))
+    checks.append(Check("server answers", "ok", f"HTTP {document.status_code} from {base_url}"))
+    balance = yield Call("GET", "/balance")
     if isinstance(balance, str):
         checks.append(Check("credentials accepted", "fail", balance))
         return done()
@@ -172,7 +205,7 @@ def run_doctor(client: Client) -> DoctorReport:
             )
         )
         return done()
-    checks.append(Check("credentials accepted", "ok", f"client_id {client.client_id}"))
+    checks.append(Check("credentials accepted", "ok", f"client_id {client_id}"))
     if status == 403 and "permission" not in reason.lower():
         checks.append(
             Check(
@@ -183,7 +216,7 @@ def run_doctor(client: Client) -> DoctorReport:
         )
         return done()
     checks.append(Check("IP whitelisted", "ok", "requests from this machine are let in"))
-    signed = _send(quiet, Call("POST", "/cpf/validate", body={"cpf": PROBE_CPF}))
+    signed = yield Call("POST", "/cpf/validate", body={"cpf": PROBE_CPF})
     if isinstance(signed, str):
         checks.append(Check("HMAC signing", "fail", signed))
     elif signed.status_code == 200:
@@ -196,7 +229,7 @@ def run_doctor(client: Client) -> DoctorReport:
         )
     granted, missing, headroom = [], [], None
     for permission, path, query in READ_PROBES:
-        probe = _send(quiet, Call("GET", path, dict(query)))
+        probe = yield Call("GET", path, dict(query))
         if isinstance(probe, str) or probe.status_code != 200:
             missing.append(permission)
             continue
