@@ -183,6 +183,7 @@ class Sandbox:
         `wait_until_final`) advance the virtual clock instead of sleeping."""
         from pixops.client import Client
 
+        _check_key(api_key)
         return Client(
             "http://sandbox",
             api_key.client_id,
@@ -199,6 +200,7 @@ class Sandbox:
         """A `pixops.AsyncClient` for this key on the in-process async transport."""
         from pixops.client import AsyncClient
 
+        _check_key(api_key)
         return AsyncClient(
             "http://sandbox",
             api_key.client_id,
@@ -492,3 +494,10 @@ class Sandbox:
         """Put a set-aside timer back, due now (LookupError for an unknown `seq`)."""
         with self.engine.store.transaction() as conn:
             scheduler.retry_failed(conn, seq, self.now())
+
+
+def _check_key(api_key: object) -> None:
+    if not isinstance(api_key, ApiKey):
+        raise TypeError(
+            f"client() takes the ApiKey that issue_api_key() returned, not {type(api_key).__name__}"
+        )

@@ -65,3 +65,12 @@ def test_from_env_names_what_is_missing(tmp_path: Path, monkeypatch: pytest.Monk
     monkeypatch.chdir(tmp_path)
     with pytest.raises(ConfigurationError, match="PIXOPS_BASE_URL, PIXOPS_CLIENT_ID"):
         pixops.Client.from_env()
+
+
+def test_the_sandbox_client_wants_an_api_key() -> None:
+    from pixops.sandbox import Sandbox
+
+    with pytest.raises(TypeError, match="ApiKey"):
+        Sandbox().client("cli_x:sk_x")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="ApiKey"):
+        Sandbox().async_client(None)  # type: ignore[arg-type]
