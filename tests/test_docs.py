@@ -10,10 +10,10 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from tests.conftest import SPEC_ENDPOINTS
 
 from pixops.engine.admin import PREFIX, ROUTES
 from pixops.server import PixopsServer, ServeOptions, build_engine, seed_demo_merchant
+from tests.conftest import SPEC_ENDPOINTS
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = sorted([ROOT / "README.md", *(ROOT / "docs").glob("*.md")])

@@ -10,11 +10,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import pytest
-from tests.conftest import SPEC_ENDPOINTS
 
 from pixops.engine.permissions import PERMISSIONS
 from pixops.engine.routes import ROUTES
 from pixops.sandbox import Merchant, Sandbox
+from tests.conftest import SPEC_ENDPOINTS
 
 if TYPE_CHECKING:
     from tests.conftest import Connect

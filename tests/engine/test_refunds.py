@@ -16,6 +16,7 @@ from pixops.sandbox import Merchant, Sandbox
 
 if TYPE_CHECKING:
     import httpx
+
     from tests.conftest import Api, Connect
 
 OPENING_BASE = 1_000_000 * 100

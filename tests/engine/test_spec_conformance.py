@@ -16,10 +16,10 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 import pytest
-from tests.conftest import SPEC_ENDPOINTS
 
 from pixops import wire
 from pixops.sandbox import ApiKey, Merchant, Sandbox
+from tests.conftest import SPEC_ENDPOINTS
 
 if TYPE_CHECKING:
     from tests.conftest import Api, Connect

@@ -6,10 +6,10 @@ import sqlite3
 from pathlib import Path
 
 import httpx
-from tests.conftest import send
 
 from pixops.engine.core import storage_unavailable
 from pixops.sandbox import Sandbox
+from tests.conftest import send
 
 CASH_OUT = {"amount": 1_000, "pix_key": "maria.silva@sandbox.pixops.dev"}
 

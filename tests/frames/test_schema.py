@@ -5,9 +5,9 @@ from __future__ import annotations
 import pandas as pd
 import pyarrow as pa
 import pytest
-from tests.recon.builders import statement_row, statement_table
 
 from pixops.frames import STATEMENT_SCHEMA, SchemaDriftError, check_frame, check_table, to_frame
+from tests.recon.builders import statement_row, statement_table
 
 
 @pytest.fixture

@@ -10,9 +10,9 @@ import pandas as pd
 import pyarrow as pa
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tests.recon.builders import ledger_row, ledger_table, statement_row, statement_table
 
 from pixops.recon import ATTENTION_CATEGORIES, reconcile
+from tests.recon.builders import ledger_row, ledger_table, statement_row, statement_table
 
 SP = ZoneInfo("America/Sao_Paulo")
 START = datetime(2026, 1, 14, 0, 0, tzinfo=UTC)

@@ -10,9 +10,9 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from tests.recon.builders import DAY, ledger_row, ledger_table, statement_row, statement_table
 
 from pixops.recon import CATEGORIES, ReconResult, reconcile
+from tests.recon.builders import DAY, ledger_row, ledger_table, statement_row, statement_table
 
 MONEY = pd.ArrowDtype(pa.int64())
 

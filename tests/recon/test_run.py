@@ -7,6 +7,8 @@ from datetime import UTC, date, datetime, timedelta
 import pandas as pd
 import pyarrow as pa
 import pytest
+
+from pixops.recon import ATTENTION_CATEGORIES, CATEGORIES, reconcile
 from tests.recon.builders import (
     DAY,
     NOON,
@@ -16,8 +18,6 @@ from tests.recon.builders import (
     statement_row,
     statement_table,
 )
-
-from pixops.recon import ATTENTION_CATEGORIES, CATEGORIES, reconcile
 
 OPENING_AT = datetime(2026, 1, 15, 3, 0, tzinfo=UTC)
 CLOSING_AT = datetime(2026, 1, 17, 3, 0, tzinfo=UTC)

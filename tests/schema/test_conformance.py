@@ -6,11 +6,11 @@ import json
 
 import httpx
 import pytest
-from tests.conftest import check_against_schema
 
 from pixops.engine.routes import ROUTES
 from pixops.sandbox import Sandbox
 from pixops.schema import ENDPOINTS, check_answer, success_model
+from tests.conftest import check_against_schema
 
 
 def test_the_schema_knows_every_route_of_the_engine() -> None:

@@ -16,10 +16,10 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 import pytest
-from tests.stress._harness import SETTLING_KEY, invariant_violations, leaks
 
 from pixops import wire
 from pixops.sandbox import AdminError, ApiKey, Merchant, Sandbox
+from tests.stress._harness import SETTLING_KEY, invariant_violations, leaks
 
 if TYPE_CHECKING:
     from tests.conftest import Api, Connect

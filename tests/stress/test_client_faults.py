@@ -17,12 +17,12 @@ from dataclasses import dataclass, field
 
 import httpx
 import pytest
-from tests.stress._harness import SETTLING_KEY, invariant_violations
 
 import pixops
 from pixops.client import RetryPolicy
 from pixops.frames import load_statement
 from pixops.sandbox import ApiKey, Merchant, Sandbox
+from tests.stress._harness import SETTLING_KEY, invariant_violations
 
 Fault = Callable[[httpx.Request, Callable[[], httpx.Response]], httpx.Response]
 

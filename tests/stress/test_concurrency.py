@@ -16,6 +16,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+
 from tests.stress._harness import (
     SETTLING_KEY,
     Credentials,

@@ -20,6 +20,8 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+
+from pixops.sandbox import Sandbox
 from tests.stress._harness import (
     SETTLING_KEY,
     Credentials,
@@ -32,8 +34,6 @@ from tests.stress._harness import (
     post,
     seed_merchant,
 )
-
-from pixops.sandbox import Sandbox
 
 CYCLES = 3
 WORKERS = 4

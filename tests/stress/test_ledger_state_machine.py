@@ -23,12 +23,12 @@ from hypothesis.stateful import (
     multiple,
     rule,
 )
-from tests.stress._harness import invariant_violations
 
 from pixops import wire
 from pixops.engine import ledger
 from pixops.engine.pix import refunds
 from pixops.sandbox import MedError, Sandbox, SimulationError
+from tests.stress._harness import invariant_violations
 
 #: Keys with each asynchronous outcome (docs/sandbox-test-keys.md).
 PAYOUT_KEYS = (

@@ -35,6 +35,9 @@ from schemathesis.specs.openapi.checks import (
     response_schema_conformance,
     status_code_conformance,
 )
+
+from pixops import wire
+from pixops.engine import openapi
 from tests.stress._harness import (
     Credentials,
     ServerProcess,
@@ -44,9 +47,6 @@ from tests.stress._harness import (
     leaks,
     seed_merchant,
 )
-
-from pixops import wire
-from pixops.engine import openapi
 
 EXAMPLES = int(os.environ.get("STRESS_FUZZ_EXAMPLES", "6"))
 CHECKS = [

@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
 from tests.stress._harness import (
     SETTLING_KEY,
     ServerProcess,

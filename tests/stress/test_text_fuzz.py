@@ -14,10 +14,10 @@ from typing import TYPE_CHECKING, Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from tests.stress._harness import SETTLING_KEY, invariant_violations, leaks
-from tests.stress.test_abuse import footprint
 
 from pixops.sandbox import ApiKey, Sandbox
+from tests.stress._harness import SETTLING_KEY, invariant_violations, leaks
+from tests.stress.test_abuse import footprint
 
 if TYPE_CHECKING:
     from tests.conftest import Api

@@ -12,11 +12,11 @@ from collections.abc import Awaitable, Callable, Iterator, MutableMapping
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from tests.conftest import LiveServer
 
 from pixops.engine.events import EVENT_TYPES
 from pixops.sandbox import Sandbox
 from pixops.webhooks import Inbox, receiver_app, verify
+from tests.conftest import LiveServer
 
 if TYPE_CHECKING:
     from tests.conftest import Api, Connect

@@ -7,7 +7,6 @@ from datetime import UTC, date, datetime
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from tests.widgets.conftest import Desk
 
 from pixops.money import format_brl
 from pixops.widgets._api import (
@@ -22,6 +21,7 @@ from pixops.widgets._api import (
     rows_between,
     time_key,
 )
+from tests.widgets.conftest import Desk
 
 
 @given(st.integers(min_value=1, max_value=10**15))

@@ -7,7 +7,6 @@ import pandas as pd
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from tests.widgets.conftest import Desk
 
 from pixops.frames import load_statement
 from pixops.money import format_brl_base
@@ -19,6 +18,7 @@ from pixops.widgets import (
     volume_by_day_figure,
 )
 from pixops.widgets._charts import append_figure, whole_reais
+from tests.widgets.conftest import Desk
 
 
 @pytest.fixture

@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 
 import pytest
-from tests.widgets.conftest import Desk
 
 from pixops.webhooks import Inbox
 from pixops.widgets import TransactionInspector
 from pixops.widgets._inspector import TABS
+from tests.widgets.conftest import Desk
 
 # Demo-month facts: a R$ 500,02 payment disputed by MED (AGREED) and refunded by it.
 DISPUTED = "PIXINE182361202026013100424s6Y0x4nXDB"

@@ -5,9 +5,9 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from tests.widgets.conftest import Desk
 
 from pixops.widgets import MAX_DEFENSE_CHARS, MedDefensePanel, urgency
+from tests.widgets.conftest import Desk
 
 # Two settled received payments of the demo month, neither disputed during it.
 LATER = "PIXINE085617012026010105031n5rFTOF5fL"  # R$ 26,12, Juliana Lima Soares

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import httpx
 import pytest
-from tests.widgets.conftest import Desk, Recorder
 
 from pixops.demo import demo_month
 from pixops.widgets import ReconDashboard, read_balance_snapshots
+from tests.widgets.conftest import Desk, Recorder
 
 ROOT = Path(__file__).resolve().parents[2]
 LEDGER = ROOT / "data" / "sample_ledger.csv"

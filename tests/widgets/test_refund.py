@@ -5,9 +5,9 @@ from __future__ import annotations
 from datetime import UTC, date, datetime
 
 import pytest
-from tests.widgets.conftest import Desk
 
 from pixops.widgets import REFUND_REASONS, RefundPanel
+from tests.widgets.conftest import Desk
 
 # A received payment of the demo month: R$ 23,57 from Felipe Marques Gomes on
 # 2026-01-31 15:30 in São Paulo, of which R$ 4,71 was refunded on 2026-02-01.
