@@ -61,5 +61,5 @@ def test_filter_values_agree_with_the_engine() -> None:
     from pixops.engine import queries
     from pixops.schema import STATUS_FILTERS, TYPE_FILTERS
 
-    assert STATUS_FILTERS == tuple(queries.STATUS_FILTERS)
-    assert TYPE_FILTERS == tuple(queries.TYPE_FILTERS)
+    assert tuple(queries.STATUS_FILTERS) == STATUS_FILTERS
+    assert tuple(queries.TYPE_FILTERS) == TYPE_FILTERS
