@@ -229,9 +229,7 @@ def build_books(*, cache_dir: str | Path | None = None) -> Books:
     month_data = demo_month(cache_dir=cache_dir)
     client = month_data.sandbox.client(month_data.api_key)
     # Everything the account ever did: the January business days and what followed.
-    month = load_transactions(
-        client, FIRST_DAY, date(2026, 3, 1), tz=SAO_PAULO, progress=False
-    )
+    month = load_transactions(client, FIRST_DAY, date(2026, 3, 1), tz=SAO_PAULO, progress=False)
     as_of, closing_base = balance_snapshot(client)
     january = month[
         month["created_at"].dt.tz_convert(SAO_PAULO).dt.date.between(FIRST_DAY, LAST_DAY)
