@@ -1,0 +1,57 @@
+"""The reconciliation SQL keeps to the subset DuckDB and Spark run the same way."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from pixops.recon import OUTPUTS, STEPS
+
+TEXTS = [(name, sql) for name, sql, _ in STEPS] + [
+    (f"output {name}", f"ORDER BY {order}") for name, (_, order) in OUTPUTS.items()
+]
+
+
+def _order_items(sql: str) -> list[str]:
+    """Every item of every ORDER BY, split on top-level commas."""
+    items = []
+    for match in re.finditer(r"ORDER BY", sql):
+        depth, item = 0, ""
+        for char in sql[match.end() :]:
+            if char == "(":
+                depth += 1
+            elif char == ")":
+                if depth == 0:
+                    break
+                depth -= 1
+            elif char == "," and depth == 0:
+                items.append(item)
+                item = ""
+                continue
+            item += char
+        items.append(item)
+    return [item.strip() for item in items]
+
+
+@pytest.mark.parametrize(("name", "sql"), TEXTS)
+def test_only_the_portable_subset(name: str, sql: str) -> None:
+    upper = sql.upper()
+    for banned in ("QUALIFY", "//", "DATE_DIFF", "DATEDIFF", "INTERVAL", "EXCLUDE", "::"):
+        assert banned not in upper, (name, banned)
+    assert '"' not in sql, name  # a string literal in Spark, an identifier in DuckDB
+    for item in _order_items(sql):
+        assert re.search(r"NULLS (LAST|FIRST)$", item), (name, item)
+
+
+@pytest.mark.parametrize(("name", "sql"), TEXTS)
+def test_money_sums_are_cast_back_to_bigint(name: str, sql: str) -> None:
+    for match in re.finditer(r"SUM\(", sql):
+        before = sql[: match.start()].rstrip()
+        assert before.endswith("CAST("), (name, sql[match.start() - 20 : match.end() + 20])
+
+
+def test_every_step_has_a_unique_name() -> None:
+    names = [name for name, _, _ in STEPS]
+    assert len(names) == len(set(names))
+    assert set(OUTPUTS) <= set(names)
