@@ -122,8 +122,9 @@ class Reader:
 
         In-flight rows (stage < 3) are added to page 1 on top of the `per_page`
         terminal rows, as the spec's "page 1 also includes" says, and only without a
-        status filter or with `processing`; so terminal pagination never shifts as
-        outbound movements start and finish.
+        status filter or with `processing`. A movement that finishes between two page
+        fetches joins the terminal rows, so a walk through the pages can see it twice
+        (or see a row move to the next page): clients de-duplicate by id.
         """
         where, args = self._filter_clauses(filters)
         items: list[JSONObject] = []
