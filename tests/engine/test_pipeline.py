@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 from datetime import timedelta
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import httpx
 import pytest
@@ -716,3 +717,14 @@ def test_a_route_exempted_from_the_limiter_is_exempt_by_its_policy(
     hooks = engine.handle("GET", "/api/external/webhooks", headers, b"", "127.0.0.1")
     assert ("x-ratelimit-remaining" in dict(balance.headers)) is True
     assert ("x-ratelimit-remaining" in dict(hooks.headers)) is False
+
+
+def test_a_route_built_directly_gets_its_methods_policy() -> None:
+    from pixops.engine.routing import Route
+
+    def handler(ctx: Any) -> Any:
+        raise AssertionError("not called")
+
+    direct = Route("POST", "/x", "account:read", handler, re.compile("^/x$"))
+    assert direct.policy == Policy(signed=True, rate_limited=True, idempotent=True)
+    assert Route.make("GET", "/y", "account:read", handler).policy == Policy.for_method("GET")

@@ -334,7 +334,7 @@ def _authorized(
     error_headers: list[tuple[str, str]],
 ) -> Response:
     # The route's policy; a request no route answers is treated by its method.
-    policy = route.policy if route is not None else Policy.for_method(request.method)
+    policy = (route.policy if route is not None else None) or Policy.for_method(request.method)
     caller = authenticate(engine, request)
     address = check_ip_and_account(engine, request, caller)
     parsed: Any = None

@@ -85,7 +85,12 @@ class Route:
     handler: Handler
     regex: re.Pattern[str]
     query: frozenset[str] = frozenset()
-    policy: Policy = Policy(signed=False, rate_limited=True, idempotent=False)
+    #: None means the method's default (`Policy.for_method`), filled in at construction.
+    policy: Policy | None = None
+
+    def __post_init__(self) -> None:
+        if self.policy is None:
+            object.__setattr__(self, "policy", Policy.for_method(self.method))
 
     @classmethod
     def make(
