@@ -20,6 +20,8 @@ import re
 from dataclasses import dataclass
 from typing import Final
 
+from pixops.errors import PixopsError
+
 __all__ = [
     "GUI",
     "BRCode",
@@ -72,7 +74,7 @@ _COUNTRY_CODE = re.compile(r"[A-Z]{2}")
 _TWO_DIGITS: Final = tuple(f"{length:02d}" for length in range(MAX_VALUE_LENGTH + 1))
 
 
-class BRCodeError(ValueError):
+class BRCodeError(PixopsError, ValueError):
     """A BR Code payload, or a :class:`BRCode` to encode, is invalid."""
 
 

@@ -15,6 +15,8 @@ import re
 import string
 from typing import Final
 
+from pixops.errors import PixopsError
+
 __all__ = [
     "DocumentError",
     "cnpj_check_digits",
@@ -42,7 +44,7 @@ _CPF_PUNCTUATION: Final = str.maketrans("", "", ".-")
 _CNPJ_PUNCTUATION: Final = str.maketrans(string.ascii_lowercase, string.ascii_uppercase, "./-")
 
 
-class DocumentError(ValueError):
+class DocumentError(PixopsError, ValueError):
     """A CPF or CNPJ that is malformed, has wrong check digits, or is not a str."""
 
 

@@ -26,6 +26,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Final, Literal
 
+from pixops.errors import PixopsError
+
 __all__ = [
     "CASH_IN_PREFIX",
     "CASH_OUT_PREFIX",
@@ -79,7 +81,7 @@ _UUID_CLEAR: Final = ~(0xC000 << 48 | 0xF000 << 64)
 _UUID4_SET: Final = 0x8000 << 48 | 4 << 76
 
 
-class IdError(ValueError):
+class IdError(PixopsError, ValueError):
     """An identifier, or an input to build one, is malformed."""
 
 

@@ -33,6 +33,8 @@ import re
 from decimal import Decimal
 from typing import Final, NewType
 
+from pixops.errors import PixopsError
+
 __all__ = [
     "CENTAVO_IN_BASE",
     "INT64_MAX",
@@ -71,7 +73,7 @@ _GROUPED_RE: Final = re.compile(r"(?P<int>[1-9][0-9]{0,2}(?:\.[0-9]{3})+)(?:,(?P
 _AMBIGUOUS_RE: Final = re.compile(r"[1-9][0-9]{0,2}[.,][0-9]{3}")
 
 
-class MoneyError(ValueError):
+class MoneyError(PixopsError, ValueError):
     """An amount that is not an exact, in-range value of the wanted unit."""
 
 

@@ -16,6 +16,7 @@ from enum import StrEnum
 from typing import Final
 
 from pixops.documents import cnpj_check_digits, cpf_check_digits
+from pixops.errors import PixopsError
 
 __all__ = [
     "BRAZILIAN_AREA_CODES",
@@ -40,7 +41,7 @@ class PixKeyType(StrEnum):
     EVP = "evp"
 
 
-class PixKeyError(ValueError):
+class PixKeyError(PixopsError, ValueError):
     """A key that is invalid for its type, or whose type cannot be detected."""
 
 

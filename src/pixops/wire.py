@@ -33,6 +33,8 @@ import re
 from collections.abc import Callable
 from typing import Any, Final, TypeAlias
 
+from pixops.errors import PixopsError
+
 __all__ = [
     "JSON",
     "WireError",
@@ -57,7 +59,7 @@ _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-class WireError(ValueError):
+class WireError(PixopsError, ValueError):
     """A body cannot be read or written as the wire format requires."""
 
 

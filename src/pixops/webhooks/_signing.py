@@ -17,6 +17,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
+from pixops.errors import PixopsError
+
 __all__ = [
     "DEFAULT_TOLERANCE_SECONDS",
     "SECRET_PREFIX",
@@ -36,7 +38,7 @@ Headers = Mapping[str, str] | Iterable[tuple[str, str]]
 """Request headers as a mapping (any case) or as (name, value) pairs."""
 
 
-class WebhookVerificationError(ValueError):
+class WebhookVerificationError(PixopsError, ValueError):
     """A delivery failed verification; the message says why."""
 
 
