@@ -168,3 +168,9 @@ def test_bad_arguments_are_refused(desk: Desk) -> None:
         ReconDashboard(None, LEDGER)
     with pytest.raises(ValueError, match="Mars"):
         ReconDashboard(desk.client, LEDGER, tz="Mars/Olympus")
+    with pytest.raises(TypeError, match="ledger"):
+        ReconDashboard(desk.client, 42)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="balances"):
+        ReconDashboard(desk.client, LEDGER, balances=3)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="out_dir"):
+        ReconDashboard(desk.client, LEDGER, out_dir=None)  # type: ignore[arg-type]

@@ -93,6 +93,12 @@ class ReconDashboard(w.VBox):  # type: ignore[misc]
         from pixops.frames import parse_day, parse_tz
 
         parse_tz(tz)  # refuses an unknown zone now, not at the first click
+        if not isinstance(ledger, str | Path) and not hasattr(ledger, "columns"):
+            raise TypeError("ledger must be a CSV or Parquet path, or a DataFrame")
+        if balances is not None and not isinstance(balances, str | Path):
+            raise TypeError("balances must be the path of a balance snapshots CSV, or None")
+        if not isinstance(out_dir, str | Path):
+            raise TypeError("out_dir must be a folder path")
         self.client = client
         self.ledger = ledger
         self.balances_path = None if balances is None else Path(balances)
