@@ -105,24 +105,16 @@ def code_prompts(page: Page) -> list[str]:
 def run_all_cells(page: Page, *, timeout_seconds: float = 420.0) -> None:
     """Run → Run All Cells, then wait until every code cell has run and the kernel is idle.
 
-    A click made while the kernel connection is still settling can be lost; when no
-    cell starts within a few seconds the menu is used once more.
+    On a loaded machine Lab can drop requests sent while the kernel is still settling:
+    when nothing is queued after a few seconds, or the kernel sits idle with cells never
+    run, the run resumes from the first cell that has not run (never re-running one that
+    has, so no side effect happens twice).
     """
     deadline = time.monotonic() + timeout_seconds
-    for _attempt in range(3):
-        page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
-        page.get_by_role("menuitem", name="Run All Cells", exact=True).click()
-        started = time.monotonic() + 8.0
-        while time.monotonic() < started:
-            dismiss_kernel_dialog(page)
-            if any(prompt != "[ ]:" for prompt in code_prompts(page)):
-                break
-            page.wait_for_timeout(250)
-        else:
-            continue
-        break
-    else:
-        raise AssertionError("Run All Cells started no cell after three tries")
+    _menu(page, "Run All Cells")
+    resumes = 0
+    last_prompts: list[str] = []
+    unchanged_since = time.monotonic()
     while time.monotonic() < deadline:
         dismiss_kernel_dialog(page)
         prompts = code_prompts(page)
@@ -132,10 +124,30 @@ def run_all_cells(page: Page, *, timeout_seconds: float = 420.0) -> None:
             raise AssertionError(f"a cell failed: {failures[0][-1500:]}")
         if idle and prompts and all(_PROMPT_DONE.match(prompt) for prompt in prompts):
             return
+        if prompts != last_prompts:
+            last_prompts, unchanged_since = prompts, time.monotonic()
+        stalled = time.monotonic() - unchanged_since > 10.0
+        if idle and stalled and "[*]:" not in prompts and resumes < 3:
+            _resume_from(page, prompts.index("[ ]:"))
+            resumes += 1
+            unchanged_since = time.monotonic()
         page.wait_for_timeout(500)
     raise AssertionError(
         f"the notebook did not finish in {timeout_seconds:.0f} s: {code_prompts(page)}"
     )
+
+
+def _menu(page: Page, item: str) -> None:
+    page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
+    page.get_by_role("menuitem", name=item, exact=True).click()
+
+
+def _resume_from(page: Page, index: int) -> None:
+    """Select the `index`-th code cell and run it and every cell below it."""
+    cell = page.locator(f"{CURRENT} .jp-CodeCell").nth(index)
+    cell.scroll_into_view_if_needed()
+    cell.locator(".jp-InputPrompt").click()
+    _menu(page, "Run Selected Cell and All Below")
 
 
 def error_outputs(page: Page) -> list[str]:

@@ -79,7 +79,7 @@ def test_daily_reconciliation_dashboard_reconciles_and_exports(
     widget_button(panel, "Export").click()
     expect(panel).to_contain_text(re.compile(r"Exported \d+ files"))
     assert not _RAW_BASE_UNITS.search(panel.locator("table").first.inner_text())
-    screenshot_at(page, panel.get_by_text(re.compile("matched,")).first, "daily-dashboard")
+    screenshot_at(page, panel.get_by_text(re.compile("Exported")).first, "daily-dashboard")
 
 
 def test_refunds_panel_refunds_part_of_a_payment(page: Page, lab: Server, workspace: Path) -> None:
