@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from datetime import UTC, date, datetime
+from pathlib import Path
 
 import pytest
 
+import pixops
 from pixops.widgets import REFUND_REASONS, RefundPanel
 from tests.widgets.conftest import Desk
 
@@ -220,3 +222,23 @@ def test_a_refused_refund_shows_the_service_message(desk: Desk) -> None:
 def test_a_client_is_required() -> None:
     with pytest.raises(TypeError, match=r"pixops\.Client"):
         RefundPanel(object())
+
+
+def test_follow_up_lists_the_webhooks_of_the_refund_on_a_connected_client(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    for name in ("PIXOPS_BASE_URL", "PIXOPS_CLIENT_ID", "PIXOPS_CLIENT_SECRET"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.chdir(tmp_path)
+    client = pixops.connect(announce=False)
+    panel = RefundPanel(client)  # the clock and the inbox come from the connection
+    panel.search.value = PAYMENT
+    panel.find_button.click()
+    panel.amount.value = "R$ 1,00"
+    panel.review_button.click()
+    panel.confirm_button.click()
+    panel.follow_button.click()
+    assert "settled" in panel.status.value
+    shown = panel.output.outputs[-1]["data"]["text/html"]
+    assert "pix.refund.completed" in shown
+    assert "13/02/2026 17:21" in shown  # the sandbox's clock, in São Paulo time
