@@ -174,3 +174,16 @@ def test_bad_arguments_are_refused(desk: Desk) -> None:
         ReconDashboard(desk.client, LEDGER, balances=3)  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="out_dir"):
         ReconDashboard(desk.client, LEDGER, out_dir=None)  # type: ignore[arg-type]
+
+
+def test_a_range_of_business_days(desk: Desk, tmp_path: Path) -> None:
+    board = ReconDashboard(desk.client, LEDGER, day="2026-01-30", out_dir=tmp_path, now=desk.now)
+    board.last_day.value = date(2026, 1, 31)
+    board.run_button.click()
+    assert "30/01/2026 to 31/01/2026" in board.status.value
+    assert board.result is not None
+    assert board.result.counts["missing_in_ledger"] == 1  # planted on the 31st
+    volumes = board.charts.outputs[1]["data"]["application/vnd.plotly.v1+json"]
+    assert volumes["data"][0]["x"] == ["30/01", "31/01"]
+    board.export_button.click()
+    assert any(path.parent.name == "recon-2026-01-30-to-2026-01-31" for path in board.written)
