@@ -114,16 +114,17 @@ class ServerProcess:
             self.process.wait(10)
 
     def stop(self) -> None:
-        """SIGTERM, then SIGKILL if it lingers; safe to call twice."""
-        if self.process is None or self.process.poll() is not None:
-            return
-        self.process.send_signal(signal.SIGTERM)
-        try:
-            self.process.wait(10)
-        except subprocess.TimeoutExpired:
-            self.kill()
-        if self.process.stdout is not None:
+        """SIGTERM, then SIGKILL if it lingers; safe to call twice. Removes its log."""
+        if self.process is not None and self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(10)
+            except subprocess.TimeoutExpired:
+                self.kill()
+        if self.process is not None and self.process.stdout is not None:
             self.process.stdout.close()
+        if self.stderr_path is not None:
+            self.stderr_path.unlink(missing_ok=True)
 
     def stderr_text(self) -> str:
         if self.stderr_path is None or not self.stderr_path.exists():
