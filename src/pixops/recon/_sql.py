@@ -48,19 +48,23 @@ SELECT sn FROM (
 WHERE x.copy_rank > 1
 """
 
+# The business day is worked out once per row (a time-zone conversion: the costly part).
 _STMT_ALL = """
-SELECT s.sn, s.id, s.transaction_id, s.end_to_end_id, s.external_id, s.tag,
-       CAST(s.payment_status AS STRING) AS payment_status,
-       CAST(s.direction AS STRING) AS direction,
-       s.amount_base, s.fee_base, s.net_base, s.created_at, s.completed_at,
-       COALESCE(s.original_transaction_id, h.original_transaction_id)
-           AS original_transaction_id,
-       CAST(s.created_at AS DATE) AS business_date,
-       (sc.first_day IS NULL OR CAST(s.created_at AS DATE) >= sc.first_day)
-       AND (sc.last_day IS NULL OR CAST(s.created_at AS DATE) <= sc.last_day) AS in_scope
-FROM statement_in s
+SELECT d.*,
+       (sc.first_day IS NULL OR d.business_date >= sc.first_day)
+       AND (sc.last_day IS NULL OR d.business_date <= sc.last_day) AS in_scope
+FROM (
+    SELECT s.sn, s.id, s.transaction_id, s.end_to_end_id, s.external_id, s.tag,
+           CAST(s.payment_status AS STRING) AS payment_status,
+           CAST(s.direction AS STRING) AS direction,
+           s.amount_base, s.fee_base, s.net_base, s.created_at, s.completed_at,
+           COALESCE(s.original_transaction_id, h.original_transaction_id)
+               AS original_transaction_id,
+           CAST(s.created_at AS DATE) AS business_date
+    FROM statement_in s
+    LEFT JOIN hook_links h ON h.transaction_id = s.transaction_id
+) d
 CROSS JOIN scope_in sc
-LEFT JOIN hook_links h ON h.transaction_id = s.transaction_id
 """
 
 _STMT = """
@@ -78,30 +82,29 @@ FROM ledger_in l CROSS JOIN scope_in sc
 
 # Every identifier a ledger may have written down for a movement.
 _STMT_KEYS = """
-SELECT transaction_id AS match_key, sn FROM stmt
-UNION ALL SELECT end_to_end_id, sn FROM stmt WHERE end_to_end_id IS NOT NULL
-UNION ALL SELECT external_id, sn FROM stmt WHERE external_id IS NOT NULL
-UNION ALL SELECT tag, sn FROM stmt WHERE tag IS NOT NULL
+SELECT transaction_id AS match_key, sn, direction, payment_status, amount_base FROM stmt
+UNION ALL SELECT end_to_end_id, sn, direction, payment_status, amount_base
+FROM stmt WHERE end_to_end_id IS NOT NULL
+UNION ALL SELECT external_id, sn, direction, payment_status, amount_base
+FROM stmt WHERE external_id IS NOT NULL
+UNION ALL SELECT tag, sn, direction, payment_status, amount_base FROM stmt WHERE tag IS NOT NULL
 """
 
+# Every (entry, statement row) pair an identifier links, ranked in one integer: same
+# direction, then settled, then the same amount (flags above the bits of `sn`), then the
+# first in statement order. Ranking in the join itself spares re-reading both sides.
 _CAND = """
-SELECT l.ln, k.sn FROM led l JOIN stmt_keys k ON k.match_key = l.reference
+SELECT l.ln, k.sn,
+       (CASE WHEN l.direction IS NULL OR l.direction = k.direction THEN 0 ELSE 4 END
+        + CASE WHEN k.payment_status = 'settled' THEN 0 ELSE 2 END
+        + CASE WHEN k.amount_base = l.amount_base THEN 0 ELSE 1 END) * 4294967296
+       + k.sn AS rank_key
+FROM led l JOIN stmt_keys k ON k.match_key = l.reference
 """
 
-# Each ledger entry picks its best candidate: same direction, then settled, then the
-# same amount, then the first in statement order (min_by over one integer: the flags
-# above the bits of `sn`).
+# Each ledger entry picks its best-ranked candidate (the low 32 bits are its `sn`).
 _PICKS = """
-SELECT c.ln,
-       MIN_BY(c.sn,
-              (CASE WHEN l.direction IS NULL OR l.direction = s.direction THEN 0 ELSE 4 END
-               + CASE WHEN s.payment_status = 'settled' THEN 0 ELSE 2 END
-               + CASE WHEN s.amount_base = l.amount_base THEN 0 ELSE 1 END) * 4294967296
-              + c.sn) AS sn
-FROM cand c
-JOIN led l ON l.ln = c.ln
-JOIN stmt s ON s.sn = c.sn
-GROUP BY c.ln
+SELECT ln, MIN(rank_key) % 4294967296 AS sn FROM cand GROUP BY ln
 """
 
 # A statement row picked by several entries belongs to the first booking.
