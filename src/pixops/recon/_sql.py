@@ -130,14 +130,19 @@ JOIN led l ON l.ln = p.ln
 JOIN stmt s ON s.sn = p.sn
 """
 
-# Statement rows in scope that moved money and are paired with no entry (one scan);
+# Statement rows in scope that moved money and are paired with no entry (few rows, kept
+# as a table so the next step's join is built on them, not on the million candidates).
+_UNCLAIMED = """
+SELECT s.* FROM stmt s
+WHERE s.in_scope AND s.payment_status IN ('settled', 'processing')
+  AND NOT EXISTS (SELECT 1 FROM claims c WHERE c.sn = s.sn)
+"""
+
 # `referenced`: some entry names them (then a settled one was paid twice).
 _UNPAIRED = """
-SELECT s.*, r.sn IS NOT NULL AS referenced
-FROM stmt s
-LEFT JOIN claims c ON c.sn = s.sn
-LEFT JOIN (SELECT DISTINCT sn FROM cand) r ON r.sn = s.sn
-WHERE s.in_scope AND s.payment_status IN ('settled', 'processing') AND c.sn IS NULL
+SELECT u.*, r.sn IS NOT NULL AS referenced
+FROM unclaimed u
+LEFT JOIN (SELECT DISTINCT c.sn FROM cand c JOIN unclaimed x ON x.sn = c.sn) r ON r.sn = u.sn
 """
 
 # Entries whose pick was claimed by an earlier booking.
@@ -367,6 +372,7 @@ STEPS: Final[tuple[tuple[str, str, bool], ...]] = (
     ("claims", _CLAIMS, True),
     ("pairs", _PAIRS, True),
     ("double_booked", _DOUBLE_BOOKED, False),
+    ("unclaimed", _UNCLAIMED, True),
     ("unpaired", _UNPAIRED, True),
     ("hook_status", _HOOK_STATUS, True),
     ("snapshots", _SNAPSHOTS, True),
