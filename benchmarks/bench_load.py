@@ -117,7 +117,8 @@ class Server:
 class Workload:
     """Raw HTTP/1.1 requests of the mix; every POST has its own amount and signature."""
 
-    def __init__(self, seed: Seed, port: int) -> None:
+    def __init__(self, seed: Seed, port: int, only: str = "mix") -> None:
+        self.only = only
         self.seed = seed
         self.port = port
         self.auth = f"ApiKey {seed.client_id}:{seed.client_secret}"
@@ -141,6 +142,12 @@ class Workload:
     def next(self) -> tuple[str, bytes]:
         self.number += 1
         slot = self.number % 10
+        if self.only == "queries":
+            slot %= 7
+        elif self.only == "cash-out":
+            slot = 7
+        elif self.only == "refund":
+            slot = 9
         if slot < 7:
             return "query", self._query(slot)
         if slot < 9:
@@ -331,7 +338,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         command += ["--rate-limit", str(OUT_OF_REACH)]
         server = Server(command)
         try:
-            workload = Workload(seed, server.port)
+            workload = Workload(seed, server.port, args.only)
             tally, elapsed, memory = asyncio.run(
                 _drive(
                     server.port,
@@ -342,7 +349,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                     args.sample_every,
                 )
             )
-            mixed = figures(f"mixed 70/20/10 ({db.parent.parent})", tally, elapsed, memory)
+            name = "mixed 70/20/10" if args.only == "mix" else f"only {args.only}"
+            mixed = figures(f"{name} ({db.parent.parent})", tally, elapsed, memory)
         finally:
             server.stop()
     show(mixed)
@@ -373,6 +381,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--connections", type=int, default=16)
     parser.add_argument("--sample-every", type=float, default=5.0, help="RSS sampling, seconds")
     parser.add_argument("--label", default="load", help="results file name")
+    parser.add_argument(
+        "--only",
+        choices=("mix", "queries", "cash-out", "refund"),
+        default="mix",
+        help="one part of the mix alone, to see where the time goes",
+    )
     parser.add_argument(
         "--db-dir",
         default=None,

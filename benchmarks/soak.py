@@ -38,6 +38,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         connections=args.connections,
         sample_every=10.0,
         db_dir=None,
+        only="mix",
     )
     results = bench_load.run(options)
     mixed = results["mixed"]
