@@ -37,6 +37,7 @@ def test_every_helper_is_documented_with_its_fields_and_the_admin_token() -> Non
             schema = operation["requestBody"]["content"]["application/json"]["schema"]
             assert set(schema["properties"]) == set(route.fields)
             assert schema["additionalProperties"] is False
+            assert operation["requestBody"]["required"] is True
             assert set(schema.get("required", [])) == set(route.required)
     operations = sum(len([m for m in item if m != "servers"]) for item in paths.values())
     assert operations == len(ROUTES)

@@ -73,8 +73,10 @@ def _operation(route: HelperRoute) -> dict[str, Any]:
         }
         if route.required:
             schema["required"] = list(route.required)
+        # Documented as required (send `{}` for no options) so every generated request is
+        # JSON with its content type; the server also takes an empty body as `{}`.
         operation["requestBody"] = {
-            "required": bool(route.required),
+            "required": True,
             "content": {"application/json": {"schema": schema}},
         }
         operation["responses"]["415"] = _error("a body that is not application/json")
