@@ -86,7 +86,12 @@ def reconcile(
             }
         ),
     }
-    con = duckdb.connect() if connection is None else connection
+    if connection is None:
+        # Every output is sorted explicitly, so the steps need not keep insertion order:
+        # without it DuckDB materialises each step on both cores instead of one.
+        con = duckdb.connect(config={"preserve_insertion_order": False})
+    else:
+        con = connection
     try:
         outputs = _run(con, zone, inputs)
     finally:
