@@ -387,3 +387,25 @@ def test_money_fields_say_their_unit() -> None:
     assert "base units" in schemas["StatementItem"]["properties"]["amount"]["description"]
     assert "centavos" in schemas["PayoutRequest"]["properties"]["amount"]["description"]
     assert schemas["PayoutRequest"]["properties"]["amount"]["minimum"] == 1
+
+
+def test_path_identifiers_carry_the_rule_the_service_checks() -> None:
+    """An id the schema admits is looked up (200 or 404); one it refuses is the 400."""
+    paths = build_openapi()["paths"]
+
+    def pattern(path: str, name: str) -> re.Pattern[str]:
+        parameters = paths[path]["get"]["parameters"]
+        (schema,) = [p["schema"] for p in parameters if p.get("name") == name]
+        return re.compile(schema["pattern"])
+
+    e2e = pattern("/transactions/e2e/{e2e_id}", "e2e_id")
+    assert e2e.fullmatch("E12345678202601051200abcdefghijk")
+    assert e2e.fullmatch("D99999999202602121126y7QdyPmy9xx")
+    assert not e2e.fullmatch("X12345678202601051200abcdefghijk")
+    tag = pattern("/transactions/tag/{tag}", "tag")
+    assert tag.fullmatch("order:2026-01.a_b")
+    assert not tag.fullmatch("x" * 65)
+    assert not tag.fullmatch("has space")
+    reference = pattern("/transactions/ref/{external_id}", "external_id")
+    assert reference.fullmatch("x" * 128)
+    assert not reference.fullmatch("x" * 129)

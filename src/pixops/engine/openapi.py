@@ -355,6 +355,19 @@ OPERATIONS: Final[dict[tuple[str, str], _Op]] = {
 }
 
 
+#: Path parameters whose rule the service checks before any lookup, so the document says
+#: it too: an id outside these is a 400, never a 404.
+_PATH_PARAMETERS: Final[dict[str, Schema]] = {
+    "e2e_id": _string(
+        "end-to-end ID: E (payment) or D (refund), the 8-digit institution code, then 22 to"
+        " 26 letters or digits",
+        pattern="^[ED][0-9]{8}[0-9A-Za-z]{22,26}$",
+    ),
+    "tag": _string(pattern=f"^[a-zA-Z0-9._:-]{{1,{limits.TAG_MAX_CHARS}}}$"),
+    "external_id": _string(pattern=f"^[a-zA-Z0-9._:-]{{1,{limits.EXTERNAL_ID_MAX_CHARS}}}$"),
+}
+
+
 def _path_template(pattern: str) -> tuple[str, list[str]]:
     names = re.findall(r":([a-z_0-9]+)", pattern)
     return re.sub(r":([a-z_0-9]+)", r"{\1}", pattern), names
@@ -364,7 +377,8 @@ def _operation(method: str, pattern: str, permission: str, handler_name: str) ->
     op = OPERATIONS[(method, pattern)]
     _, path_names = _path_template(pattern)
     parameters: list[Schema] = [
-        {"name": name, "in": "path", "required": True, "schema": STRING} for name in path_names
+        {"name": name, "in": "path", "required": True, "schema": _PATH_PARAMETERS.get(name, STRING)}
+        for name in path_names
     ]
     parameters += [_ref("parameters", name) for name in op.query]
     parameters.append(_ref("parameters", "XKeyCase"))
