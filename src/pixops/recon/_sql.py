@@ -130,19 +130,26 @@ JOIN led l ON l.ln = p.ln
 JOIN stmt s ON s.sn = p.sn
 """
 
-# Statement rows in scope that moved money and are paired with no entry (few rows, kept
-# as a table so the next step's join is built on them, not on the million candidates).
+# Statement rows in scope that moved money and are paired with no entry (few rows, found
+# on integers alone and kept as a table, so the next step's joins are built on them).
 _UNCLAIMED = """
-SELECT s.* FROM stmt s
+SELECT s.sn FROM stmt s
 WHERE s.in_scope AND s.payment_status IN ('settled', 'processing')
   AND NOT EXISTS (SELECT 1 FROM claims c WHERE c.sn = s.sn)
 """
 
 # `referenced`: some entry names them (then a settled one was paid twice).
 _UNPAIRED = """
-SELECT u.*, r.sn IS NOT NULL AS referenced
-FROM unclaimed u
-LEFT JOIN (SELECT DISTINCT c.sn FROM cand c JOIN unclaimed x ON x.sn = c.sn) r ON r.sn = u.sn
+SELECT s.*, r.sn IS NOT NULL AS referenced
+FROM stmt s
+JOIN unclaimed u ON u.sn = s.sn
+LEFT JOIN (SELECT DISTINCT c.sn FROM cand c JOIN unclaimed x ON x.sn = c.sn) r ON r.sn = s.sn
+"""
+
+# Entries no statement row carries the reference of (few: found on integers alone, so the
+# ledger's text columns are read for these rows only).
+_UNPICKED = """
+SELECT l.ln FROM ledger_in l WHERE NOT EXISTS (SELECT 1 FROM picks p WHERE p.ln = l.ln)
 """
 
 # Entries whose pick was claimed by an earlier booking.
@@ -226,8 +233,8 @@ SELECT 'missing_in_statement', l.entry_id, l.reference,
        l.fee_base, CAST(NULL AS BIGINT), l.status, CAST(NULL AS STRING),
        l.booked_on, CAST(NULL AS DATE),
        'no statement movement carries this reference'
-FROM led l
-WHERE l.in_scope AND NOT EXISTS (SELECT 1 FROM picks p WHERE p.ln = l.ln)
+FROM led l JOIN unpicked u ON u.ln = l.ln
+WHERE l.in_scope
 UNION ALL
 SELECT 'duplicate', l.entry_id, l.reference, s.transaction_id, s.id,
        l.amount_base, s.amount_base, 0 - l.amount_base,
@@ -372,6 +379,7 @@ STEPS: Final[tuple[tuple[str, str, bool], ...]] = (
     ("claims", _CLAIMS, True),
     ("pairs", _PAIRS, True),
     ("double_booked", _DOUBLE_BOOKED, False),
+    ("unpicked", _UNPICKED, True),
     ("unclaimed", _UNCLAIMED, True),
     ("unpaired", _UNPAIRED, True),
     ("hook_status", _HOOK_STATUS, True),
