@@ -68,13 +68,25 @@ def screenshot_at(page: Page, target: Any, name: str) -> Path:
     return screenshot(page, name)
 
 
+def start_session(lab: Server, name: str, kernel: str = "python3") -> None:
+    """Start the notebook's kernel on the server first: Lab then attaches to it on opening,
+    instead of deciding (or asking) which kernel to start, which can end in "No Kernel"."""
+    headers = {"Authorization": f"token {lab.token}"}
+    session = {"path": name, "name": name, "type": "notebook", "kernel": {"name": kernel}}
+    with httpx.Client(base_url=lab.base_url, headers=headers, timeout=60) as api:
+        api.post("/api/sessions", json=session).raise_for_status()
+
+
 def open_notebook(page: Page, lab: Server, name: str) -> None:
-    """Open `name` alone in JupyterLab (`reset` forgets earlier tabs) on an idle kernel."""
+    """Open `name` alone in JupyterLab (`reset` forgets earlier tabs) on a fresh idle kernel."""
     shutdown_kernels(lab)
+    start_session(lab, name)
     page.goto(f"{lab.base_url}/lab/tree/{name}?reset&token={lab.token}")
     expect(page.locator(f"{_IDLE}, .jp-Dialog").first).to_be_visible(timeout=90_000)
     dismiss_kernel_dialog(page)
     expect(page.locator(_IDLE)).to_be_visible(timeout=90_000)
+    kernel_name = page.locator(f"{CURRENT} .jp-Toolbar-kernelName")
+    expect(kernel_name).not_to_have_text("No Kernel", timeout=90_000)
 
 
 def dismiss_kernel_dialog(page: Page) -> None:
