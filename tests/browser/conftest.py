@@ -59,7 +59,10 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
         terminalreporter.write_sep("!", _SKIPPED_NOTICE, yellow=True, bold=True)
 
 
-@pytest.fixture(scope="session")
+# Module scope, not session: sync Playwright keeps an asyncio loop running in this
+# thread while it is open, and `asyncio.run` in a later test file on the same worker
+# (the async client's tests) would fail with "cannot be called from a running loop".
+@pytest.fixture(scope="module")
 def playwright_session() -> Iterator[Playwright]:
     if not CHROMIUM.exists():
         pytest.fail(
@@ -72,7 +75,7 @@ def playwright_session() -> Iterator[Playwright]:
         yield playwright
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser(playwright_session: Playwright) -> Iterator[Browser]:
     launched = playwright_session.chromium.launch(
         executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
