@@ -16,6 +16,7 @@ from pixops.money import (
     check_int64,
     format_brl,
     format_brl_base,
+    format_brl_display,
     parse_base,
     parse_centavos,
 )
@@ -437,3 +438,20 @@ def test_parse_raises_only_money_error(text: str) -> None:
     except MoneyError:
         return
     assert INT64_MIN <= result <= INT64_MAX
+
+
+@given(int64s)
+def test_display_format_is_within_half_a_centavo_and_never_hides_an_amount(base: int) -> None:
+    shown = format_brl_display(base)
+    back = parse_base(shown)
+    assert abs(back - base) <= CENTAVO_IN_BASE // 2
+    assert (back == 0) == (base == 0)
+
+
+def test_display_format_rounds_like_a_bank_statement() -> None:
+    assert format_brl_display(12_315_961_1745) == "R$ 12.315.961,17"
+    assert format_brl_display(4_940) == "R$ 0,49"
+    assert format_brl_display(4_950) == "R$ 0,50"
+    assert format_brl_display(-4_950) == "-R$ 0,50"
+    assert format_brl_display(40) == "R$ 0,0040"
+    assert format_brl_display(0) == "R$ 0,00"

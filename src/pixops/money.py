@@ -47,6 +47,7 @@ __all__ = [
     "check_int64",
     "format_brl",
     "format_brl_base",
+    "format_brl_display",
     "parse_base",
     "parse_centavos",
 ]
@@ -144,6 +145,20 @@ def format_brl_base(amount_base: int) -> str:
         return format_brl(amount_base // CENTAVO_IN_BASE)
     reais, fraction = divmod(abs(amount_base), 10**_BASE_PLACES)
     return _format(amount_base < 0, reais, fraction, _BASE_PLACES)
+
+
+def format_brl_display(amount_base: int) -> str:
+    """Format base units as a reader expects reais: to the centavo (``"R$ 0,25"``).
+
+    Rounds half away from zero, as a bank statement does; the exact value stays in the
+    data (:func:`format_brl_base` shows it). An amount under half a centavo keeps its
+    four decimals (``"R$ 0,0040"``), so a non-zero amount never reads as zero.
+    """
+    check_int64(amount_base)
+    centavos = (abs(amount_base) + CENTAVO_IN_BASE // 2) // CENTAVO_IN_BASE
+    if centavos == 0 and amount_base != 0:
+        return format_brl_base(amount_base)
+    return format_brl(-centavos if amount_base < 0 else centavos)
 
 
 def _format(negative: bool, reais: int, fraction: int, places: int) -> str:

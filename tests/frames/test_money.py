@@ -28,9 +28,10 @@ def test_pt_br_text_and_decimal() -> None:
 
 
 @given(st.lists(_base, max_size=20))
-def test_text_and_decimal_round_trip_exactly(values: list[int]) -> None:
+def test_text_is_to_the_centavo_and_decimal_is_exact(values: list[int]) -> None:
     column = money_column(values)
-    assert [parse_base(text) for text in brl_text(column)] == values
+    for text, value in zip(brl_text(column), values, strict=True):
+        assert abs(parse_base(text) - value) <= 50
     assert [int(d.scaleb(4)) for d in reais_decimal(column)] == values
 
 

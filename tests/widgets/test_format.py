@@ -7,7 +7,8 @@ from pixops.widgets._format import HtmlBlock, html_table, message, pairs
 
 
 def test_money_is_shown_in_reais() -> None:
-    assert brl(123_456_789) == "R$ 12.345,6789"
+    assert brl(123_456_789) == "R$ 12.345,68"  # to the centavo, as a statement shows it
+    assert brl(40) == "R$ 0,0040"  # never reads as zero
     assert brl(1_000_000) == "R$ 100,00"
     assert brl(-500) == "-R$ 0,05"
     assert brl(None) == "—"

@@ -8,7 +8,7 @@ from decimal import Decimal
 import pandas as pd
 import pyarrow as pa
 
-from pixops.money import check_int64, format_brl_base
+from pixops.money import check_int64, format_brl_display
 
 __all__ = ["MONEY_DTYPE", "brl_text", "money_column", "reais_decimal"]
 
@@ -47,9 +47,10 @@ def money_column(values: pd.Series | Iterable[int | None], *, name: str | None =
 
 
 def brl_text(values: pd.Series | Iterable[int | None]) -> pd.Series:
-    """Base units as pt-BR text (``"R$ 1.234,56"``); a missing value is empty text."""
+    """Base units as pt-BR text to the centavo (``"R$ 1.234,56"``, see
+    `pixops.money.format_brl_display`); a missing value is empty text."""
     column = money_column(values)
-    shown = ["" if value is None else format_brl_base(value) for value in _ints(column)]
+    shown = ["" if value is None else format_brl_display(value) for value in _ints(column)]
     return pd.Series(shown, index=column.index, dtype=pd.ArrowDtype(pa.string()))
 
 

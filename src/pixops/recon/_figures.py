@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 import plotly.graph_objects as go
 
-from pixops.money import format_brl_base
+from pixops.money import format_brl_display
 from pixops.recon._result import CATEGORY_LABELS
 
 if TYPE_CHECKING:
@@ -35,8 +35,8 @@ def summary_figure(result: ReconResult) -> go.Figure:
     summary = result.summary
     labels = [CATEGORY_LABELS.get(str(c), str(c)) for c in summary["category"]]
     hover = [
-        f"{label}<br>itens: {int(items)}<br>razão: {format_brl_base(int(ledger))}"
-        f"<br>extrato: {format_brl_base(int(statement))}"
+        f"{label}<br>itens: {int(items)}<br>razão: {format_brl_display(int(ledger))}"
+        f"<br>extrato: {format_brl_display(int(statement))}"
         for label, items, ledger, statement in zip(
             labels,
             summary["items"],
@@ -91,9 +91,9 @@ def rollforward_figure(result: ReconResult) -> go.Figure:
             x=[name for name, _, _ in steps],
             y=[_whole_reais(amount) for _, amount, _ in steps],
             measure=[measure for _, _, measure in steps],
-            hovertext=[f"{name}: {format_brl_base(amount)}" for name, amount, _ in steps],
+            hovertext=[f"{name}: {format_brl_display(amount)}" for name, amount, _ in steps],
             hoverinfo="text",
-            text=[format_brl_base(amount) for _, amount, _ in steps],
+            text=[format_brl_display(amount) for _, amount, _ in steps],
             textposition="outside",
         )
     )

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable
 from datetime import date
 from typing import TYPE_CHECKING, Any, Final
 
-from pixops.money import format_brl_base
+from pixops.money import format_brl_display
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -80,7 +80,7 @@ def _money_bar(
         x=[label(k) for k in keys],
         y=[whole_reais(totals.get(k, 0)) for k in keys],
         marker_color=colour,
-        hovertext=[f"{label(k)}: {format_brl_base(totals.get(k, 0))}" for k in keys],
+        hovertext=[f"{label(k)}: {format_brl_display(totals.get(k, 0))}" for k in keys],
         hoverinfo="text",
     )
 
@@ -172,7 +172,7 @@ def payer_banks_figure(statement: pd.DataFrame, top: int = 10) -> go.Figure:
             y=[b[:40] for b in banks],
             orientation="h",
             marker_color=_COLOURS["inbound"],
-            hovertext=[f"{b}: {format_brl_base(totals[b])}" for b in banks],
+            hovertext=[f"{b}: {format_brl_display(totals[b])}" for b in banks],
             hoverinfo="text",
         )
     )
@@ -217,7 +217,7 @@ def findings_figure(result: ReconResult) -> go.Figure:
             y=counts,
             marker_color=["#c62828" if n else "#9e9e9e" for n in counts],
             hovertext=[
-                f"{label}: {n} item(s), difference {format_brl_base(d)}"
+                f"{label}: {n} item(s), difference {format_brl_display(d)}"
                 for label, n, d in zip(labels, counts, differences, strict=True)
             ],
             hoverinfo="text",

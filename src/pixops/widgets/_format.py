@@ -29,9 +29,9 @@ _TONES: Final = {
 
 
 def brl(amount_base: Any) -> str:
-    """Base units as reais, or an em dash when there is no amount."""
+    """Base units as reais to the centavo, or an em dash when there is no amount."""
     value = base_units(amount_base)
-    return "—" if value is None else money.format_brl_base(value)
+    return "—" if value is None else money.format_brl_display(value)
 
 
 def local_time(value: Any, *, seconds: bool = False) -> str:
