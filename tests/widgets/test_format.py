@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pixops.widgets import brl, local_time
-from pixops.widgets._format import HtmlBlock, html_table, message, pairs
+from pixops.widgets._format import HtmlBlock, html_table, message, pairs, wire_json
 
 
 def test_money_is_shown_in_reais() -> None:
@@ -47,3 +47,13 @@ def test_html_blocks_render_as_html_and_read_as_text() -> None:
     assert block._repr_html_() == "<b>Total</b> <i>R$ 1,00</i>"
     assert "Total" in repr(block)
     assert "<b>" not in repr(block)
+
+
+def test_wire_json_shows_reais_beside_every_money_field() -> None:
+    shown = wire_json(
+        {"amount": 50_000, "feeAmount": 2_475, "status": "accepted", "data": {"net_amount": -1}}
+    ).splitlines()
+    assert '  "amount": 50000,   ← R$ 5,00' in shown
+    assert '  "feeAmount": 2475,   ← R$ 0,25' in shown
+    assert '    "net_amount": -1   ← -R$ 0,0001' in shown
+    assert '  "status": "accepted",' in shown

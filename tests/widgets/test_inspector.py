@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from pixops.webhooks import Inbox
 from pixops.widgets import TransactionInspector
+from pixops.widgets._format import wire_json
 from pixops.widgets._inspector import TABS
 from tests.widgets.conftest import Desk
 
@@ -70,7 +69,8 @@ def test_every_shape_the_api_returns(desk: Desk) -> None:
     printed = "".join(o["text"] for o in panel.shapes_view.outputs)
     for title, shape in panel.shapes.items():
         assert title in printed
-        assert json.dumps(shape, indent=2, ensure_ascii=False, sort_keys=True) in printed
+        assert wire_json(shape, sort_keys=True) in printed
+    assert '"amount": 5000200,   ← R$ 500,02' in printed
     assert panel.shapes["GET /statement (its row)"]["status"] == "completed"
     camel = panel.shapes[f"GET /transactions/{DISPUTED} (X-Key-Case: camelCase)"]
     assert camel["transactionId"] == DISPUTED

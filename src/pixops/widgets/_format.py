@@ -7,6 +7,7 @@ São Paulo, where the merchant's business day is counted.
 from __future__ import annotations
 
 import html
+import json
 import re
 from collections.abc import Iterable, Sequence
 from datetime import datetime
@@ -16,7 +17,16 @@ from zoneinfo import ZoneInfo
 from pixops import money
 from pixops.widgets._api import Record, base_units, parse_time
 
-__all__ = ["BUSINESS_TZ", "HtmlBlock", "brl", "html_table", "local_time", "message", "pairs"]
+__all__ = [
+    "BUSINESS_TZ",
+    "HtmlBlock",
+    "brl",
+    "html_table",
+    "local_time",
+    "message",
+    "pairs",
+    "wire_json",
+]
 
 BUSINESS_TZ: Final = ZoneInfo("America/Sao_Paulo")
 
@@ -32,6 +42,27 @@ def brl(amount_base: Any) -> str:
     """Base units as reais to the centavo, or an em dash when there is no amount."""
     value = base_units(amount_base)
     return "—" if value is None else money.format_brl_display(value)
+
+
+#: A JSON line whose value is a whole number under a key that holds money on the wire
+#: (`amount`, `fee_amount`, `net_amount`, `total_refunded`, `remaining_refundable`, the
+#: balance figures, ...), in snake_case or camelCase.
+_MONEY_LINE: Final = re.compile(
+    r'^(?P<line>\s*"(?P<key>[A-Za-z_]*(?:amount|Amount|balance|Balance|refunded|Refunded'
+    r'|refundable|Refundable|ceiling|Ceiling))": (?P<value>-?\d+)(?P<comma>,?))$'
+)
+
+
+def wire_json(data: Any, *, sort_keys: bool = False) -> str:
+    """An API answer as indented JSON, each money field followed by its value in reais
+    (``"amount": 50000,   ← R$ 5,00``): the wire's base units never stand alone."""
+    lines = []
+    for line in json.dumps(data, indent=2, ensure_ascii=False, sort_keys=sort_keys).splitlines():
+        found = _MONEY_LINE.match(line)
+        if found is not None:
+            line = f"{line}   ← {money.format_brl_display(int(found['value']))}"
+        lines.append(line)
+    return "\n".join(lines)
 
 
 def local_time(value: Any, *, seconds: bool = False) -> str:

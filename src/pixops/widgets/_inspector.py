@@ -8,7 +8,6 @@ and the record in every shape the API returns it.
 
 from __future__ import annotations
 
-import json
 from typing import Any, Final
 
 import ipywidgets as w
@@ -26,7 +25,7 @@ from pixops.widgets._api import (
     time_key,
 )
 from pixops.widgets._base import Clock, check_client, clock_for, events_for, inbox_for
-from pixops.widgets._format import brl, html_table, local_time, message, pairs
+from pixops.widgets._format import brl, html_table, local_time, message, pairs, wire_json
 
 __all__ = ["TransactionInspector"]
 
@@ -284,7 +283,7 @@ class TransactionInspector(w.VBox):  # type: ignore[misc]
         self.receipt_view.value = self._receipt_html()
         self.shapes_view.outputs = ()
         for title, shape in self.shapes.items():
-            text = json.dumps(shape, indent=2, ensure_ascii=False, sort_keys=True)
+            text = wire_json(shape, sort_keys=True)
             self.shapes_view.append_stdout(f"{title}\n{text}\n\n")
 
     def _receipt_html(self) -> str:

@@ -8,7 +8,6 @@ releases the blocked money.
 
 from __future__ import annotations
 
-import json
 from datetime import datetime
 from typing import Any, Final
 
@@ -17,7 +16,7 @@ import ipywidgets as w
 from pixops.errors import PixopsError
 from pixops.widgets._api import Record, med_cases, parse_time, plain, time_key
 from pixops.widgets._base import Clock, check_client, clock_for, events_for, inbox_for
-from pixops.widgets._format import brl, html_table, local_time, message, pairs
+from pixops.widgets._format import brl, html_table, local_time, message, pairs, wire_json
 
 __all__ = ["MAX_DEFENSE_CHARS", "MedDefensePanel", "urgency"]
 
@@ -266,9 +265,7 @@ class MedDefensePanel(w.VBox):  # type: ignore[misc]
             self._set_status(f"The service refused the defense: {error}", "error")
             return
         self._set_status(f"Defense of {case_id} received; case now {answer.get('status')}.", "ok")
-        self.output.append_stdout(
-            "Service response:\n" + json.dumps(answer, indent=2, ensure_ascii=False) + "\n"
-        )
+        self.output.append_stdout("Service response:\n" + wire_json(answer) + "\n")
         self.defense.value = ""
         self.refresh()
         self.select(case_id)

@@ -7,7 +7,6 @@ Confirm (the only step that moves money) → Follow up (the outcome and its webh
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Final
@@ -27,7 +26,7 @@ from pixops.widgets._api import (
     refunds_of,
 )
 from pixops.widgets._base import Clock, check_client, clock_for, events_for, inbox_for
-from pixops.widgets._format import HtmlBlock, brl, html_table, local_time, message, pairs
+from pixops.widgets._format import HtmlBlock, brl, html_table, local_time, message, pairs, wire_json
 
 __all__ = ["REFUND_REASONS", "RefundPanel", "RefundReason"]
 
@@ -303,9 +302,7 @@ class RefundPanel(w.VBox):  # type: ignore[misc]
             f"{response.get('status')}. The outcome arrives shortly (Follow up).",
             "ok",
         )
-        self.output.append_stdout(
-            "Service response:\n" + json.dumps(response, indent=2, ensure_ascii=False) + "\n"
-        )
+        self.output.append_stdout("Service response:\n" + wire_json(response) + "\n")
 
     def follow_up(self) -> None:
         """Wait until the last refund is final, then show its status and its events."""
