@@ -10,21 +10,10 @@ from typing import TYPE_CHECKING, Any
 
 from pixops.engine.clock import db_to_wire, to_db
 from pixops.ids import new_prefixed_id
+from pixops.schema import EVENT_TYPES
 
 if TYPE_CHECKING:
     from pixops.engine.core import Engine
-
-EVENT_TYPES = (
-    "pix.charge.paid",
-    "pix.payout.queued",
-    "pix.payout.confirmed",
-    "pix.payout.rejected",
-    "pix.payout.failed",
-    "pix.payout.returned",
-    "pix.refund.completed",
-    "pix.return.received",
-    "pix.refund.requested",
-)
 
 
 @dataclass(frozen=True)
