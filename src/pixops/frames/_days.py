@@ -8,6 +8,7 @@ the exact instants are trimmed afterwards.
 
 from __future__ import annotations
 
+import contextlib
 import re
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta, tzinfo
@@ -41,10 +42,8 @@ def parse_day(value: date | str, name: str = "day") -> date:
     if isinstance(value, date):
         return value
     if isinstance(value, str) and _DAY.fullmatch(value):
-        try:
+        with contextlib.suppress(ValueError):  # 2026-02-30 has the shape but is no day
             return date.fromisoformat(value)
-        except ValueError:
-            pass
     raise ValueError(f"{name} must be a date or 'YYYY-MM-DD', not {value!r}")
 
 

@@ -5,12 +5,8 @@ from __future__ import annotations
 import sqlite3
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING
 
 from pixops.engine.clock import from_db
-
-if TYPE_CHECKING:
-    pass
 
 
 @dataclass(frozen=True)
