@@ -18,169 +18,23 @@ from pixops import limits
 from pixops._version import __version__
 from pixops.engine.admin import add_to_openapi
 from pixops.engine.http import encode_json
+from pixops.engine.openapi_components import (
+    STRING,
+    Schema,
+    component_headers,
+    component_parameters,
+    component_responses,
+    error_response,
+    ref,
+    schema_ref,
+    string_schema,
+)
 from pixops.engine.routes import ROUTES
 from pixops.engine.routing import PREFIX
-from pixops.schema import STATUS_FILTERS, TYPE_FILTERS, component_schemas
+from pixops.schema import component_schemas
 
 PATH: Final = PREFIX + "/openapi.json"
 OPENAPI_VERSION: Final = "3.1.0"
-
-Schema = dict[str, Any]
-
-
-def _ref(kind: str, name: str) -> Schema:
-    return {"$ref": f"#/components/{kind}/{name}"}
-
-
-def _schema(name: str) -> Schema:
-    return _ref("schemas", name)
-
-
-def _string(description: str | None = None, **extra: Any) -> Schema:
-    schema: Schema = {"type": "string", **extra}
-    if description:
-        schema["description"] = description
-    return schema
-
-
-def _integer(description: str | None = None, **extra: Any) -> Schema:
-    schema: Schema = {"type": "integer", **extra}
-    if description:
-        schema["description"] = description
-    return schema
-
-
-STRING: Final = _string()
-
-
-def _parameters() -> dict[str, Schema]:
-    def header(name: str, description: str, schema: Schema, required: bool = False) -> Schema:
-        return {
-            "name": name,
-            "in": "header",
-            "required": required,
-            "description": description,
-            "schema": schema,
-        }
-
-    def query(name: str, description: str, schema: Schema) -> Schema:
-        return {
-            "name": name,
-            "in": "query",
-            "required": False,
-            "description": description,
-            "schema": schema,
-        }
-
-    return {
-        "Hmac": header(
-            "hmac",
-            "lowercase hex HMAC-SHA512 of the body keyed with the client secret; the server"
-            " also accepts the signature of the body with keys sorted alphabetically",
-            _string(pattern="^[0-9a-f]{128}$"),
-            required=True,
-        ),
-        "IdempotencyKey": header(
-            "Idempotency-Key",
-            "replays the first 2xx answer for 24 h (scope: method, path, key); reused with a"
-            " different body gives 422",
-            _string(minLength=1, maxLength=limits.IDEMPOTENCY_KEY_MAX_CHARS),
-        ),
-        "XKeyCase": header(
-            "X-Key-Case",
-            "camelCase: request keys accepted and every response key returned in camelCase",
-            {"type": "string", "enum": ["camelCase", "snake_case"]},
-        ),
-        "XForwardedFor": header(
-            "X-Forwarded-For",
-            "honoured only when the TCP peer is a trusted proxy",
-            STRING,
-        ),
-        "Page": query(
-            "page", "page number, from 1", _integer(minimum=1, maximum=limits.PAGE_MAX, default=1)
-        ),
-        "PerPage": query(
-            "per_page",
-            "items per page",
-            _integer(minimum=1, maximum=limits.PER_PAGE_MAX, default=limits.PER_PAGE_DEFAULT),
-        ),
-        "Status": query(
-            "status",
-            "filters the payment_status column",
-            {"type": "string", "enum": list(STATUS_FILTERS)},
-        ),
-        "Type": query("type", "movement type", {"type": "string", "enum": list(TYPE_FILTERS)}),
-        "DateFrom": query("date_from", "YYYY-MM-DD, UTC", _string(format="date")),
-        "DateTo": query("date_to", "YYYY-MM-DD, UTC; the whole day", _string(format="date")),
-    }
-
-
-def _headers() -> dict[str, Schema]:
-    return {
-        "RateLimitRemaining": {
-            "description": "requests left in the current 60-second window",
-            "schema": _integer(minimum=0),
-        },
-        "RetryAfter": {"description": "seconds to wait", "schema": _integer(const=60)},
-        "IdempotencyKey": {"description": "echoes the key sent", "schema": STRING},
-        "IdempotentReplay": {
-            "description": "true when this is a replay of the first answer",
-            "schema": {"type": "string", "const": "true"},
-        },
-    }
-
-
-def _error_response(description: str, *shapes: str, headers: Schema | None = None) -> Schema:
-    schema = _schema(shapes[0]) if len(shapes) == 1 else {"oneOf": [_schema(s) for s in shapes]}
-    response: Schema = {
-        "description": description,
-        "content": {"application/json": {"schema": schema}},
-    }
-    if headers:
-        response["headers"] = headers
-    return response
-
-
-def _responses() -> dict[str, Schema]:
-    return {
-        "BadRequest": _error_response(
-            "bad input: X-Key-Case or Idempotency-Key (error shape), HMAC body (detail"
-            " shape), business validation (errors shape)",
-            "PipelineError",
-            "DetailError",
-            "BusinessError",
-        ),
-        "Unauthorized": _error_response(
-            "missing, invalid, inactive or expired credentials; missing or invalid HMAC",
-            "PipelineError",
-            "DetailError",
-        ),
-        "Forbidden": _error_response(
-            "IP not whitelisted, empty whitelist or inactive account (error shape); key"
-            " without HMAC secret (detail shape); missing permission (forbidden shape)",
-            "PipelineError",
-            "DetailError",
-            "PermissionError",
-        ),
-        "PayloadTooLarge": _error_response("body over 1 MiB", "PipelineError"),
-        "UnsupportedMediaType": _error_response(
-            "POST without Content-Type application/json (or multipart/form-data)",
-            "PipelineError",
-        ),
-        "TooManyRequests": _error_response(
-            "over the per-IP limit of the current 60-second window",
-            "PipelineError",
-            headers={"Retry-After": _ref("headers", "RetryAfter")},
-        ),
-        "IdempotencyConflict": _error_response(
-            "Idempotency-Key reused with a different body (error shape), or a business"
-            " rule refused the request (errors shape)",
-            "PipelineError",
-            "BusinessError",
-        ),
-        "InternalError": _error_response("unexpected fault; nothing was written", "PipelineError"),
-    }
-
 
 # -- operations --------------------------------------------------------------------
 
@@ -215,7 +69,7 @@ OPERATIONS: Final[dict[tuple[str, str], _Op]] = {
     ("POST", "/pix/cash-in"): _Op(
         "Create a charge (dynamic QR code)",
         "cash-in",
-        (201, "the pending charge", _schema("ChargeResponse")),
+        (201, "the pending charge", schema_ref("ChargeResponse")),
         body="ChargeRequest",
         errors=(422,),
     ),
@@ -225,7 +79,7 @@ OPERATIONS: Final[dict[tuple[str, str], _Op]] = {
         (
             202,
             "accepted, queued or pending approval (200 when settled at once)",
-            _schema("PayoutResponse"),
+            schema_ref("PayoutResponse"),
         ),
         body="PayoutRequest",
         errors=(422,),
@@ -235,21 +89,21 @@ OPERATIONS: Final[dict[tuple[str, str], _Op]] = {
     ("POST", "/pix/refund"): _Op(
         "Refund a received PIX, total or partial",
         "refunds",
-        (202, "accepted (200 when settled)", _schema("Refund")),
+        (202, "accepted (200 when settled)", schema_ref("Refund")),
         body="RefundRequest",
         errors=(404, 422),
     ),
     ("POST", "/med/:id/defense"): _Op(
         "Submit the defense of an open MED case",
         "med",
-        (200, "the case with its defense", _schema("MedCaseResponse")),
+        (200, "the case with its defense", schema_ref("MedCaseResponse")),
         body="DefenseRequest",
         errors=(404, 422),
     ),
     ("POST", "/cpf/validate"): _Op(
         "Validate a CPF's check digits",
         "account",
-        (200, "the verdict", _schema("CpfValidationResponse")),
+        (200, "the verdict", schema_ref("CpfValidationResponse")),
         body="CpfRequest",
     ),
     ("POST", "/webhooks"): _Op(
@@ -258,7 +112,7 @@ OPERATIONS: Final[dict[tuple[str, str], _Op]] = {
         (
             201,
             "the subscription with its signing secret, shown this once",
-            _schema("WebhookResponse"),
+            schema_ref("WebhookResponse"),
         ),
         body="WebhookRequest",
         errors=(422,),
@@ -269,25 +123,25 @@ OPERATIONS: Final[dict[tuple[str, str], _Op]] = {
         (
             200,
             "every subscription not deleted, without secrets",
-            _schema("WebhookListResponse"),
+            schema_ref("WebhookListResponse"),
         ),
     ),
     ("DELETE", "/webhooks/:id"): _Op(
         "Delete a webhook subscription",
         "webhooks",
-        (200, "deleted", _schema("WebhookDeletedResponse")),
+        (200, "deleted", schema_ref("WebhookDeletedResponse")),
         errors=(404,),
     ),
     ("GET", "/balance"): _Op(
         "Read the balance",
         "account",
-        (200, "the balance figures", _schema("BalanceResponse")),
+        (200, "the balance figures", schema_ref("BalanceResponse")),
         description="Not rate limited (high-frequency polling allowed).",
     ),
     ("GET", "/transactions"): _Op(
         "List transactions",
         "transactions",
-        (200, "a page of transactions, newest first", _schema("StatementPage")),
+        (200, "a page of transactions, newest first", schema_ref("StatementPage")),
         query=_LIST,
     ),
     ("GET", "/transactions/:id"): _Op(
@@ -296,43 +150,43 @@ OPERATIONS: Final[dict[tuple[str, str], _Op]] = {
         (
             200,
             "the transaction in the shape its state calls for",
-            _schema("TransactionResponse"),
+            schema_ref("TransactionResponse"),
         ),
         errors=(404,),
     ),
     ("GET", "/transactions/e2e/:e2e_id"): _Op(
         "Query a transaction by end-to-end ID",
         "transactions",
-        (200, "the transaction", _schema("TransactionResponse")),
+        (200, "the transaction", schema_ref("TransactionResponse")),
         errors=(404,),
     ),
     ("GET", "/transactions/tag/:tag"): _Op(
         "List transactions with a tag",
         "transactions",
-        (200, "a page of transactions", _schema("TransactionPage")),
+        (200, "a page of transactions", schema_ref("TransactionPage")),
         query=_PAGED,
     ),
     ("GET", "/transactions/ref/:external_id"): _Op(
         "List transactions with an external ID",
         "transactions",
-        (200, "a page of transactions", _schema("TransactionPage")),
+        (200, "a page of transactions", schema_ref("TransactionPage")),
         query=_PAGED,
     ),
     ("GET", "/transactions/:id/receipt"): _Op(
         "Fetch the receipt of a settled transaction",
         "transactions",
-        (200, "the receipt", _schema("ReceiptResponse")),
+        (200, "the receipt", schema_ref("ReceiptResponse")),
         errors=(404, 422),
     ),
     ("GET", "/pix/keys"): _Op(
         "List the account's PIX keys",
         "account",
-        (200, "the keys", _schema("PixKeysResponse")),
+        (200, "the keys", schema_ref("PixKeysResponse")),
     ),
     ("GET", "/med"): _Op(
         "List MED cases",
         "med",
-        (200, "a page of cases, newest first", _schema("MedCasePage")),
+        (200, "a page of cases, newest first", schema_ref("MedCasePage")),
         query=(
             *_PAGED,
             "MedStatus",
@@ -340,7 +194,7 @@ OPERATIONS: Final[dict[tuple[str, str], _Op]] = {
         ),
     ),
     ("GET", "/med/:id"): _Op(
-        "Read a MED case", "med", (200, "the case", _schema("MedCaseResponse")), errors=(404,)
+        "Read a MED case", "med", (200, "the case", schema_ref("MedCaseResponse")), errors=(404,)
     ),
     ("GET", "/statement"): _Op(
         "List the account statement",
@@ -348,7 +202,7 @@ OPERATIONS: Final[dict[tuple[str, str], _Op]] = {
         (
             200,
             "a page of movements, newest first; page 1 includes in-flight cash-outs",
-            _schema("StatementPage"),
+            schema_ref("StatementPage"),
         ),
         query=_LIST,
     ),
@@ -358,13 +212,13 @@ OPERATIONS: Final[dict[tuple[str, str], _Op]] = {
 #: Path parameters whose rule the service checks before any lookup, so the document says
 #: it too: an id outside these is a 400, never a 404.
 _PATH_PARAMETERS: Final[dict[str, Schema]] = {
-    "e2e_id": _string(
+    "e2e_id": string_schema(
         "end-to-end ID: E (payment) or D (refund), the 8-digit institution code, then 22 to"
         " 26 letters or digits",
         pattern="^[ED][0-9]{8}[0-9A-Za-z]{22,26}$",
     ),
-    "tag": _string(pattern=f"^[a-zA-Z0-9._:-]{{1,{limits.TAG_MAX_CHARS}}}$"),
-    "external_id": _string(pattern=f"^[a-zA-Z0-9._:-]{{1,{limits.EXTERNAL_ID_MAX_CHARS}}}$"),
+    "tag": string_schema(pattern=f"^[a-zA-Z0-9._:-]{{1,{limits.TAG_MAX_CHARS}}}$"),
+    "external_id": string_schema(pattern=f"^[a-zA-Z0-9._:-]{{1,{limits.EXTERNAL_ID_MAX_CHARS}}}$"),
 }
 
 
@@ -380,20 +234,20 @@ def _operation(method: str, pattern: str, permission: str, handler_name: str) ->
         {"name": name, "in": "path", "required": True, "schema": _PATH_PARAMETERS.get(name, STRING)}
         for name in path_names
     ]
-    parameters += [_ref("parameters", name) for name in op.query]
-    parameters.append(_ref("parameters", "XKeyCase"))
-    parameters.append(_ref("parameters", "XForwardedFor"))
+    parameters += [ref("parameters", name) for name in op.query]
+    parameters.append(ref("parameters", "XKeyCase"))
+    parameters.append(ref("parameters", "XForwardedFor"))
     is_post = method == "POST"
     limited = not (method == "GET" and pattern == "/balance")
     if is_post:
-        parameters += [_ref("parameters", "Hmac"), _ref("parameters", "IdempotencyKey")]
+        parameters += [ref("parameters", "Hmac"), ref("parameters", "IdempotencyKey")]
     status, description, schema = op.success
     success_headers: dict[str, Schema] = {}
     if limited:
-        success_headers["x-ratelimit-remaining"] = _ref("headers", "RateLimitRemaining")
+        success_headers["x-ratelimit-remaining"] = ref("headers", "RateLimitRemaining")
     if is_post:
-        success_headers["Idempotency-Key"] = _ref("headers", "IdempotencyKey")
-        success_headers["X-Idempotent-Replay"] = _ref("headers", "IdempotentReplay")
+        success_headers["Idempotency-Key"] = ref("headers", "IdempotencyKey")
+        success_headers["X-Idempotent-Replay"] = ref("headers", "IdempotentReplay")
     success: Schema = {
         "description": description,
         "content": {"application/json": {"schema": schema}},
@@ -403,7 +257,7 @@ def _operation(method: str, pattern: str, permission: str, handler_name: str) ->
     responses: dict[str, Schema] = {str(status): success}
     if method == "POST" and pattern == "/pix/cash-out":
         responses["200"] = {**success, "description": "settled at once (final true)"}
-        responses["400"] = _error_response(
+        responses["400"] = error_response(
             "Format B (`errors.bad_request`), Format A (DICT and provider refusals), or the"
             " pipeline's bad input",
             "BusinessError",
@@ -411,28 +265,29 @@ def _operation(method: str, pattern: str, permission: str, handler_name: str) ->
             "PipelineError",
             "DetailError",
         )
-        responses["422"] = _error_response(
+        responses["422"] = error_response(
             "Format A: pix_key_ambiguous, same_institution_transfer, insufficient_balance,"
             " ceiling_exceeded; or an Idempotency-Key reused with another body",
             "PaymentRejection",
             "PipelineError",
         )
     else:
-        responses["400"] = _ref("responses", "BadRequest")
-    responses["401"] = _ref("responses", "Unauthorized")
-    responses["403"] = _ref("responses", "Forbidden")
+        responses["400"] = ref("responses", "BadRequest")
+    responses["401"] = ref("responses", "Unauthorized")
+    responses["403"] = ref("responses", "Forbidden")
     if 404 in op.errors:
         not_found = "DetailError" if pattern.startswith("/transactions/") else "BusinessError"
-        responses["404"] = _error_response("not found (or another merchant's)", not_found)
+        responses["404"] = error_response("not found (or another merchant's)", not_found)
     if is_post:
-        responses["413"] = _ref("responses", "PayloadTooLarge")
-        responses["415"] = _ref("responses", "UnsupportedMediaType")
-        responses.setdefault("422", _ref("responses", "IdempotencyConflict"))
+        responses["413"] = ref("responses", "PayloadTooLarge")
+        responses["415"] = ref("responses", "UnsupportedMediaType")
+        responses.setdefault("422", ref("responses", "IdempotencyConflict"))
     elif 422 in op.errors:
-        responses["422"] = _error_response("refused by a business rule", "BusinessError")
+        responses["422"] = error_response("refused by a business rule", "BusinessError")
     if limited:
-        responses["429"] = _ref("responses", "TooManyRequests")
-    responses["500"] = _ref("responses", "InternalError")
+        responses["429"] = ref("responses", "TooManyRequests")
+    responses["500"] = ref("responses", "InternalError")
+    responses["503"] = ref("responses", "ServiceUnavailable")
     operation: Schema = {
         "operationId": handler_name,
         "summary": op.summary,
@@ -447,7 +302,7 @@ def _operation(method: str, pattern: str, permission: str, handler_name: str) ->
     if op.body is not None:
         operation["requestBody"] = {
             "required": True,
-            "content": {"application/json": {"schema": _schema(op.body)}},
+            "content": {"application/json": {"schema": schema_ref(op.body)}},
         }
     return operation
 
@@ -475,7 +330,7 @@ def build_openapi() -> dict[str, Any]:
             },
         }
     }
-    parameters = _parameters()
+    parameters = component_parameters()
     parameters["MedStatus"] = {
         "name": "status",
         "in": "query",
@@ -541,8 +396,8 @@ def build_openapi() -> dict[str, Any]:
             },
             "schemas": schemas,
             "parameters": parameters,
-            "headers": _headers(),
-            "responses": _responses(),
+            "headers": component_headers(),
+            "responses": component_responses(),
         },
     }
 
