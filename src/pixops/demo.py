@@ -13,6 +13,7 @@ call returns a fresh in-memory copy: what one notebook does never leaks into ano
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -64,8 +65,11 @@ def _cache_dir(given: str | Path | None) -> Path:
     return Path(configured) if configured else Path.home() / ".cache" / "pixops"
 
 
+@functools.cache
 def _source_fingerprint() -> str:
-    """A hash of every module that shapes the month: any change to them rebuilds it."""
+    """A hash of every module that shapes the month: any change to them rebuilds it.
+
+    Read once per process: the installed sources do not change under a running kernel."""
     digest = hashlib.sha256(f"{DEMO_SEED}/{DEMO_START.isoformat()}/{DEMO_DAYS}".encode())
     for path in sorted(_PACKAGE.rglob("*.py")):
         if path.relative_to(_PACKAGE).parts[0] in _NOT_IN_FINGERPRINT:
