@@ -12,6 +12,7 @@ from __future__ import annotations
 import itertools
 import random
 import socket
+import sqlite3
 import threading
 import time
 from dataclasses import dataclass
@@ -37,6 +38,9 @@ from tests.stress._harness import (
 
 CYCLES = 3
 WORKERS = 4
+#: A DICT lookup quota small enough that every run queues some cash-outs (the rest wait
+#: for the next UTC minute), so their resumption after a restart is always exercised.
+SMALL_DICT_QUOTA_PER_MINUTE = 40
 
 
 @dataclass(frozen=True)
@@ -173,6 +177,27 @@ def pending_deliveries(db: Path, *, due_only: bool = False) -> dict[int, int]:
     return {int(seq): int(attempts) for seq, attempts in rows}
 
 
+def set_dict_quota(db: Path, per_minute: int) -> None:
+    """Set the merchant's DICT lookup quota directly in the file (no server is running)."""
+    conn = sqlite3.connect(db, isolation_level=None)
+    try:
+        conn.execute("UPDATE merchants SET dict_lookups_per_minute = ?", (per_minute,))
+    finally:
+        conn.close()
+
+
+def queued_cash_outs(db: Path) -> int:
+    conn = open_readonly(db)
+    try:
+        return int(
+            conn.execute(
+                "SELECT COUNT(*) FROM transactions WHERE kind = 'cash_out' AND status = 'queued'"
+            ).fetchone()[0]
+        )
+    finally:
+        conn.close()
+
+
 def wait_for(condition: Any, timeout_s: float, what: str) -> None:
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
@@ -187,12 +212,17 @@ def test_sigkill_mid_workload_loses_no_acknowledged_write(tmp_path: Path) -> Non
     seeded = seed_merchant(db, balance_centavos=5_000_000, received_centavos=(50_000,) * 8)
     credentials = seeded.credentials
     qr_txid = seed_scheduled_work(db, credentials)
+    set_dict_quota(db, SMALL_DICT_QUOTA_PER_MINUTE)
     workload = Workload(credentials, seeded.received_ids)
     rng = random.Random(13)
     for _ in range(CYCLES):
         crash_cycle(db, workload, rng)
         assert integrity(db) == "ok"
     assert len(workload.acknowledged) >= 3 * CYCLES, "the workload made progress"
+    assert queued_cash_outs(db) > 0, "the small quota left cash-outs waiting in the queue"
+    # The quota's minute is over for everyone waiting: each queued cash-out's next retry
+    # (every 3 s) reaches the directory, whatever the second the test started in.
+    set_dict_quota(db, 1_000_000)
 
     due_before_restart = pending_deliveries(db, due_only=True)
     server = ServerProcess(db).start()
