@@ -17,6 +17,7 @@ from typing import Any, Final
 from pixops import limits
 from pixops._version import __version__
 from pixops.engine.admin import add_to_openapi
+from pixops.engine.config import SERVICE_ISPB
 from pixops.engine.http import encode_json
 from pixops.engine.openapi_components import (
     STRING,
@@ -31,7 +32,14 @@ from pixops.engine.openapi_components import (
 )
 from pixops.engine.routes import ROUTES
 from pixops.engine.routing import PREFIX
-from pixops.schema import component_schemas
+from pixops.schema import (
+    FORMAT_END_TO_END_ID,
+    FORMAT_MED_CASE_ID,
+    FORMAT_TRANSACTION_ID,
+    FORMAT_WEBHOOK_ID,
+    component_schemas,
+    end_to_end_pattern,
+)
 
 PATH: Final = PREFIX + "/openapi.json"
 OPENAPI_VERSION: Final = "3.1.0"
@@ -209,16 +217,30 @@ OPERATIONS: Final[dict[tuple[str, str], _Op]] = {
 }
 
 
-#: Path parameters whose rule the service checks before any lookup, so the document says
-#: it too: an id outside these is a 400, never a 404.
-_PATH_PARAMETERS: Final[dict[str, Schema]] = {
-    "e2e_id": string_schema(
+#: Path parameters: the rule the service checks before any lookup (an id outside it is a
+#: 400, never a 404) and, as `format`, what kind of id the service looks up.
+_PATH_PARAMETERS: Final[dict[tuple[str, str], Schema]] = {
+    ("/transactions/e2e/:e2e_id", "e2e_id"): string_schema(
         "end-to-end ID: E (payment) or D (refund), the 8-digit institution code, then 22 to"
         " 26 letters or digits",
         pattern="^[ED][0-9]{8}[0-9A-Za-z]{22,26}$",
+        format=FORMAT_END_TO_END_ID,
     ),
-    "tag": string_schema(pattern=f"^[a-zA-Z0-9._:-]{{1,{limits.TAG_MAX_CHARS}}}$"),
-    "external_id": string_schema(pattern=f"^[a-zA-Z0-9._:-]{{1,{limits.EXTERNAL_ID_MAX_CHARS}}}$"),
+    ("/transactions/tag/:tag", "tag"): string_schema(
+        pattern=f"^[a-zA-Z0-9._:-]{{1,{limits.TAG_MAX_CHARS}}}$"
+    ),
+    ("/transactions/ref/:external_id", "external_id"): string_schema(
+        pattern=f"^[a-zA-Z0-9._:-]{{1,{limits.EXTERNAL_ID_MAX_CHARS}}}$"
+    ),
+    ("/transactions/:id", "id"): string_schema(
+        "a transaction_id, or a QR's tx_id", format=FORMAT_TRANSACTION_ID
+    ),
+    ("/transactions/:id/receipt", "id"): string_schema(
+        "a transaction_id", format=FORMAT_TRANSACTION_ID
+    ),
+    ("/med/:id", "id"): string_schema("a MED case id", format=FORMAT_MED_CASE_ID),
+    ("/med/:id/defense", "id"): string_schema("a MED case id", format=FORMAT_MED_CASE_ID),
+    ("/webhooks/:id", "id"): string_schema("a subscription id", format=FORMAT_WEBHOOK_ID),
 }
 
 
@@ -231,7 +253,12 @@ def _operation(method: str, pattern: str, permission: str, handler_name: str) ->
     op = OPERATIONS[(method, pattern)]
     _, path_names = _path_template(pattern)
     parameters: list[Schema] = [
-        {"name": name, "in": "path", "required": True, "schema": _PATH_PARAMETERS.get(name, STRING)}
+        {
+            "name": name,
+            "in": "path",
+            "required": True,
+            "schema": _PATH_PARAMETERS.get((pattern, name), STRING),
+        }
         for name in path_names
     ]
     parameters += [ref("parameters", name) for name in op.query]
@@ -343,9 +370,9 @@ def build_openapi() -> dict[str, Any]:
         "in": "query",
         "required": False,
         "description": "the disputed transaction",
-        "schema": STRING,
+        "schema": string_schema(maxLength=limits.TRANSACTION_ID_MAX_CHARS),
     }
-    schemas = component_schemas()
+    schemas = _of_this_institution(component_schemas())
     return {
         "openapi": OPENAPI_VERSION,
         "jsonSchemaDialect": "https://spec.openapis.org/oas/3.1/dialect/base",
@@ -355,6 +382,8 @@ def build_openapi() -> dict[str, Any]:
             "summary": "Instant-payment (PIX) account operated over JSON/HTTPS",
             "description": "Requests carry money in centavos (1.00 BRL = 100); responses and"
             " webhooks in base units (1.00 BRL = 10000). Timestamps are ISO 8601 UTC with Z."
+            " Request integers are JSON integers written without a fraction or exponent"
+            " (`356`, never `356.0`): floating point is never used, so `356.0` is a 400."
             " Keys are snake_case unless `X-Key-Case: camelCase`. Every request is"
             " authenticated (`Authorization: ApiKey <client_id>:<client_secret>` or Basic),"
             " the caller's IP must be on the key's whitelist, and POST bodies are signed"
@@ -400,6 +429,13 @@ def build_openapi() -> dict[str, Any]:
             "responses": component_responses(),
         },
     }
+
+
+def _of_this_institution(schemas: dict[str, Schema]) -> dict[str, Schema]:
+    """A cash-out's own `end_to_end_id` carries the paying institution's code: this one's."""
+    field = schemas["PayoutRequest"]["properties"]["end_to_end_id"]
+    field["pattern"] = end_to_end_pattern(SERVICE_ISPB)
+    return schemas
 
 
 @functools.cache

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any, Final
 
 from pixops import limits
-from pixops.schema import STATUS_FILTERS, TYPE_FILTERS
+from pixops.schema import IDEMPOTENCY_KEY_PATTERN, STATUS_FILTERS, TYPE_FILTERS
 
 Schema = dict[str, Any]
 
@@ -68,9 +68,13 @@ def component_parameters() -> dict[str, Schema]:
         ),
         "IdempotencyKey": header(
             "Idempotency-Key",
-            "replays the first 2xx answer for 24 h (scope: method, path, key); reused with a"
-            " different body gives 422",
-            string_schema(minLength=1, maxLength=limits.IDEMPOTENCY_KEY_MAX_CHARS),
+            "printable ASCII; replays the first 2xx answer for 24 h (scope: method, path,"
+            " key); reused with a different body gives 422",
+            string_schema(
+                minLength=1,
+                maxLength=limits.IDEMPOTENCY_KEY_MAX_CHARS,
+                pattern=IDEMPOTENCY_KEY_PATTERN,
+            ),
         ),
         "XKeyCase": header(
             "X-Key-Case",
@@ -98,8 +102,16 @@ def component_parameters() -> dict[str, Schema]:
             {"type": "string", "enum": list(STATUS_FILTERS)},
         ),
         "Type": query("type", "movement type", {"type": "string", "enum": list(TYPE_FILTERS)}),
-        "DateFrom": query("date_from", "YYYY-MM-DD, UTC", string_schema(format="date")),
-        "DateTo": query("date_to", "YYYY-MM-DD, UTC; the whole day", string_schema(format="date")),
+        "DateFrom": query(
+            "date_from",
+            "YYYY-MM-DD, UTC; after date_to is a 400 (JSON Schema cannot relate two parameters)",
+            string_schema(format="date"),
+        ),
+        "DateTo": query(
+            "date_to",
+            "YYYY-MM-DD, UTC; the whole day; before date_from is a 400",
+            string_schema(format="date"),
+        ),
     }
 
 

@@ -32,6 +32,17 @@ from pixops.schema._errors import (
     PipelineErrorDetail,
     RejectionItem,
 )
+from pixops.schema._formats import (
+    FORMAT_CNPJ,
+    FORMAT_CPF,
+    FORMAT_DOCUMENT,
+    FORMAT_END_TO_END_ID,
+    FORMAT_MED_CASE_ID,
+    FORMAT_TRANSACTION_ID,
+    FORMAT_WEBHOOK_ID,
+    IDEMPOTENCY_KEY_PATTERN,
+    end_to_end_pattern,
+)
 from pixops.schema._jsonschema import component_schemas
 from pixops.schema._med import (
     MAX_DEFENSE_LENGTH,
@@ -45,6 +56,7 @@ from pixops.schema._money import Amount
 from pixops.schema._payments import (
     MAX_CHARGE_CENTAVOS,
     MAX_DESCRIPTION_LENGTH,
+    MAX_REQUEST_CENTAVOS,
     Charge,
     ChargePayer,
     ChargeRequest,
@@ -83,6 +95,7 @@ from pixops.schema._transactions import (
 from pixops.schema._webhooks import (
     EVENT_TYPES,
     EventType,
+    NamedEventType,
     Webhook,
     WebhookDeleted,
     WebhookDeletedResponse,
@@ -95,9 +108,18 @@ __all__ = [
     "ENDPOINTS",
     "EVENT_TYPES",
     "FINAL_STATUSES",
+    "FORMAT_CNPJ",
+    "FORMAT_CPF",
+    "FORMAT_DOCUMENT",
+    "FORMAT_END_TO_END_ID",
+    "FORMAT_MED_CASE_ID",
+    "FORMAT_TRANSACTION_ID",
+    "FORMAT_WEBHOOK_ID",
+    "IDEMPOTENCY_KEY_PATTERN",
     "MAX_CHARGE_CENTAVOS",
     "MAX_DEFENSE_LENGTH",
     "MAX_DESCRIPTION_LENGTH",
+    "MAX_REQUEST_CENTAVOS",
     "STATUS_FILTERS",
     "TYPE_FILTERS",
     "Amount",
@@ -123,6 +145,7 @@ __all__ = [
     "MedCasePage",
     "MedCaseResponse",
     "MedStatus",
+    "NamedEventType",
     "OutboundInFlight",
     "PaymentRejection",
     "Payout",
@@ -161,6 +184,7 @@ __all__ = [
     "WireModel",
     "check_answer",
     "component_schemas",
+    "end_to_end_pattern",
     "success_model",
     "transaction_shape",
 ]

@@ -114,13 +114,16 @@ def _without_null(schema: Schema) -> Schema:
         out["type"] = rest[0] if len(rest) == 1 else rest
         if "enum" in out:
             out["enum"] = [v for v in out["enum"] if v is not None]
-    options = out.get("oneOf")
-    if isinstance(options, list) and {"type": "null"} in options:
-        rest_options = [o for o in options if o != {"type": "null"}]
-        del out["oneOf"]
-        out = (
-            {**rest_options[0], **out} if len(rest_options) == 1 else {**out, "oneOf": rest_options}
-        )
+    for keyword in ("oneOf", "anyOf"):
+        options = out.get(keyword)
+        if isinstance(options, list) and {"type": "null"} in options:
+            rest_options = [o for o in options if o != {"type": "null"}]
+            del out[keyword]
+            out = (
+                {**rest_options[0], **out}
+                if len(rest_options) == 1
+                else {**out, keyword: rest_options}
+            )
     if out.get("default", 0) is None:
         del out["default"]
     return out

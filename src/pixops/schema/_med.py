@@ -8,6 +8,7 @@ from typing import Final, Literal
 from pydantic import Field
 
 from pixops import limits
+from pixops.schema import _formats
 from pixops.schema._base import Closed, Envelope, WireModel
 from pixops.schema._money import Amount
 
@@ -56,4 +57,9 @@ class MedCasePage(Envelope):
 class DefenseRequest(Closed):
     """`POST /med/:id/defense`: the defense text only (no attachments)."""
 
-    defense: str = Field(min_length=1, max_length=MAX_DEFENSE_LENGTH)
+    defense: str = Field(
+        min_length=1,
+        max_length=MAX_DEFENSE_LENGTH,
+        pattern=_formats.NOT_BLANK_PATTERN,
+        description="trimmed; not blank",
+    )

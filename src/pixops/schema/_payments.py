@@ -10,9 +10,10 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Final, Literal
 
-from pydantic import Discriminator, Field, StrictInt
+from pydantic import ConfigDict, Discriminator, Field, StrictInt
 
-from pixops import limits
+from pixops import limits, money
+from pixops.schema import _formats
 from pixops.schema._account import KeyType
 from pixops.schema._base import Closed, Envelope, WireModel
 from pixops.schema._money import Amount
@@ -20,6 +21,7 @@ from pixops.schema._money import Amount
 __all__ = [
     "MAX_CHARGE_CENTAVOS",
     "MAX_DESCRIPTION_LENGTH",
+    "MAX_REQUEST_CENTAVOS",
     "Charge",
     "ChargePayer",
     "ChargeRequest",
@@ -37,13 +39,28 @@ MAX_DESCRIPTION_LENGTH: Final = limits.DESCRIPTION_MAX_CHARS
 MAX_CHARGE_CENTAVOS: Final = limits.CASH_IN_AMOUNT_MAX_CENTAVOS
 REFERENCE_PATTERN: Final = f"^[a-zA-Z0-9._:-]{{1,{limits.EXTERNAL_ID_MAX_CHARS}}}$"
 TAG_PATTERN: Final = f"^[a-zA-Z0-9._:-]{{1,{limits.TAG_MAX_CHARS}}}$"
-CENTAVOS_DESCRIPTION: Final = "centavos: 1.00 BRL = 100"
-E2E_PATTERN: Final = "^[ED][0-9A-Z]{8}[0-9A-Za-z]{22,26}$"
+MAX_REQUEST_CENTAVOS: Final = money.INT64_MAX // money.CENTAVO_IN_BASE
+"""The most centavos a cash-out or refund can name: its base units must fit in 64 bits."""
+CENTAVOS_DESCRIPTION: Final = (
+    "centavos: 1.00 BRL = 100; a JSON integer written without a fraction or exponent"
+    " (356, never 356.0)"
+)
 
 
 class ChargePayer(Closed):
-    name: str = Field(min_length=1, max_length=limits.PAYER_NAME_MAX_CHARS)
-    document: str = Field(description="a valid CPF or CNPJ")
+    name: str = Field(
+        min_length=1,
+        max_length=limits.PAYER_NAME_MAX_CHARS,
+        pattern=_formats.NOT_BLANK_PATTERN,
+        description="trimmed; not blank",
+    )
+    document: str = Field(
+        min_length=11,
+        max_length=18,
+        pattern=_formats.DOCUMENT_PATTERN,
+        description="a valid CPF or CNPJ, bare or punctuated",
+        json_schema_extra={"format": _formats.FORMAT_DOCUMENT},
+    )
 
 
 class ChargeRequest(Closed):
@@ -55,7 +72,7 @@ class ChargeRequest(Closed):
         None,
         ge=limits.CASH_IN_EXPIRES_IN_MIN_SECONDS,
         le=limits.CASH_IN_EXPIRES_IN_MAX_SECONDS,
-        description="QR lifetime in seconds",
+        description="QR lifetime in seconds; a JSON integer (3600, never 3600.0)",
     )
     external_id: str | None = Field(None, pattern=REFERENCE_PATTERN)
     tag: str | None = Field(None, pattern=TAG_PATTERN)
@@ -87,11 +104,20 @@ class ChargeResponse(Envelope):
 
 
 class PayoutRequest(WireModel):
-    """`POST /pix/cash-out` (the spec's service ignores fields it does not know)."""
+    """`POST /pix/cash-out` (the spec's service ignores fields it does not know).
 
-    amount: StrictInt = Field(ge=1, description=CENTAVOS_DESCRIPTION)
+    The key must have the shape of `pix_key_type`, or without it a shape the service
+    detects (11 bare digits are a CPF or a phone: ambiguous); `anyOf` says so."""
+
+    model_config = ConfigDict(json_schema_extra=_formats.pix_key_rules())
+
+    amount: StrictInt = Field(ge=1, le=MAX_REQUEST_CENTAVOS, description=CENTAVOS_DESCRIPTION)
     pix_key: str = Field(
-        min_length=1, max_length=limits.PIX_KEY_MAX_CHARS, description="recipient key"
+        min_length=1,
+        max_length=limits.PIX_KEY_MAX_CHARS,
+        description="recipient key: CPF (11 digits), CNPJ (14 characters), e-mail, phone"
+        " (+55 and 11 digits, or the 11 digits with pix_key_type phone) or EVP (UUID v4);"
+        " whether the directory holds it is answered by dict_key_not_found",
     )
     pix_key_type: KeyType | None = Field(
         None, description="auto-detected when omitted; an 11-digit key needs it"
@@ -104,7 +130,11 @@ class PayoutRequest(WireModel):
     )
     recipient_ispb: str | None = Field(None, pattern="^[0-9]{8}$")
     end_to_end_id: str | None = Field(
-        None, pattern=E2E_PATTERN, description="optional; omit it to get a deterministic ID"
+        None,
+        pattern=_formats.END_TO_END_PATTERN,
+        description="optional; E, this institution's ISPB, yyyyMMddHHmm (UTC, a real minute),"
+        " 11 letters or digits; omit it to get a deterministic ID",
+        json_schema_extra={"format": _formats.FORMAT_END_TO_END_ID},
     )
     purpose: str | None = Field(None, max_length=limits.PURPOSE_MAX_CHARS)
 
@@ -155,10 +185,17 @@ class RefundRequest(WireModel):
     """`POST /pix/refund`."""
 
     original_transaction_id: str = Field(
-        min_length=1, max_length=limits.TRANSACTION_ID_MAX_CHARS, description="the received PIX"
+        min_length=1,
+        max_length=limits.TRANSACTION_ID_MAX_CHARS,
+        pattern=_formats.NOT_BLANK_PATTERN,
+        description="the received PIX (trimmed)",
+        json_schema_extra={"format": _formats.FORMAT_TRANSACTION_ID},
     )
     amount: StrictInt | None = Field(
-        None, ge=1, description="centavos; omitted means the full original amount"
+        None,
+        ge=1,
+        le=MAX_REQUEST_CENTAVOS,
+        description=CENTAVOS_DESCRIPTION + "; omitted means the full original amount",
     )
     reason: str | None = Field(
         None,

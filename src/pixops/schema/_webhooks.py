@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Final, Literal
+from typing import Annotated, Final, Literal
 
 from pydantic import Field
 
 from pixops import limits
+from pixops.schema import _formats
 from pixops.schema._base import Closed, Envelope, WireModel
 
 __all__ = [
     "EVENT_TYPES",
     "EventType",
+    "NamedEventType",
     "Webhook",
     "WebhookDeleted",
     "WebhookDeletedResponse",
@@ -32,6 +34,18 @@ EVENT_TYPES: Final = (
     "pix.return.received",
     "pix.refund.requested",
 )
+NamedEventType = Literal[
+    "pix.charge.paid",
+    "pix.payout.queued",
+    "pix.payout.confirmed",
+    "pix.payout.rejected",
+    "pix.payout.failed",
+    "pix.payout.returned",
+    "pix.refund.completed",
+    "pix.return.received",
+    "pix.refund.requested",
+]
+"""One event type by name (`EventType` adds `*`, every event)."""
 EventType = Literal[
     "pix.charge.paid",
     "pix.payout.queued",
@@ -51,13 +65,16 @@ class WebhookRequest(Closed):
 
     url: str = Field(
         min_length=1,
-        max_length=2048,
-        description="http(s) endpoint",
+        max_length=limits.WEBHOOK_URL_MAX_CHARS,
+        pattern=_formats.WEBHOOK_URL_PATTERN,
+        description="http(s) endpoint: a host, an optional port, no credentials or #fragment",
         json_schema_extra={"format": "uri"},
     )
-    event_types: list[EventType] | None = Field(
-        None, min_length=1, description='omit or ["*"] for every event'
-    )
+    event_types: (
+        Annotated[list[NamedEventType], Field(min_length=1)]
+        | Annotated[list[Literal["*"]], Field(min_length=1)]
+        | None
+    ) = Field(None, description='event types by name; omit it or send ["*"] for every event')
     description: str | None = Field(None, max_length=limits.WEBHOOK_DESCRIPTION_MAX_CHARS)
 
 
