@@ -170,7 +170,8 @@ def refusal_cause(response: httpx.Response) -> str:
         return response.text[:200]
     errors = body.get("errors")
     if body.get("status") == "failed" and isinstance(errors, list) and errors:
-        return str(errors[0].get("code", "")).lower()
+        first = errors[0]
+        return str(first.get("code", "")).lower() if isinstance(first, dict) else str(first)
     if isinstance(errors, dict):
         if "not_found" in errors:
             return "not_found"
