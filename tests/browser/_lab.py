@@ -172,6 +172,34 @@ def error_outputs(page: Page) -> list[str]:
     return [text for text in texts if _TRACEBACK.search(text)]
 
 
+#: Tables in outputs that run past the right edge of their cell (which clips them) with
+#: no sideways scroll in between: what a reader would see cut off.
+_CLIPPED_TABLES_JS = """() => {
+  const clipped = [];
+  for (const table of document.querySelectorAll('.jp-OutputArea-output table')) {
+    const area = table.closest('.jp-Cell');
+    const right = table.getBoundingClientRect().right;
+    if (right <= area.getBoundingClientRect().right + 1) continue;
+    let scrolls = false;
+    for (let e = table.parentElement; e && e !== area; e = e.parentElement) {
+      const overflow = getComputedStyle(e).overflowX;
+      if ((overflow === 'auto' || overflow === 'scroll') && e.scrollWidth > e.clientWidth) {
+        scrolls = e.getBoundingClientRect().right <= area.getBoundingClientRect().right + 1;
+        break;
+      }
+    }
+    if (!scrolls) clipped.push(table.innerText.slice(0, 80));
+  }
+  return clipped;
+}"""
+
+
+def clipped_tables(page: Page) -> list[str]:
+    """The start of every output table that is cut off on the right (empty when none)."""
+    found: list[str] = page.evaluate(_CLIPPED_TABLES_JS)
+    return found
+
+
 def widget_button(page: Page, label: str) -> Any:
     """The first ipywidgets button whose label is exactly `label`."""
     return (

@@ -14,6 +14,7 @@ from playwright.sync_api import Page, expect
 
 from tests.browser._lab import (
     Server,
+    clipped_tables,
     open_notebook,
     run_all_cells,
     screenshot,
@@ -34,6 +35,7 @@ def _run(page: Page, lab: Server, workspace: Path, pattern: str) -> str:
     name = notebook_named(workspace / "notebooks", pattern)
     open_notebook(page, lab, name)
     run_all_cells(page)
+    assert clipped_tables(page) == [], "a table runs off the notebook with no scrollbar"
     screenshot_notebook(page, Path(name).stem)
     return name
 
@@ -76,6 +78,7 @@ def test_daily_reconciliation_dashboard_reconciles_and_exports(
     expect(charts.first).to_be_visible()
     assert charts.count() >= 4
     expect(panel.locator("table").first).to_contain_text(_MONEY)
+    assert clipped_tables(page) == [], "a dashboard table runs off the notebook"
     widget_button(panel, "Export").click()
     expect(panel).to_contain_text(re.compile(r"Exported \d+ files"))
     assert not _RAW_BASE_UNITS.search(panel.locator("table").first.inner_text())

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+from datetime import date
+
 from pixops.widgets import brl, local_time
 from pixops.widgets._format import HtmlBlock, html_table, message, pairs, wire_json
 
@@ -34,6 +37,30 @@ def test_tables_escape_text_and_format_money_and_times() -> None:
     assert "15/01/2026 09:00" in table
     assert "123400" not in table
     assert "Nothing here" in html_table([], [("who", "Who")], empty="Nothing here")
+
+
+def test_table_cells_read_whole_and_dates_are_pt_br() -> None:
+    rows = [
+        {
+            "ref": "pedido-20260115-9001",
+            "day": date(2026, 1, 15),
+            "amount": 2_500_000,
+            "detail": "no statement movement carries this reference",
+        }
+    ]
+    columns = [("ref", "Reference"), ("day", "Day"), ("amount", "Amount"), ("detail", "Detail")]
+    table = html_table(rows, columns, money_columns={"amount"})
+    styles = re.findall(r"<td style=\"([^\"]*)\">", table)
+    cells = dict(zip([k for k, _ in columns], styles, strict=True))
+    assert "15/01/2026" in table
+    assert "2026-01-15" not in table
+    assert "white-space:nowrap" in cells["ref"]  # an id never breaks across lines
+    assert "white-space:nowrap" in cells["day"]
+    assert "white-space:nowrap" in cells["amount"]
+    assert "white-space:normal" in cells["detail"]  # prose wraps, at a readable width
+    assert "min-width" in cells["detail"]
+    # The table adds no width to the panel around it, and scrolls sideways instead.
+    assert "overflow-x:auto;width:0;min-width:100%" in table
 
 
 def test_messages_and_pairs_escape_their_text() -> None:

@@ -55,6 +55,10 @@ def test_findings_are_filtered_by_category_and_text(ran: tuple[ReconDashboard, R
     assert [row["reference"] for row in board.rows()] == ["PIXINE10573521202601152000ls8ZOD3jaUd"]
     assert "R$ 1,98" in board.table.value
     assert "R$ 198,00" in board.table.value
+    board.category.value = "missing_in_statement"
+    # Columns with nothing to say for these rows (no statement side) are left out.
+    assert "Statement status" not in board.table.value
+    assert "Ledger status" in board.table.value
     board.category.value = "matched"
     assert len(board.rows()) == 307
     assert "more rows" in board.table.value  # only the first 200 are drawn

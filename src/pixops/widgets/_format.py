@@ -10,7 +10,7 @@ import html
 import json
 import re
 from collections.abc import Iterable, Sequence
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any, Final
 from zoneinfo import ZoneInfo
 
@@ -80,6 +80,12 @@ def message(text: str, tone: str = "info") -> str:
     return f'<div style="color:{colour};padding:2px 0">{html.escape(text)}</div>'
 
 
+#: Amounts, times and one-word cells (ids, dates) never break, so they read and copy
+#: whole; prose wraps, but at a readable width rather than a word per line.
+_NO_BREAK: Final = "white-space:nowrap"
+_PROSE: Final = "white-space:normal;min-width:16em"
+
+
 def html_table(
     rows: Iterable[Record],
     columns: Sequence[tuple[str, str]],
@@ -101,25 +107,35 @@ def html_table(
         for key, _ in columns:
             value = row.get(key)
             if key in money_set:
-                text, align = brl(value), "right"
+                text, align, wrap = brl(value), "right", _NO_BREAK
             elif key in time_set:
-                text, align = local_time(value), "left"
+                text, align, wrap = local_time(value), "left", _NO_BREAK
             else:
-                text, align = ("—" if value in (None, "") else str(value)), "left"
-            # Amounts and times never break; free text wraps instead of running off the page.
-            wrap = "nowrap" if key in money_set or key in time_set else "normal"
+                text = _cell_text(value)
+                align, wrap = "left", _NO_BREAK if " " not in text.strip() else _PROSE
             cells.append(
-                f'<td style="text-align:{align};padding:2px 8px;white-space:{wrap};'
+                f'<td style="text-align:{align};padding:2px 8px;{wrap};'
                 f'vertical-align:top">{html.escape(text)}</td>'
             )
         body.append("<tr>" + "".join(cells) + "</tr>")
     if not body:
         return f"<p><i>{html.escape(empty)}</i></p>"
     return (
-        '<div style="overflow-x:auto;max-width:100%">'
+        # `width:0; min-width:100%`: the table adds no width to the boxes around it (which
+        # would grow past the notebook and clip it), yet fills them and scrolls sideways.
+        '<div style="overflow-x:auto;width:0;min-width:100%">'
         '<table style="border-collapse:collapse;font-size:13px">'
         f"<thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table></div>"
     )
+
+
+def _cell_text(value: Any) -> str:
+    """A plain cell: dates the pt-BR way (``15/01/2026``), missing values as a dash."""
+    if value is None or value == "":
+        return "—"
+    if isinstance(value, date) and not isinstance(value, datetime):
+        return value.strftime("%d/%m/%Y")
+    return str(value)
 
 
 def pairs(items: Iterable[tuple[str, str]]) -> str:

@@ -261,7 +261,10 @@ class ReconDashboard(w.VBox):  # type: ignore[misc]
     def _show_table(self) -> None:
         records = self.rows()
         shown = [_displayable(r) for r in records[:_SHOWN_ROWS]]
-        columns = [(k, label) for k, label in _TABLE_COLUMNS if any(k in r for r in shown)]
+        # Only columns that say something for these rows: a table of dashes is wider, not clearer.
+        columns = [
+            (k, label) for k, label in _TABLE_COLUMNS if any(r.get(k) is not None for r in shown)
+        ]
         if self.category.value == "matched":
             columns = [
                 (k, label)
@@ -273,7 +276,7 @@ class ReconDashboard(w.VBox):  # type: ignore[misc]
                     ("fee_base", "Fee"),
                     ("status", "Status"),
                 )
-                if any(k in r for r in shown)
+                if any(r.get(k) is not None for r in shown)
             ]
         more = len(records) - len(shown)
         note = f"<p><i>{more} more rows: narrow the filter or export.</i></p>" if more > 0 else ""
