@@ -1,0 +1,117 @@
+"""The request rules of `pixops.schema`: one meaning in every regex engine that reads them,
+and the models validate with them as the document states them."""
+
+from __future__ import annotations
+
+import re
+
+import jsonschema_rs
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from pydantic import ValidationError
+
+from pixops.schema import (
+    MAX_REQUEST_CENTAVOS,
+    ChargePayer,
+    DefenseRequest,
+    PayoutRequest,
+    RefundRequest,
+    WebhookRequest,
+    end_to_end_pattern,
+)
+from pixops.schema._formats import (
+    EMAIL_KEY_PATTERN,
+    EVP_KEY_PATTERN,
+    IDEMPOTENCY_KEY_PATTERN,
+    NOT_BLANK_PATTERN,
+    PHONE_KEY_PATTERN,
+    WEBHOOK_URL_PATTERN,
+    pix_key_rules,
+)
+
+PATTERNS = [
+    NOT_BLANK_PATTERN,
+    IDEMPOTENCY_KEY_PATTERN,
+    WEBHOOK_URL_PATTERN,
+    EMAIL_KEY_PATTERN,
+    PHONE_KEY_PATTERN,
+    EVP_KEY_PATTERN,
+    end_to_end_pattern(),
+]
+
+
+@pytest.mark.parametrize("pattern", PATTERNS)
+@settings(max_examples=150, deadline=None)
+@given(data=st.data())
+def test_python_and_rust_read_each_pattern_alike(pattern: str, data: st.DataObject) -> None:
+    """JSON Schema tools read ECMA-262 (the Rust engine here), the service Python; only
+    `$` differs (Python's also matches before a final newline), so Python gets `\\Z`."""
+    python_pattern = pattern.removesuffix("$") + r"\Z" if pattern.endswith("$") else pattern
+    text = data.draw(st.one_of(st.text(max_size=60), st.from_regex(python_pattern)))
+    rust = jsonschema_rs.is_valid({"type": "string", "pattern": pattern}, text)
+    assert rust == (re.search(python_pattern, text) is not None), (pattern, text)
+
+
+@settings(max_examples=500, deadline=None)
+@given(text=st.text(st.characters(codec="utf-8")))
+def test_not_blank_is_what_strip_leaves(text: str) -> None:
+    assert (re.search(NOT_BLANK_PATTERN, text) is not None) == bool(text.strip())
+
+
+def test_blank_text_is_refused_where_the_service_trims() -> None:
+    with pytest.raises(ValidationError):
+        ChargePayer.model_validate({"name": " \u3000\t", "document": "52998224725"})
+    with pytest.raises(ValidationError):
+        DefenseRequest.model_validate({"defense": "\n\n"})
+    with pytest.raises(ValidationError):
+        RefundRequest.model_validate({"original_transaction_id": "   "})
+    assert (
+        ChargePayer.model_validate({"name": " Maria ", "document": "529.982.247-25"}).name
+        == " Maria "
+    )
+
+
+def test_amounts_are_bounded_by_64_bit_base_units() -> None:
+    key = "maria.silva@sandbox.pixops.dev"
+    assert (
+        PayoutRequest.model_validate({"amount": MAX_REQUEST_CENTAVOS, "pix_key": key}).amount
+        == MAX_REQUEST_CENTAVOS
+    )
+    with pytest.raises(ValidationError):
+        PayoutRequest.model_validate({"amount": MAX_REQUEST_CENTAVOS + 1, "pix_key": key})
+    with pytest.raises(ValidationError):
+        RefundRequest.model_validate(
+            {"original_transaction_id": "PIXINx", "amount": MAX_REQUEST_CENTAVOS + 1}
+        )
+    with pytest.raises(ValidationError):
+        PayoutRequest.model_validate({"amount": 356.0, "pix_key": key})
+
+
+def test_every_event_or_named_ones_never_both() -> None:
+    url = "https://hooks.example.com/pix"
+    assert WebhookRequest.model_validate({"url": url, "event_types": ["*"]}).event_types == ["*"]
+    assert WebhookRequest.model_validate(
+        {"url": url, "event_types": ["pix.charge.paid"]}
+    ).event_types
+    with pytest.raises(ValidationError):
+        WebhookRequest.model_validate({"url": url, "event_types": ["*", "pix.charge.paid"]})
+    with pytest.raises(ValidationError):
+        WebhookRequest.model_validate({"url": "https://hooks.example.com/pix#top"})
+    with pytest.raises(ValidationError):
+        WebhookRequest.model_validate({"url": "ftp://hooks.example.com/pix"})
+
+
+def test_the_key_rule_names_each_type_once_and_the_detectable_shapes() -> None:
+    rules = pix_key_rules()["anyOf"]
+    typed = [rule["properties"]["pix_key_type"]["const"] for rule in rules if "required" in rule]
+    assert typed == ["cpf", "cnpj", "email", "phone", "evp"]
+    untyped = [rule for rule in rules if "not" in rule]
+    assert len(untyped) == 4
+    validator = jsonschema_rs.validator_for(
+        {"type": "object", **pix_key_rules(), "required": ["pix_key"]}
+    )
+    assert not validator.is_valid({"pix_key": "11144477735"})  # a CPF or a phone: which?
+    assert validator.is_valid({"pix_key": "11144477735", "pix_key_type": "cpf"})
+    assert validator.is_valid({"pix_key": "+5511987654321"})
+    assert not validator.is_valid({"pix_key": "+5511987654321", "pix_key_type": "email"})
