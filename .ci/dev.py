@@ -70,8 +70,9 @@ def test(python: Path, pytest_args: list[str]) -> None:
         )
     else:
         ensure_chromium()
-    run([python, "-m", "ruff", "check", "src", "tests", "benchmarks", ".ci"])
-    run([python, "-m", "ruff", "format", "--check", "src", "tests", "benchmarks", ".ci"])
+    linted = ["src", "tests", "benchmarks", "notebooks", ".ci"]
+    run([python, "-m", "ruff", "check", *linted])
+    run([python, "-m", "ruff", "format", "--check", *linted])
     run([python, "-m", "mypy", "--strict", "src"])
     # Two workers (pytest-xdist, whole files per worker as pyproject's --dist=loadfile
     # says): the browser tests and nbval spend most of their time waiting on kernels.

@@ -1,4 +1,4 @@
-"""nbval runs every notebook on the demo month, never on a service configured in this shell.
+"""nbval runs every notebook on the demo month, never on a service set in this shell.
 
 Kernels inherit this process's environment, so the service settings are dropped here;
 `pixops.connect()` in the notebooks then opens the sandbox, whose outputs are stored.
