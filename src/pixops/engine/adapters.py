@@ -60,7 +60,7 @@ class AsyncEngineTransport(httpx.AsyncBaseTransport):
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         body = await request.aread()
-        response = self.engine.handle(
+        response = await self.engine.handle_async(
             request.method, _target(request), _headers(request.headers.raw), body, self.client_ip
         )
         return _to_httpx(response, request)
@@ -104,7 +104,9 @@ class AsgiApp:
             target += "?" + query.decode("latin-1")
         client = scope.get("client")
         peer = client[0] if client else ""
-        response = self.engine.handle(scope["method"], target, headers, bytes(body), peer)
+        response = await self.engine.handle_async(
+            scope["method"], target, headers, bytes(body), peer
+        )
         await self._send(send, response)
 
     @staticmethod

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from pixops.engine import notifications, openapi, pipeline, scheduler
 from pixops.engine.clock import Clock, ManualClock
 from pixops.engine.config import EngineConfig
+from pixops.engine.durability import DurabilityError
 from pixops.engine.http import Request, Response, encode_json
 from pixops.engine.lanes import Lanes
 from pixops.engine.ratelimit import RateLimiter
@@ -75,16 +76,56 @@ class Engine:
         body: bytes,
         peer: str,
     ) -> Response:
-        """Answer one HTTP request. Never raises; an unexpected fault is a logged 500."""
+        """Answer one HTTP request, once what it wrote or read is durable. Never raises;
+        an unexpected fault is a logged 500."""
+        response, point = self.handle_deferred(method, target, headers, body, peer)
+        try:
+            self.store.wait_durable(point)
+        except DurabilityError:
+            return outcome_unknown()
+        return response
+
+    async def handle_async(
+        self,
+        method: str,
+        target: str,
+        headers: list[tuple[str, str]],
+        body: bytes,
+        peer: str,
+    ) -> Response:
+        """`handle` for an event loop: the engine runs at once (it is short and holds the
+        store's lock), then the answer waits for the group commit's fsync without
+        blocking the loop, so other requests run and share that fsync."""
+        response, point = self.handle_deferred(method, target, headers, body, peer)
+        try:
+            await self.store.durable(point)
+        except DurabilityError:
+            return outcome_unknown()
+        return response
+
+    def handle_deferred(
+        self,
+        method: str,
+        target: str,
+        headers: list[tuple[str, str]],
+        body: bytes,
+        peer: str,
+    ) -> tuple[Response, int]:
+        """The answer and the store's commit point it must not be sent before (see
+        `Store.commit_point`): callers wait for it, as `handle` and `handle_async` do."""
         request = Request.build(method, target, headers, body, peer)
         if len(body) > self.config.max_body_bytes:
-            return too_large(self.config.max_body_bytes)
+            return too_large(self.config.max_body_bytes), 0
+        if self.store.failed:
+            return outcome_unknown(), 0
         for prefix, mounted in self.mounts.items():
             if request.path.startswith(prefix):
-                return mounted(request)
+                response = mounted(request)
+                with self.store.lock:
+                    return response, self.store.commit_point()
         document = self.public_documents.get(request.path)
         if document is not None and request.method == "GET":
-            return Response(200, list(_JSON), document())
+            return Response(200, list(_JSON), document()), 0
         route, params, allowed = self._resolve(request.method, request.path)
         try:
             with self.store.lock:
@@ -95,19 +136,20 @@ class Engine:
                             raise _RollbackError(response)
                 except _RollbackError as rollback:
                     response = rollback.response
+                point = self.store.commit_point()
         except sqlite3.Error as error:
             if not storage_unavailable(error):
                 log.exception("unexpected fault on %s %s", request.method, request.path)
-                return internal_error()
+                return internal_error(), 0
             self._abandon_transaction()
             log.warning("storage unavailable on %s %s: %s", request.method, request.path, error)
-            return service_unavailable()
+            return service_unavailable(), 0
         except Exception:
             log.exception("unexpected fault on %s %s", request.method, request.path)
-            return internal_error()
+            return internal_error(), 0
         if not self._work_ready.is_set():
             self._work_ready.set()
-        return response
+        return response, point
 
     def _abandon_transaction(self) -> None:
         """After a failed COMMIT SQLite may keep the transaction open: end it, so the next
@@ -198,6 +240,21 @@ def service_unavailable() -> Response:
         "error": {
             "status": 503,
             "message": "Storage temporarily unavailable; nothing was written. Retry later.",
+        }
+    }
+    headers = [*_JSON, ("retry-after", str(STORAGE_RETRY_AFTER_S))]
+    return Response(503, headers, encode_json(body))
+
+
+def outcome_unknown() -> Response:
+    """The log's fsync failed: what was committed may not be on disk. Said plainly, so a
+    client resends with its Idempotency-Key once the server is back (a replay if the
+    first attempt survived, a first execution if it did not)."""
+    body = {
+        "error": {
+            "status": 503,
+            "message": "Storage failed; the outcome of this request is unknown. Retry later"
+            " with the same Idempotency-Key.",
         }
     }
     headers = [*_JSON, ("retry-after", str(STORAGE_RETRY_AFTER_S))]

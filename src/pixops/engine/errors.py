@@ -16,6 +16,7 @@ __all__ = [
     "AdminError",
     "DefenseRefusedError",
     "DictError",
+    "DurabilityError",
     "EngineError",
     "LedgerError",
     "MalformedCredentialsError",
@@ -114,3 +115,10 @@ class SubscriptionError(EngineError, ValueError):
 
 class SubscriptionLimitError(RuleError, ValueError):
     """The account already has the most subscriptions allowed."""
+
+
+# -- storage ------------------------------------------------------------------------------
+
+
+class DurabilityError(EngineError):
+    """The group commit's fsync of the log failed: recent commits may not be on disk."""

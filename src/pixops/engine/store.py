@@ -1,7 +1,11 @@
 """SQLite storage: one connection, one lock, schema migrations by `user_version`.
 
-In memory by default; a file path gives a WAL database with full fsync, so a write
-acknowledged by a 2xx survives a crash.
+In memory by default; a file path gives a WAL database. By default every COMMIT is
+fsynced (`synchronous = FULL`), so a write acknowledged by a 2xx survives a crash or a
+power loss. With `group_commit=True` (the server's mode) COMMIT only appends to the log
+and a flusher thread fsyncs it for many commits at once (`pixops.engine.durability`):
+callers take `commit_point()` after their transaction and acknowledge only once
+`wait_durable(point)` (or `await durable(point)`) returns, so the guarantee is the same.
 """
 
 from __future__ import annotations
@@ -11,6 +15,8 @@ import threading
 from datetime import datetime
 from pathlib import Path
 from types import TracebackType
+
+from pixops.engine.durability import GroupCommit, SyncFunction
 
 MIGRATIONS: tuple[str, ...] = (
     # 1: the whole first schema.
@@ -295,7 +301,23 @@ MIGRATIONS: tuple[str, ...] = (
         failed_at TEXT NOT NULL
     );
     """,
+    # 8: a transaction row's version grows with every change to it (a trigger, so no
+    # writer can forget), which lets the statement reuse a row's rendering until it
+    # changes; in-flight rows (read by every statement's page 1) get a small covering index.
+    """
+    ALTER TABLE transactions ADD COLUMN version INTEGER NOT NULL DEFAULT 0;
+    CREATE TRIGGER transactions_version AFTER UPDATE ON transactions
+        FOR EACH ROW WHEN NEW.version = OLD.version
+        BEGIN UPDATE transactions SET version = OLD.version + 1 WHERE seq = NEW.seq; END;
+    CREATE INDEX transactions_in_flight
+        ON transactions (merchant_id, created_at, seq, direction, type, version)
+        WHERE stage < 3;
+    """,
 )
+
+#: Group commit: the request connection leaves checkpoints to the flusher's thread and
+#: checkpoints itself only when the log passes this many pages (a backstop).
+_BACKSTOP_CHECKPOINT_PAGES = 8000
 
 
 class Connection(sqlite3.Connection):
@@ -309,12 +331,30 @@ class Connection(sqlite3.Connection):
     #: The scheduler's memo on a private database: no timer is due before this moment;
     #: None when unknown (see `scheduler.run_due`).
     timers_due_floor: datetime | None = None
+    #: Rendered statement items, by (with_tag, camel) then (seq, version): `queries._pages`.
+    rendered: dict[tuple[bool, bool], dict[tuple[int, int], bytes]]
+    #: `total_changes` when the open transaction began (equal now: it changed nothing).
+    changes_at_begin = 0
 
 
 class Store:
     """The engine's database. Callers hold `lock` for every use of `conn`."""
 
-    def __init__(self, path: str | Path | None = None) -> None:
+    def __init__(
+        self,
+        path: str | Path | None = None,
+        *,
+        group_commit: bool = False,
+        sync: SyncFunction | None = None,
+    ) -> None:
+        """`group_commit` (file stores only): fsync many commits at once, see the module
+        docstring; `sync` replaces the fsync call (tests use it to watch the flushes)."""
+        if not isinstance(group_commit, bool):
+            raise TypeError("group_commit must be True or False")
+        if group_commit and path is None:
+            raise ValueError("group commit needs a database file (an in-memory store has no log)")
+        if sync is not None and not group_commit:
+            raise ValueError("sync replaces the group commit's fsync; it needs group_commit=True")
         target = ":memory:" if path is None else str(path)
         self.path = None if path is None else Path(path)
         self.conn = sqlite3.connect(
@@ -322,14 +362,30 @@ class Store:
         )
         self.conn.private = path is None
         self.conn.row_factory = sqlite3.Row
+        self.conn.rendered = {}
         self.lock = threading.RLock()
         self._depth = 0
+        self._data_version = 0
+        #: The flusher of a group-commit store; None when every COMMIT fsyncs (or in memory).
+        self.flusher: GroupCommit | None = None
         self.conn.execute("PRAGMA foreign_keys = ON")
-        if path is not None:
+        if self.path is not None:
             self.conn.execute("PRAGMA journal_mode = WAL")
-            self.conn.execute("PRAGMA synchronous = FULL")
             self.conn.execute("PRAGMA busy_timeout = 5000")
+            if group_commit:
+                self.conn.execute("PRAGMA synchronous = NORMAL")
+                self.conn.execute(f"PRAGMA wal_autocheckpoint = {_BACKSTOP_CHECKPOINT_PAGES}")
+            else:
+                self.conn.execute("PRAGMA synchronous = FULL")
         self._migrate()
+        if group_commit and self.path is not None:
+            self.flusher = (
+                GroupCommit(self.path) if sync is None else GroupCommit(self.path, sync=sync)
+            )
+            self.flusher.start()
+            # The schema (and whatever an earlier process left unsynced) durable first.
+            self.flusher.wait(self.flusher.committed())
+        self._data_version = self._read_data_version()
 
     def _migrate(self) -> None:
         with self.lock:
@@ -341,8 +397,58 @@ class Store:
         """One atomic unit of work; nested uses join the outer transaction."""
         return Transaction(self)
 
+    def commit_point(self) -> int:
+        """What a caller must wait for before acknowledging what it just did or read.
+
+        Call it under `lock`, after the transaction: the latest local commit, and, when
+        another process has committed since the last call (a read may have seen its
+        rows), a new point that the next flush covers (one fsync of the shared log
+        covers that process's frames too). 0 when commits are synchronous."""
+        flusher = self.flusher
+        if flusher is None:
+            return 0
+        version = self._read_data_version()
+        if version != self._data_version:
+            self._data_version = version
+            return flusher.committed()
+        return flusher.latest()
+
+    @property
+    def failed(self) -> bool:
+        """True once the group commit's fsync has failed (nothing can be acknowledged)."""
+        return self.flusher is not None and self.flusher.failed
+
+    def wait_durable(self, point: int) -> None:
+        """Block until `point` (from `commit_point`) is on disk; never under `lock`."""
+        if self.flusher is not None:
+            self.flusher.wait(point)
+
+    def wait_all_durable(self) -> None:
+        """Block until everything committed so far (by any process) is on disk: before
+        telling the outside world about it, as a webhook does."""
+        if self.flusher is not None:
+            with self.lock:
+                point = self.commit_point()
+            self.flusher.wait(point)
+
+    async def durable(self, point: int) -> None:
+        """`wait_durable` for an event loop: suspends, and the loop keeps serving."""
+        if self.flusher is not None:
+            await self.flusher.durable(point)
+
+    def _read_data_version(self) -> int:
+        with self.lock:
+            return int(self.conn.execute("PRAGMA data_version").fetchone()[0])
+
+    def _committed(self) -> None:
+        """After an outermost COMMIT: a point for the flusher if rows changed."""
+        if self.flusher is not None and self.conn.total_changes != self.conn.changes_at_begin:
+            self.flusher.committed()
+
     def close(self) -> None:
         with self.lock:
+            if self.flusher is not None:
+                self.flusher.close()
             self.conn.close()
 
 
@@ -368,6 +474,7 @@ class Transaction:
             except BaseException:
                 store.lock.release()
                 raise
+            store.conn.changes_at_begin = store.conn.total_changes
         store._depth += 1
         return store.conn
 
@@ -381,6 +488,10 @@ class Transaction:
         try:
             store._depth -= 1
             if not store._depth:
-                store.conn.execute("COMMIT" if exc_type is None else "ROLLBACK")
+                if exc_type is None:
+                    store.conn.execute("COMMIT")
+                    store._committed()
+                else:
+                    store.conn.execute("ROLLBACK")
         finally:
             store.lock.release()

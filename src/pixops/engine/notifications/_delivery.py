@@ -92,6 +92,8 @@ def deliver(engine: Engine, delivery_seq: int) -> None:
     attempt = _begin(engine, delivery_seq)
     if attempt is None:
         return
+    # An event announces a commit: it leaves only once that commit is on disk.
+    engine.store.wait_all_durable()
     outcome = _send(engine, attempt)
     _finish(engine, attempt, outcome)
 
