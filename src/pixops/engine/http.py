@@ -7,6 +7,7 @@ layer owns; the engine turns it into bytes in one place.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qsl
@@ -70,6 +71,25 @@ class Reply:
     status: int
     body: JSONObject
     headers: list[tuple[str, str]] = field(default_factory=list)
+
+
+class EncodedJSON:
+    """A JSON value already encoded, as `render(camel)` gives it for either key casing.
+
+    A route may put one at the top level of a reply body when it has the bytes cheaper
+    than the encoder would (the statement's rendered items, `queries._pages`); the
+    pipeline splices them in verbatim (`pipeline.encode_body`), so the body is byte for
+    byte what encoding the plain value would have produced."""
+
+    __slots__ = ("_render",)
+
+    def __init__(self, render: Callable[[bool], bytes]) -> None:
+        if not callable(render):
+            raise TypeError("render is a callable (camel: bool) -> bytes")
+        self._render = render
+
+    def encode(self, camel: bool) -> bytes:
+        return self._render(camel)
 
 
 class ApiError(Exception):
@@ -141,3 +161,8 @@ _ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
 def encode_json(body: JSONObject) -> bytes:
     """Compact UTF-8 JSON, the one encoding of every response body."""
     return _ENCODER.encode(body).encode("utf-8")
+
+
+def encode_json_value(value: Any) -> bytes:
+    """`encode_json` for any JSON value (a member of a body, a key)."""
+    return _ENCODER.encode(value).encode("utf-8")

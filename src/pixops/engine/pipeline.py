@@ -22,6 +22,7 @@ from pixops.engine import credentials, ipallow
 from pixops.engine.clock import to_db
 from pixops.engine.http import (
     ApiError,
+    EncodedJSON,
     JSONObject,
     Reply,
     Request,
@@ -30,6 +31,7 @@ from pixops.engine.http import (
     business_error,
     detail_error,
     encode_json,
+    encode_json_value,
     forbidden,
     pipeline_error,
 )
@@ -299,6 +301,26 @@ def check_query_names(route: Route, query: dict[str, list[str]]) -> None:
         raise bad_request({name: ["is not a known parameter"] for name in sorted(query)})
 
 
+def encode_body(body: JSONObject, camel: bool) -> bytes:
+    """A reply's bytes, keys in camelCase when asked; an `EncodedJSON` member (top level
+    only) is spliced in as rendered, which gives the bytes the plain value would."""
+    if not any(isinstance(value, EncodedJSON) for value in body.values()):
+        if camel:
+            converted = wire.camelize_keys(body)
+            assert isinstance(converted, dict)
+            body = converted
+        return encode_json(body)
+    members: list[bytes] = []
+    for key, value in body.items():
+        name = wire.to_camel(key) if camel else key
+        if isinstance(value, EncodedJSON):
+            encoded = value.encode(camel)
+        else:
+            encoded = encode_json_value(wire.camelize_keys(value) if camel else value)
+        members.append(encode_json_value(name) + b":" + encoded)
+    return b"{" + b",".join(members) + b"}"
+
+
 def run(
     engine: Engine,
     request: Request,
@@ -381,12 +403,7 @@ def _authorized(
         raw_body=parsed,
     )
     reply: Reply = route.handler(context)
-    body_object: JSONObject = reply.body
-    if camel:
-        converted = wire.camelize_keys(body_object)
-        assert isinstance(converted, dict)
-        body_object = converted
-    body = encode_json(body_object)
+    body = encode_body(reply.body, camel)
     if not 200 <= reply.status < 300:
         return Response(reply.status, [*JSON_HEADERS, *reply.headers, *error_headers], body)
     if key is not None:

@@ -8,8 +8,9 @@ from datetime import UTC, datetime, time
 from typing import Any
 
 from pixops.engine.clock import to_db
-from pixops.engine.http import JSONObject
+from pixops.engine.http import EncodedJSON, JSONObject
 from pixops.engine.pix import charges, records
+from pixops.engine.queries._pages import Ref, encoded_items
 from pixops.engine.queries._params import ListFilters, Page
 from pixops.engine.queries._receipt import receipt
 from pixops.engine.queries._shapes import (
@@ -118,7 +119,24 @@ class Reader:
     def statement(
         self, filters: ListFilters, page: Page, *, with_tag: bool = False
     ) -> list[JSONObject]:
-        """Terminal rows, paginated; page 1 also lists in-flight outbound rows first.
+        """The page's statement items, as objects (`statement_encoded` is the same page
+        as bytes, which is what the routes send)."""
+        refs = self.statement_refs(filters, page)
+        rows: dict[int, TransactionRow] = {}
+        for seq, _ in refs:
+            found = self.conn.execute("SELECT * FROM transactions WHERE seq = ?", (seq,)).fetchone()
+            rows[seq] = TransactionRow.from_db(found)
+        return [statement_item(rows[seq], with_tag=with_tag) for seq, _ in refs]
+
+    def statement_encoded(
+        self, filters: ListFilters, page: Page, *, with_tag: bool = False
+    ) -> EncodedJSON:
+        """The page's items as one encoded JSON array, each row rendered once per version."""
+        return encoded_items(self.conn, self.statement_refs(filters, page), with_tag=with_tag)
+
+    def statement_refs(self, filters: ListFilters, page: Page) -> list[Ref]:
+        """(seq, version) of the page's rows: terminal rows, paginated; page 1 also lists
+        in-flight outbound rows first.
 
         In-flight rows (stage < 3) are added to page 1 on top of the `per_page`
         terminal rows, as the spec's "page 1 also includes" says, and only without a
@@ -127,28 +145,29 @@ class Reader:
         (or see a row move to the next page): clients de-duplicate by id.
         """
         where, args = self._filter_clauses(filters)
-        items: list[JSONObject] = []
+        refs: list[Ref] = []
+        plain = self.conn.cursor()
+        plain.row_factory = None  # plain tuples: a busy page 1 has hundreds of rows
         if page.page == 1 and filters.status in (None, "processing"):
-            in_flight = self.conn.execute(
-                f"SELECT * FROM transactions WHERE {where} AND stage < 3"  # noqa: S608
-                " AND direction = 'outbound' ORDER BY created_at DESC, seq DESC",
-                args,
-            ).fetchall()
-            items.extend(
-                statement_item(TransactionRow.from_db(row), with_tag=with_tag) for row in in_flight
+            # `stage < 3` selects the small partial index of in-flight rows.
+            refs.extend(
+                plain.execute(
+                    f"SELECT seq, version FROM transactions WHERE {where} AND stage < 3"  # noqa: S608
+                    " AND direction = 'outbound' ORDER BY created_at DESC, seq DESC",
+                    args,
+                ).fetchall()
             )
         if filters.status != "processing":
             status_clause = "" if filters.status is None else " AND status = ?"
             status_args = [] if filters.status is None else [filters.status]
-            terminal = self.conn.execute(
-                f"SELECT * FROM transactions WHERE {where} AND stage >= 3{status_clause}"  # noqa: S608
-                " ORDER BY created_at DESC, seq DESC LIMIT ? OFFSET ?",
-                [*args, *status_args, page.per_page, page.offset],
-            ).fetchall()
-            items.extend(
-                statement_item(TransactionRow.from_db(row), with_tag=with_tag) for row in terminal
+            refs.extend(
+                plain.execute(
+                    f"SELECT seq, version FROM transactions WHERE {where} AND stage >= 3"  # noqa: S608
+                    f"{status_clause} ORDER BY created_at DESC, seq DESC LIMIT ? OFFSET ?",
+                    [*args, *status_args, page.per_page, page.offset],
+                ).fetchall()
             )
-        return items
+        return refs
 
     def _filter_clauses(self, filters: ListFilters) -> tuple[str, list[Any]]:
         clauses = ["merchant_id = ?"]

@@ -12,5 +12,5 @@ def get_statement(ctx: Context) -> Reply:
     filters, page = read_list_query(ctx.query)
     merchant = require_merchant(ctx.conn, ctx.merchant_id)
     reader = Reader(ctx.conn, merchant, ctx.now, ctx.engine.config.service_ispb)
-    items = reader.statement(filters, page)
+    items = reader.statement_encoded(filters, page)
     return Reply(200, {"worked": True, "data": items, "page": page.page, "per_page": page.per_page})

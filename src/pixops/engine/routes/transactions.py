@@ -97,6 +97,6 @@ def receipt(ctx: Context) -> Reply:
 
 def list_transactions(ctx: Context) -> Reply:
     filters, page = read_list_query(ctx.query)
-    items = _reader(ctx).statement(filters, page, with_tag=True)
+    items = _reader(ctx).statement_encoded(filters, page, with_tag=True)
     body: JSONObject = {"worked": True, "data": items, "page": page.page, "per_page": page.per_page}
     return Reply(200, body)
