@@ -24,14 +24,17 @@ from pixops.schema._formats import (
     EMAIL_KEY_PATTERN,
     EVP_KEY_PATTERN,
     IDEMPOTENCY_KEY_PATTERN,
-    NOT_BLANK_PATTERN,
     PHONE_KEY_PATTERN,
+    REFERENCE_CHARS,
     WEBHOOK_URL_PATTERN,
     pix_key_rules,
+    trimmed,
+    trimmed_text,
 )
 
 PATTERNS = [
-    NOT_BLANK_PATTERN,
+    trimmed_text(14, allow_empty=True),
+    trimmed(f"{REFERENCE_CHARS}{{1,64}}"),
     IDEMPOTENCY_KEY_PATTERN,
     WEBHOOK_URL_PATTERN,
     EMAIL_KEY_PATTERN,
@@ -53,10 +56,22 @@ def test_python_and_rust_read_each_pattern_alike(pattern: str, data: st.DataObje
     assert rust == (re.search(python_pattern, text) is not None), (pattern, text)
 
 
+_PADDED = st.builds(
+    lambda left, core, right: left + core + right,
+    st.text(st.sampled_from(" \t\n\x0b\x0c\r\x1c\x1f\x85\xa0\u2003\u3000\ufeff"), max_size=3),
+    st.text(st.characters(codec="utf-8"), max_size=18),
+    st.text(st.sampled_from(" \t\n\x1d\u2028\u205f"), max_size=3),
+)
+
+
 @settings(max_examples=500, deadline=None)
-@given(text=st.text(st.characters(codec="utf-8")))
-def test_not_blank_is_what_strip_leaves(text: str) -> None:
-    assert (re.search(NOT_BLANK_PATTERN, text) is not None) == bool(text.strip())
+@given(text=st.one_of(_PADDED, st.text(st.characters(codec="utf-8"))), limit=st.integers(2, 16))
+def test_trimmed_text_is_what_strip_leaves(text: str, limit: int) -> None:
+    """The service checks `len(value.strip())`; the pattern says exactly that."""
+    pattern = trimmed_text(limit).removesuffix("$") + r"\Z"
+    assert (re.search(pattern, text) is not None) == (1 <= len(text.strip()) <= limit)
+    empty_ok = trimmed_text(limit, allow_empty=True).removesuffix("$") + r"\Z"
+    assert (re.search(empty_ok, text) is not None) == (len(text.strip()) <= limit)
 
 
 def test_blank_text_is_refused_where_the_service_trims() -> None:

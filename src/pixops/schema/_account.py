@@ -8,6 +8,7 @@ from typing import Literal
 from pydantic import Field
 
 from pixops import limits
+from pixops.schema import _formats
 from pixops.schema._base import Envelope, WireModel
 from pixops.schema._money import Amount
 
@@ -48,7 +49,9 @@ class CpfRequest(WireModel):
     """`POST /cpf/validate`."""
 
     cpf: str = Field(
-        max_length=limits.CPF_INPUT_MAX_CHARS, description="digits, with or without . and -"
+        pattern=_formats.trimmed_text(limits.CPF_INPUT_MAX_CHARS, allow_empty=True),
+        description="digits, with or without . and -; at most"
+        f" {limits.CPF_INPUT_MAX_CHARS} characters once trimmed",
     )
 
 

@@ -30,11 +30,13 @@ __all__ = [
     "FORMAT_TRANSACTION_ID",
     "FORMAT_WEBHOOK_ID",
     "IDEMPOTENCY_KEY_PATTERN",
-    "NOT_BLANK_PATTERN",
     "PHONE_KEY_PATTERN",
+    "REFERENCE_CHARS",
     "WEBHOOK_URL_PATTERN",
     "end_to_end_pattern",
     "pix_key_rules",
+    "trimmed",
+    "trimmed_text",
 ]
 
 # -- format names ------------------------------------------------------------------
@@ -65,8 +67,21 @@ _SPACE_OR_CONTROL: Final = (
     r"\u0000-\u0020\u007f\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
 )
 
-NOT_BLANK_PATTERN: Final = f"[^{_SPACE}]"
-"""Some character that is not white space (the service trims, then needs text)."""
+
+def trimmed(core: str) -> str:
+    """`core` with any white space around it: the service trims, then checks `core`."""
+    return f"^[{_SPACE}]*{core}[{_SPACE}]*$"
+
+
+def trimmed_text(max_chars: int, *, allow_empty: bool = False) -> str:
+    """Text of 1 to `max_chars` characters once trimmed (0 too with `allow_empty`),
+    whatever white space surrounds it: what `len(value.strip())` checks."""
+    core = f"[^{_SPACE}]([\\s\\S]{{0,{max_chars - 2}}}[^{_SPACE}])?"
+    return trimmed(f"({core})?" if allow_empty else core)
+
+
+REFERENCE_CHARS: Final = "[a-zA-Z0-9._:-]"
+"""The characters of `external_id` and `tag` (the spec's `a-z A-Z 0-9 . _ : -`)."""
 IDEMPOTENCY_KEY_PATTERN: Final = "^[!-~]([ -~]*[!-~])?$"
 """Printable ASCII; spaces only inside (HTTP trims them at the ends)."""
 DOCUMENT_PATTERN: Final = "^[0-9A-Za-z./-]+$"

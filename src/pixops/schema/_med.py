@@ -58,8 +58,6 @@ class DefenseRequest(Closed):
     """`POST /med/:id/defense`: the defense text only (no attachments)."""
 
     defense: str = Field(
-        min_length=1,
-        max_length=MAX_DEFENSE_LENGTH,
-        pattern=_formats.NOT_BLANK_PATTERN,
-        description="trimmed; not blank",
+        pattern=_formats.trimmed_text(MAX_DEFENSE_LENGTH),
+        description=f"1 to {MAX_DEFENSE_LENGTH} characters once trimmed",
     )

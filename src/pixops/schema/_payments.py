@@ -37,8 +37,10 @@ __all__ = [
 
 MAX_DESCRIPTION_LENGTH: Final = limits.DESCRIPTION_MAX_CHARS
 MAX_CHARGE_CENTAVOS: Final = limits.CASH_IN_AMOUNT_MAX_CENTAVOS
-REFERENCE_PATTERN: Final = f"^[a-zA-Z0-9._:-]{{1,{limits.EXTERNAL_ID_MAX_CHARS}}}$"
-TAG_PATTERN: Final = f"^[a-zA-Z0-9._:-]{{1,{limits.TAG_MAX_CHARS}}}$"
+REFERENCE_PATTERN: Final = _formats.trimmed(
+    f"{_formats.REFERENCE_CHARS}{{1,{limits.EXTERNAL_ID_MAX_CHARS}}}"
+)
+TAG_PATTERN: Final = _formats.trimmed(f"{_formats.REFERENCE_CHARS}{{1,{limits.TAG_MAX_CHARS}}}")
 MAX_REQUEST_CENTAVOS: Final = money.INT64_MAX // money.CENTAVO_IN_BASE
 """The most centavos a cash-out or refund can name: its base units must fit in 64 bits."""
 CENTAVOS_DESCRIPTION: Final = (
@@ -49,10 +51,8 @@ CENTAVOS_DESCRIPTION: Final = (
 
 class ChargePayer(Closed):
     name: str = Field(
-        min_length=1,
-        max_length=limits.PAYER_NAME_MAX_CHARS,
-        pattern=_formats.NOT_BLANK_PATTERN,
-        description="trimmed; not blank",
+        pattern=_formats.trimmed_text(limits.PAYER_NAME_MAX_CHARS),
+        description=f"1 to {limits.PAYER_NAME_MAX_CHARS} characters once trimmed",
     )
     document: str = Field(
         min_length=11,
@@ -74,8 +74,12 @@ class ChargeRequest(Closed):
         le=limits.CASH_IN_EXPIRES_IN_MAX_SECONDS,
         description="QR lifetime in seconds; a JSON integer (3600, never 3600.0)",
     )
-    external_id: str | None = Field(None, pattern=REFERENCE_PATTERN)
-    tag: str | None = Field(None, pattern=TAG_PATTERN)
+    external_id: str | None = Field(
+        None, pattern=REFERENCE_PATTERN, description="trimmed, then a-z A-Z 0-9 . _ : -"
+    )
+    tag: str | None = Field(
+        None, pattern=TAG_PATTERN, description="trimmed, then a-z A-Z 0-9 . _ : -"
+    )
     payer: ChargePayer | None = None
 
 
@@ -185,10 +189,9 @@ class RefundRequest(WireModel):
     """`POST /pix/refund`."""
 
     original_transaction_id: str = Field(
-        min_length=1,
-        max_length=limits.TRANSACTION_ID_MAX_CHARS,
-        pattern=_formats.NOT_BLANK_PATTERN,
-        description="the received PIX (trimmed)",
+        pattern=_formats.trimmed_text(limits.TRANSACTION_ID_MAX_CHARS),
+        description="the received PIX; 1 to"
+        f" {limits.TRANSACTION_ID_MAX_CHARS} characters once trimmed",
         json_schema_extra={"format": _formats.FORMAT_TRANSACTION_ID},
     )
     amount: StrictInt | None = Field(
