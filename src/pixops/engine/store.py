@@ -16,7 +16,7 @@ from datetime import datetime
 from pathlib import Path
 from types import TracebackType
 
-from pixops.engine.durability import GroupCommit, SyncFunction
+from pixops.engine.durability import GroupCommit
 
 MIGRATIONS: tuple[str, ...] = (
     # 1: the whole first schema.
@@ -310,7 +310,7 @@ MIGRATIONS: tuple[str, ...] = (
         FOR EACH ROW WHEN NEW.version = OLD.version
         BEGIN UPDATE transactions SET version = OLD.version + 1 WHERE seq = NEW.seq; END;
     CREATE INDEX transactions_in_flight
-        ON transactions (merchant_id, created_at, seq, direction, type, version)
+        ON transactions (merchant_id, created_at, seq, stage, direction, type, version)
         WHERE stage < 3;
     """,
 )
@@ -341,20 +341,17 @@ class Store:
     """The engine's database. Callers hold `lock` for every use of `conn`."""
 
     def __init__(
-        self,
-        path: str | Path | None = None,
-        *,
-        group_commit: bool = False,
-        sync: SyncFunction | None = None,
+        self, path: str | Path | None = None, *, group_commit: bool | GroupCommit = False
     ) -> None:
-        """`group_commit` (file stores only): fsync many commits at once, see the module
-        docstring; `sync` replaces the fsync call (tests use it to watch the flushes)."""
-        if not isinstance(group_commit, bool):
-            raise TypeError("group_commit must be True or False")
-        if group_commit and path is None:
+        """`group_commit` (file stores only): True fsyncs many commits at once (see the
+        module docstring); a `GroupCommit` built for this file does so with its settings
+        (tests watch or replace its fsync)."""
+        if not isinstance(group_commit, bool | GroupCommit):
+            raise TypeError("group_commit must be True, False or a GroupCommit")
+        if group_commit is not False and path is None:
             raise ValueError("group commit needs a database file (an in-memory store has no log)")
-        if sync is not None and not group_commit:
-            raise ValueError("sync replaces the group commit's fsync; it needs group_commit=True")
+        if isinstance(group_commit, GroupCommit) and group_commit.database != Path(path or ""):
+            raise ValueError("the GroupCommit was built for another database file")
         target = ":memory:" if path is None else str(path)
         self.path = None if path is None else Path(path)
         self.conn = sqlite3.connect(
@@ -372,16 +369,14 @@ class Store:
         if self.path is not None:
             self.conn.execute("PRAGMA journal_mode = WAL")
             self.conn.execute("PRAGMA busy_timeout = 5000")
-            if group_commit:
+            if group_commit is not False:
                 self.conn.execute("PRAGMA synchronous = NORMAL")
                 self.conn.execute(f"PRAGMA wal_autocheckpoint = {_BACKSTOP_CHECKPOINT_PAGES}")
             else:
                 self.conn.execute("PRAGMA synchronous = FULL")
         self._migrate()
-        if group_commit and self.path is not None:
-            self.flusher = (
-                GroupCommit(self.path) if sync is None else GroupCommit(self.path, sync=sync)
-            )
+        if group_commit is not False and self.path is not None:
+            self.flusher = GroupCommit(self.path) if group_commit is True else group_commit
             self.flusher.start()
             # The schema (and whatever an earlier process left unsynced) durable first.
             self.flusher.wait(self.flusher.committed())
