@@ -1,0 +1,229 @@
+"""Statement pages from rendered items: the same bytes as rendering every row each time.
+
+The routes send `Reader.statement_encoded` (items kept encoded by row version); the
+reference is `Reader.statement` (every row rendered again) through the plain encoder.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pixops import wire
+from pixops.engine.http import encode_json
+from pixops.engine.merchants import require_merchant
+from pixops.engine.pipeline import encode_body
+from pixops.engine.queries import ListFilters, Page, Reader
+from pixops.engine.queries import _pages as pages
+from pixops.engine.store import Connection
+from pixops.sandbox import Sandbox
+
+#: Documented test keys (docs/sandbox-test-keys.md): settle, reject, orphan, DICT queue.
+KEYS = (
+    "maria.silva@sandbox.pixops.dev",
+    "reject.ac03@sandbox.pixops.dev",
+    "orphan@sandbox.pixops.dev",
+    "queue.client@sandbox.pixops.dev",
+    "instant@sandbox.pixops.dev",
+)
+STEPS = st.lists(
+    st.one_of(
+        st.tuples(st.just("cash_out"), st.sampled_from(KEYS), st.integers(1, 50_000)),
+        st.tuples(st.just("receive"), st.integers(1, 50_000)),
+        st.tuples(st.just("refund"), st.integers(0, 20), st.integers(1, 3_000)),
+        st.tuples(st.just("advance"), st.sampled_from([1, 2, 3, 10, 2_000])),
+    ),
+    max_size=30,
+)
+FILTERS = st.builds(
+    ListFilters, status=st.sampled_from([None, "settled", "rejected", "failed", "processing"])
+)
+PAGES = st.builds(Page, page=st.integers(1, 3), per_page=st.integers(1, 7))
+
+
+class RollbackError(Exception):
+    """Raised inside a unit of work to roll it back."""
+
+
+def play(steps: list[tuple[Any, ...]]) -> tuple[Sandbox, str]:
+    """A merchant's history: cash-outs of every outcome, credits, refunds, time passing."""
+    sandbox = Sandbox(seed=11)
+    merchant = sandbox.create_merchant("Loja", balance_centavos=10_000_000)
+    key = sandbox.issue_api_key(merchant.id, ip_whitelist=["127.0.0.1"])
+    credits: list[str] = []
+    for step in steps:
+        if step[0] == "cash_out":
+            body = wire.canonical_json({"amount": step[2], "pix_key": step[1]})
+            answer = sandbox.engine.handle(
+                "POST",
+                "/api/external/pix/cash-out",
+                [
+                    ("authorization", f"ApiKey {key.client_id}:{key.client_secret}"),
+                    ("content-type", "application/json"),
+                    ("hmac", wire.sign(body, key.client_secret)),
+                ],
+                body,
+                "127.0.0.1",
+            )
+            assert answer.status in (200, 202), answer.body
+        elif step[0] == "receive":
+            credits.append(sandbox.receive_pix(merchant.id, amount_centavos=step[1]))
+        elif step[0] == "refund" and credits:
+            original = credits[step[1] % len(credits)]
+            body = wire.canonical_json({"original_transaction_id": original, "amount": step[2]})
+            sandbox.engine.handle(
+                "POST",
+                "/api/external/pix/refund",
+                [
+                    ("authorization", f"ApiKey {key.client_id}:{key.client_secret}"),
+                    ("content-type", "application/json"),
+                    ("hmac", wire.sign(body, key.client_secret)),
+                ],
+                body,
+                "127.0.0.1",
+            )
+        elif step[0] == "advance":
+            sandbox.advance(step[1])
+    return sandbox, merchant.id
+
+
+def reader(sandbox: Sandbox, merchant_id: str) -> Reader:
+    conn = sandbox.engine.store.conn
+    return Reader(conn, require_merchant(conn, merchant_id), sandbox.now(), "99999999")
+
+
+def reference(
+    found: Reader, filters: ListFilters, page: Page, *, with_tag: bool, camel: bool
+) -> bytes:
+    body: dict[str, Any] = {
+        "worked": True,
+        "data": found.statement(filters, page, with_tag=with_tag),
+        "page": page.page,
+        "per_page": page.per_page,
+    }
+    converted = wire.camelize_keys(body) if camel else body
+    assert isinstance(converted, dict)
+    return encode_json(converted)
+
+
+def encoded(
+    found: Reader, filters: ListFilters, page: Page, *, with_tag: bool, camel: bool
+) -> bytes:
+    body = {
+        "worked": True,
+        "data": found.statement_encoded(filters, page, with_tag=with_tag),
+        "page": page.page,
+        "per_page": page.per_page,
+    }
+    return encode_body(body, camel)
+
+
+@settings(max_examples=40, deadline=None)
+@given(steps=STEPS, filters=FILTERS, page=PAGES, with_tag=st.booleans(), camel=st.booleans())
+def test_an_encoded_page_is_byte_for_byte_the_rendered_page(
+    steps: list[tuple[Any, ...]], filters: ListFilters, page: Page, with_tag: bool, camel: bool
+) -> None:
+    sandbox, merchant_id = play(steps)
+    found = reader(sandbox, merchant_id)
+    expected = reference(found, filters, page, with_tag=with_tag, camel=camel)
+    # Twice: the first fills the memo, the second is served from it.
+    assert encoded(found, filters, page, with_tag=with_tag, camel=camel) == expected
+    assert encoded(found, filters, page, with_tag=with_tag, camel=camel) == expected
+
+
+def test_a_row_that_changes_is_rendered_again() -> None:
+    sandbox, merchant_id = play([("cash_out", KEYS[0], 1_000)])
+    first = encoded(
+        reader(sandbox, merchant_id), ListFilters(), Page(), with_tag=False, camel=False
+    )
+    assert b'"payment_status":"processing"' in first
+    sandbox.advance(5)  # settles: the row's version grows
+    found = reader(sandbox, merchant_id)
+    after = encoded(found, ListFilters(), Page(), with_tag=False, camel=False)
+    assert b'"payment_status":"processing"' not in after
+    assert after == reference(found, ListFilters(), Page(), with_tag=False, camel=False)
+
+
+def test_every_update_of_a_transaction_row_grows_its_version() -> None:
+    sandbox, _ = play([("cash_out", KEYS[0], 1_000)])
+    conn = sandbox.engine.store.conn
+    before = conn.execute("SELECT seq, version FROM transactions").fetchone()
+    with sandbox.engine.store.transaction():
+        conn.execute("UPDATE transactions SET description = 'x' WHERE seq = ?", (before[0],))
+        conn.execute("UPDATE transactions SET description = 'y' WHERE seq = ?", (before[0],))
+    after = conn.execute("SELECT version FROM transactions WHERE seq = ?", (before[0],)).fetchone()
+    assert after[0] == before[1] + 2
+
+
+def test_a_transaction_that_changed_rows_renders_without_keeping() -> None:
+    sandbox, merchant_id = play([("cash_out", KEYS[0], 1_000)])
+    store = sandbox.engine.store
+    conn = store.conn
+    assert isinstance(conn, Connection)
+    conn.rendered.clear()
+
+    seen: list[bytes] = []
+
+    def change_render_and_fail() -> None:
+        with store.transaction():
+            conn.execute("UPDATE transactions SET description = 'not kept'")
+            seen.append(
+                encoded(
+                    reader(sandbox, merchant_id), ListFilters(), Page(), with_tag=False, camel=False
+                )
+            )
+            raise RollbackError
+
+    with pytest.raises(RollbackError):
+        change_render_and_fail()
+    assert b"not kept" in seen[0]
+    assert all(not memo for memo in conn.rendered.values())
+    # Rolled back: the same version number, committed again with other content, renders anew.
+    with store.transaction():
+        conn.execute("UPDATE transactions SET description = 'kept'")
+    page = encoded(reader(sandbox, merchant_id), ListFilters(), Page(), with_tag=False, camel=False)
+    assert b"kept" in page
+    assert b"not kept" not in page
+
+
+def test_the_memo_stays_within_its_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(pages, "MEMO_LIMIT", 4)
+    sandbox, merchant_id = play([("receive", 100 + n) for n in range(12)])
+    found = reader(sandbox, merchant_id)
+    for number in range(1, 4):
+        encoded(found, ListFilters(), Page(page=number, per_page=4), with_tag=False, camel=False)
+    conn = sandbox.engine.store.conn
+    assert isinstance(conn, Connection)
+    assert 0 < len(conn.rendered[(False, False)]) <= 4
+
+
+def test_page_one_reads_in_flight_rows_from_their_covering_index() -> None:
+    sandbox, merchant_id = play([("cash_out", KEYS[0], 1_000)])
+    conn = sandbox.engine.store.conn
+    traced: list[str] = []
+    conn.set_trace_callback(traced.append)
+    try:
+        reader(sandbox, merchant_id).statement_refs(ListFilters(), Page())
+    finally:
+        conn.set_trace_callback(None)
+    in_flight = next(sql for sql in traced if "stage < 3" in sql)
+    plan = " ".join(
+        str(row[3]) for row in conn.execute("EXPLAIN QUERY PLAN " + in_flight).fetchall()
+    )
+    assert "COVERING INDEX transactions_in_flight" in plan
+
+
+def test_a_plain_connection_renders_without_a_memo() -> None:
+    sandbox, merchant_id = play([("receive", 500)])
+    conn = sandbox.engine.store.conn
+    plain = sqlite3.connect(":memory:")
+    conn.backup(plain)
+    plain.row_factory = sqlite3.Row
+    refs = reader(sandbox, merchant_id).statement_refs(ListFilters(), Page())
+    assert pages.encode_items(plain, refs, with_tag=False, camel=False) == pages.encode_items(
+        conn, refs, with_tag=False, camel=False
+    )
