@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import httpx
 import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_notebook
@@ -44,3 +45,14 @@ def test_run_all_clicks_a_widget_and_reports_a_failing_cell(
     widget_button(page, "Show total").click()
     expect(page.locator(".widget-html-content").first).to_have_text("Total R$ 1.234,56")
     assert screenshot_notebook(page, "harness")[0].is_file()
+
+
+def test_the_file_browser_lists_the_notebooks_not_the_test_plumbing(lab: Server) -> None:
+    listed = httpx.get(
+        f"{lab.base_url}/api/contents/", headers={"Authorization": f"token {lab.token}"}
+    )
+    assert listed.status_code == 200
+    names = {item["name"] for item in listed.json()["content"]}
+    assert "01_quickstart.ipynb" in names
+    assert "README.md" in names
+    assert not names & {"conftest.py", "sanitize.cfg", "ruff.toml"}

@@ -15,7 +15,7 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TextIO
+from typing import Final, TextIO
 
 #: Extra Jupyter configuration shipped with pixops: it turns off JupyterLab's
 #: "news and updates" announcement, which asks a question on first start.
@@ -81,6 +81,20 @@ def jupyter_environment(base: Mapping[str, str]) -> dict[str, str]:
     return env
 
 
+#: Jupyter's own hidden names, plus the files that make the notebooks a test suite: a
+#: reader's file browser lists the notebooks and their README, nothing else.
+_HIDDEN_IN_LAB: Final = (
+    "__pycache__",
+    "*.pyc",
+    "*.pyo",
+    ".DS_Store",
+    "*~",
+    "conftest.py",
+    "sanitize.cfg",
+    "ruff.toml",
+)
+
+
 def lab_command(
     notebooks: Path,
     *,
@@ -110,6 +124,7 @@ def lab_command(
         "--ServerApp.port_retries=0",
         f"--ServerApp.root_dir={notebooks.resolve()}",
         f"--IdentityProvider.token={chosen_token}",
+        f"--ContentsManager.hide_globs={list(_HIDDEN_IN_LAB)}",
     ]
     if os.name == "posix" and os.geteuid() == 0:
         argv.append("--allow-root")
