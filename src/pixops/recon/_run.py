@@ -16,8 +16,10 @@ import duckdb
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from pixops.frames import as_table, parse_tz, to_frame
+from pixops.recon._database import cursor
 from pixops.recon._inputs import (
     LedgerMapping,
     balances_table,
@@ -26,9 +28,12 @@ from pixops.recon._inputs import (
     webhooks_table,
 )
 from pixops.recon._result import CATEGORIES, ReconResult
-from pixops.recon._sql import OUTPUTS, STEPS
+from pixops.recon._sql import LOOKUPS, OUTPUTS, STEPS
 
 __all__ = ["balance_snapshot", "reconcile"]
+
+#: Rows per chunk of the inputs handed to DuckDB (its scans run one chunk per task).
+CHUNK_ROWS = 65_536
 
 _SCOPE_SCHEMA = pa.schema([("first_day", pa.date32()), ("last_day", pa.date32())])
 
@@ -86,12 +91,7 @@ def reconcile(
             }
         ),
     }
-    if connection is None:
-        # Every output is sorted explicitly, so the steps need not keep insertion order:
-        # without it DuckDB materialises each step on both cores instead of one.
-        con = duckdb.connect(config={"preserve_insertion_order": False})
-    else:
-        con = connection
+    con = cursor() if connection is None else connection
     try:
         outputs = _run(con, zone, inputs)
     finally:
@@ -123,6 +123,8 @@ def _run(
         for name, (columns, order) in OUTPUTS.items():
             query = f"SELECT {columns} FROM {name} ORDER BY {order}"  # noqa: S608 (from _sql)
             table = con.sql(query).to_arrow_table()
+            if name in LOOKUPS:
+                table = _looked_up(table, LOOKUPS[name], inputs)
             outputs[name] = to_frame(_utc(table))
     finally:
         for name in inputs:
@@ -132,10 +134,34 @@ def _run(
     return outputs
 
 
+def _looked_up(
+    table: pa.Table,
+    lookups: tuple[tuple[str, str, str, str], ...],
+    inputs: dict[str, pa.Table],
+) -> pa.Table:
+    """The looked-up ids in front, taken by position (row number n is row n - 1); the
+    row numbers themselves dropped."""
+    numbers = {number for _, _, _, number in lookups}
+    columns: list[pa.ChunkedArray] = []
+    names: list[str] = []
+    for output, source, column, number in lookups:
+        positions = pc.subtract(table.column(number), 1)
+        columns.append(inputs[source].column(column).take(positions))
+        names.append(output)
+    for name in table.column_names:
+        if name not in numbers:
+            columns.append(table.column(name))
+            names.append(name)
+    return pa.table(columns, names=names)
+
+
 def _numbered(table: pa.Table, name: str) -> pa.Table:
-    """The table with its row positions (1, 2, ...) as a first column ``name``."""
+    """The table with its row positions (1, 2, ...) as a first column ``name``, in chunks
+    of `CHUNK_ROWS` (zero-copy slices): DuckDB scans an Arrow table one chunk per task, so
+    a table in one chunk would be read by one core."""
     positions = pa.array(np.arange(1, table.num_rows + 1, dtype=np.int64))
-    return table.add_column(0, name, positions)
+    numbered = table.add_column(0, name, positions)
+    return pa.Table.from_batches(numbered.to_batches(max_chunksize=CHUNK_ROWS), numbered.schema)
 
 
 def _utc(table: pa.Table) -> pa.Table:

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from typing import Final
 
-__all__ = ["OUTPUTS", "STEPS"]
+__all__ = ["LOOKUPS", "OUTPUTS", "STEPS"]
 
 # Webhook events that name a refund's original (the statement does not).
 _HOOK_LINKS = """
@@ -48,30 +48,36 @@ SELECT sn FROM (
 WHERE x.copy_rank > 1
 """
 
-# The business day is worked out once per row (a time-zone conversion: the costly part).
-_STMT_ALL = """
+# The statement rows kept (copies left out) without their text: what every rule reads
+# on a million rows. The business day is worked out once per row (a time-zone
+# conversion: the costly part). Text columns are read back by ``sn`` only for the rows
+# an output shows.
+_STMT = """
 SELECT d.*,
        (sc.first_day IS NULL OR d.business_date >= sc.first_day)
        AND (sc.last_day IS NULL OR d.business_date <= sc.last_day) AS in_scope
 FROM (
-    SELECT s.sn, s.id, s.transaction_id, s.end_to_end_id, s.external_id, s.tag,
-           CAST(s.payment_status AS STRING) AS payment_status,
+    SELECT s.sn, CAST(s.payment_status AS STRING) AS payment_status,
            CAST(s.direction AS STRING) AS direction,
-           s.amount_base, s.fee_base, s.net_base, s.created_at, s.completed_at,
-           COALESCE(s.original_transaction_id, h.original_transaction_id)
-               AS original_transaction_id,
+           s.amount_base, s.fee_base, s.completed_at,
            CAST(s.created_at AS DATE) AS business_date
     FROM statement_in s
-    LEFT JOIN hook_links h ON h.transaction_id = s.transaction_id
+    WHERE NOT EXISTS (SELECT 1 FROM copies c WHERE c.sn = s.sn)
 ) d
 CROSS JOIN scope_in sc
 """
 
-_STMT = """
-SELECT a.* FROM stmt_all a WHERE NOT EXISTS (SELECT 1 FROM copies c WHERE c.sn = a.sn)
+# Refunds and returns (few rows): the original named by the statement or by a webhook.
+_STMT_LINKS = """
+SELECT s.sn, s.transaction_id,
+       COALESCE(s.original_transaction_id, h.original_transaction_id)
+           AS original_transaction_id
+FROM statement_in s
+LEFT JOIN hook_links h ON h.transaction_id = s.transaction_id
+WHERE (s.original_transaction_id IS NOT NULL OR h.original_transaction_id IS NOT NULL)
+  AND NOT EXISTS (SELECT 1 FROM copies c WHERE c.sn = s.sn)
 """
 
-# A later ledger line booking a movement already booked is the duplicate.
 _LED = """
 SELECT l.ln, l.entry_id, l.reference, l.direction, l.amount_base, l.fee_base,
        COALESCE(l.status, 'settled') AS status, l.booked_on,
@@ -80,14 +86,21 @@ SELECT l.ln, l.entry_id, l.reference, l.direction, l.amount_base, l.fee_base,
 FROM ledger_in l CROSS JOIN scope_in sc
 """
 
-# Every identifier a ledger may have written down for a movement.
+# Every identifier a ledger may have written down for a movement (copies left out).
 _STMT_KEYS = """
-SELECT transaction_id AS match_key, sn, direction, payment_status, amount_base FROM stmt
-UNION ALL SELECT end_to_end_id, sn, direction, payment_status, amount_base
-FROM stmt WHERE end_to_end_id IS NOT NULL
-UNION ALL SELECT external_id, sn, direction, payment_status, amount_base
-FROM stmt WHERE external_id IS NOT NULL
-UNION ALL SELECT tag, sn, direction, payment_status, amount_base FROM stmt WHERE tag IS NOT NULL
+SELECT k.match_key, k.sn, CAST(k.direction AS STRING) AS direction,
+       CAST(k.payment_status AS STRING) AS payment_status, k.amount_base
+FROM (
+    SELECT transaction_id AS match_key, sn, direction, payment_status, amount_base
+    FROM statement_in
+    UNION ALL SELECT end_to_end_id, sn, direction, payment_status, amount_base
+    FROM statement_in WHERE end_to_end_id IS NOT NULL
+    UNION ALL SELECT external_id, sn, direction, payment_status, amount_base
+    FROM statement_in WHERE external_id IS NOT NULL
+    UNION ALL SELECT tag, sn, direction, payment_status, amount_base
+    FROM statement_in WHERE tag IS NOT NULL
+) k
+WHERE NOT EXISTS (SELECT 1 FROM copies c WHERE c.sn = k.sn)
 """
 
 # Every (entry, statement row) pair an identifier links, ranked in one integer: same
@@ -110,8 +123,10 @@ SELECT ln, MIN(rank_key) % 4294967296 AS sn FROM cand GROUP BY ln
 # A statement row picked by several entries belongs to the first booking.
 _CLAIMS = "SELECT sn, MIN(ln) AS ln, COUNT(*) AS claimants FROM picks GROUP BY sn"
 
+# The pairs on integers and short codes only; ids and references are read for the rows
+# an output shows.
 _PAIRS = """
-SELECT p.ln, l.entry_id, l.reference, s.sn, s.id AS stmt_id, s.transaction_id,
+SELECT p.ln, p.sn,
        l.direction AS ledger_direction, s.direction AS statement_direction,
        l.amount_base AS ledger_amount_base, s.amount_base AS statement_amount_base,
        l.fee_base AS ledger_fee_base, s.fee_base AS statement_fee_base,
@@ -130,8 +145,7 @@ JOIN led l ON l.ln = p.ln
 JOIN stmt s ON s.sn = p.sn
 """
 
-# Statement rows in scope that moved money and are paired with no entry (few rows, found
-# on integers alone and kept as a table, so the next step's joins are built on them).
+# Statement rows in scope that moved money and are paired with no entry (few rows).
 _UNCLAIMED = """
 SELECT s.sn FROM stmt s
 WHERE s.in_scope AND s.payment_status IN ('settled', 'processing')
@@ -140,14 +154,15 @@ WHERE s.in_scope AND s.payment_status IN ('settled', 'processing')
 
 # `referenced`: some entry names them (then a settled one was paid twice).
 _UNPAIRED = """
-SELECT s.*, r.sn IS NOT NULL AS referenced
+SELECT s.sn, s.direction, s.payment_status, s.amount_base, s.fee_base, s.business_date,
+       k.original_transaction_id, r.sn IS NOT NULL AS referenced
 FROM stmt s
 JOIN unclaimed u ON u.sn = s.sn
+LEFT JOIN stmt_links k ON k.sn = s.sn
 LEFT JOIN (SELECT DISTINCT c.sn FROM cand c JOIN unclaimed x ON x.sn = c.sn) r ON r.sn = s.sn
 """
 
-# Entries no statement row carries the reference of (few: found on integers alone, so the
-# ledger's text columns are read for these rows only).
+# Entries no statement row carries the reference of (few: found on integers alone).
 _UNPICKED = """
 SELECT l.ln FROM ledger_in l WHERE NOT EXISTS (SELECT 1 FROM picks p WHERE p.ln = l.ln)
 """
@@ -160,18 +175,16 @@ WHERE c.ln <> p.ln
 """
 
 _PAIR_COLUMNS = """
-       p.entry_id, p.reference, p.transaction_id, p.stmt_id AS statement_id,
-       p.ledger_amount_base, p.statement_amount_base,
+       p.ln, p.sn, p.ledger_amount_base, p.statement_amount_base,
        p.statement_amount_base - p.ledger_amount_base AS difference_base,
        p.ledger_fee_base, p.statement_fee_base, p.ledger_status, p.statement_status,
        p.booked_on, p.business_date"""
 
 
 def _stmt_columns(alias: str, ledger_status: str = "CAST(NULL AS STRING)") -> str:
-    """The discrepancy columns of a statement row that no ledger entry is paired with."""
+    """The finding columns of a statement row that no ledger entry is paired with."""
     return f"""
-       CAST(NULL AS STRING) AS entry_id, CAST(NULL AS STRING) AS reference,
-       {alias}.transaction_id, {alias}.id AS statement_id,
+       CAST(NULL AS BIGINT) AS ln, {alias}.sn,
        CAST(NULL AS BIGINT) AS ledger_amount_base, {alias}.amount_base AS statement_amount_base,
        {alias}.amount_base AS difference_base,
        CAST(NULL AS BIGINT) AS ledger_fee_base, {alias}.fee_base AS statement_fee_base,
@@ -199,7 +212,17 @@ SELECT transaction_id, webhook_status FROM (
 WHERE x.latest = 1
 """
 
-_DISCREPANCIES = f"""
+# Statement rows (copies left out) with a final status from a webhook (few rows).
+_HOOK_HITS = """
+SELECT s.sn, s.direction, s.payment_status, s.amount_base, s.fee_base, s.business_date,
+       s.in_scope, h.webhook_status
+FROM statement_in t
+JOIN hook_status h ON h.transaction_id = t.transaction_id
+JOIN stmt s ON s.sn = t.sn
+"""
+
+# Every finding on row numbers (``ln``, ``sn``); their ids are read in `discrepancies`.
+_FINDINGS = f"""
 SELECT 'unit_error' AS category, {_PAIR_COLUMNS},
        'amounts differ by a factor of 100 or 10000 (centavos, base units, reais)' AS detail
 FROM pairs p WHERE p.in_scope AND p.unit_error
@@ -227,8 +250,7 @@ SELECT 'timing_difference', {_PAIR_COLUMNS},
             ELSE 'booked on another business day' END
 FROM pairs p WHERE p.in_scope AND p.booked_on <> p.business_date
 UNION ALL
-SELECT 'missing_in_statement', l.entry_id, l.reference,
-       CAST(NULL AS STRING), CAST(NULL AS STRING),
+SELECT 'missing_in_statement', l.ln, CAST(NULL AS BIGINT),
        l.amount_base, CAST(NULL AS BIGINT), 0 - l.amount_base,
        l.fee_base, CAST(NULL AS BIGINT), l.status, CAST(NULL AS STRING),
        l.booked_on, CAST(NULL AS DATE),
@@ -236,7 +258,7 @@ SELECT 'missing_in_statement', l.entry_id, l.reference,
 FROM led l JOIN unpicked u ON u.ln = l.ln
 WHERE l.in_scope
 UNION ALL
-SELECT 'duplicate', l.entry_id, l.reference, s.transaction_id, s.id,
+SELECT 'duplicate', l.ln, s.sn,
        l.amount_base, s.amount_base, 0 - l.amount_base,
        l.fee_base, s.fee_base, l.status, s.payment_status, l.booked_on, s.business_date,
        'ledger entry books a movement another entry already booked'
@@ -251,7 +273,17 @@ FROM unpaired s WHERE s.referenced AND s.payment_status = 'settled'
 UNION ALL
 SELECT 'duplicate', {_stmt_columns("r")},
        'the same statement id is listed more than once'
-FROM stmt_all r JOIN copies c ON c.sn = r.sn WHERE r.in_scope
+FROM (
+    SELECT d.* FROM (
+        SELECT s.sn, s.amount_base, s.fee_base,
+               CAST(s.payment_status AS STRING) AS payment_status,
+               CAST(s.created_at AS DATE) AS business_date
+        FROM statement_in s JOIN copies c ON c.sn = s.sn
+    ) d
+    CROSS JOIN scope_in sc
+    WHERE (sc.first_day IS NULL OR d.business_date >= sc.first_day)
+      AND (sc.last_day IS NULL OR d.business_date <= sc.last_day)
+) r
 UNION ALL
 SELECT 'missing_in_ledger', {_stmt_columns("s")}, 'no ledger entry references this movement'
 FROM unpaired s WHERE NOT s.referenced AND s.original_transaction_id IS NULL
@@ -261,14 +293,13 @@ SELECT 'unbooked_refund', {_stmt_columns("s")},
               s.original_transaction_id, ' not booked in the ledger')
 FROM unpaired s WHERE NOT s.referenced AND s.original_transaction_id IS NOT NULL
 UNION ALL
-SELECT 'status_mismatch', {_stmt_columns("s", "h.webhook_status")},
-       CONCAT('webhook says ', h.webhook_status, ', statement shows ', s.payment_status)
-FROM stmt s JOIN hook_status h ON h.transaction_id = s.transaction_id
+SELECT 'status_mismatch', {_stmt_columns("s", "s.webhook_status")},
+       CONCAT('webhook says ', s.webhook_status, ', statement shows ', s.payment_status)
+FROM hook_hits s
 WHERE s.in_scope AND s.payment_status IN ('settled', 'rejected', 'failed')
-  AND h.webhook_status <> s.payment_status
+  AND s.webhook_status <> s.payment_status
 UNION ALL
-SELECT 'balance_difference', CAST(NULL AS STRING), CAST(NULL AS STRING),
-       CAST(NULL AS STRING), CAST(NULL AS STRING),
+SELECT 'balance_difference', CAST(NULL AS BIGINT), CAST(NULL AS BIGINT),
        b.expected_closing_base, b.closing_base, b.difference_base,
        CAST(NULL AS BIGINT), CAST(NULL AS BIGINT), CAST(NULL AS STRING), CAST(NULL AS STRING),
        CAST(NULL AS DATE), CAST(b.closing_at AS DATE),
@@ -276,10 +307,21 @@ SELECT 'balance_difference', CAST(NULL AS STRING), CAST(NULL AS STRING),
 FROM rollforward b WHERE b.difference_base <> 0
 """  # noqa: S608 (fixed fragments of this module, no input)
 
+_DISCREPANCIES = """
+SELECT f.category, l.entry_id, l.reference, t.transaction_id, t.id AS statement_id,
+       f.ledger_amount_base, f.statement_amount_base, f.difference_base,
+       f.ledger_fee_base, f.statement_fee_base, f.ledger_status, f.statement_status,
+       f.booked_on, f.business_date, f.detail
+FROM findings f
+LEFT JOIN ledger_in l ON l.ln = f.ln
+LEFT JOIN statement_in t ON t.sn = f.sn
+"""
+
+# Pairs that agree on everything, on row numbers; their ids are added by `LOOKUPS`.
 _MATCHED = """
-SELECT p.ln, p.entry_id, p.reference, p.transaction_id, p.stmt_id AS statement_id,
-       p.statement_amount_base AS amount_base, p.statement_fee_base AS fee_base,
-       p.statement_status AS payment_status, p.booked_on, p.business_date
+SELECT p.ln, p.sn, p.statement_amount_base AS amount_base,
+       p.statement_fee_base AS fee_base, p.statement_status AS payment_status,
+       p.booked_on, p.business_date
 FROM pairs p
 WHERE p.in_scope
   AND NOT p.unit_error AND NOT p.direction_differs
@@ -289,25 +331,40 @@ WHERE p.in_scope
   AND p.booked_on = p.business_date
 """
 
+# Refund rows with their amounts (few rows), and the originals they name.
+_REFUND_ROWS = """
+SELECT k.sn, k.transaction_id, k.original_transaction_id, s.direction, s.payment_status,
+       s.business_date, s.amount_base, s.in_scope
+FROM stmt_links k JOIN stmt s ON s.sn = k.sn
+"""
+
+_ORIGINALS = """
+SELECT s.sn, t.transaction_id, s.amount_base
+FROM statement_in t
+JOIN stmt s ON s.sn = t.sn
+WHERE t.transaction_id IN (SELECT original_transaction_id FROM stmt_links)
+"""
+
 _REFUNDS = """
 SELECT r.transaction_id AS refund_transaction_id, r.original_transaction_id,
        r.direction, r.payment_status, r.business_date,
        r.amount_base AS refund_amount_base, o.amount_base AS original_amount_base,
        t.total_refunded_base,
        o.amount_base - t.total_refunded_base AS remaining_refundable_base,
-       po.entry_id AS original_entry_id, pr.entry_id AS refund_entry_id
-FROM stmt r
-LEFT JOIN stmt o ON o.transaction_id = r.original_transaction_id
+       lo.entry_id AS original_entry_id, lr.entry_id AS refund_entry_id
+FROM refund_rows r
+LEFT JOIN originals o ON o.transaction_id = r.original_transaction_id
 LEFT JOIN (SELECT original_transaction_id,
                   CAST(SUM(amount_base) AS BIGINT) AS total_refunded_base
-           FROM stmt
-           WHERE original_transaction_id IS NOT NULL
-             AND payment_status IN ('settled', 'processing')
+           FROM refund_rows
+           WHERE payment_status IN ('settled', 'processing')
            GROUP BY original_transaction_id) t
   ON t.original_transaction_id = r.original_transaction_id
 LEFT JOIN pairs po ON po.sn = o.sn
+LEFT JOIN ledger_in lo ON lo.ln = po.ln
 LEFT JOIN pairs pr ON pr.sn = r.sn
-WHERE r.original_transaction_id IS NOT NULL AND r.in_scope
+LEFT JOIN ledger_in lr ON lr.ln = pr.ln
+WHERE r.in_scope
 """
 
 _SNAPSHOTS = """
@@ -370,8 +427,8 @@ LEFT JOIN (
 STEPS: Final[tuple[tuple[str, str, bool], ...]] = (
     ("hook_links", _HOOK_LINKS, True),
     ("copies", _COPIES, True),
-    ("stmt_all", _STMT_ALL, False),
     ("stmt", _STMT, True),
+    ("stmt_links", _STMT_LINKS, True),
     ("led", _LED, False),
     ("stmt_keys", _STMT_KEYS, False),
     ("cand", _CAND, True),
@@ -383,10 +440,14 @@ STEPS: Final[tuple[tuple[str, str, bool], ...]] = (
     ("unclaimed", _UNCLAIMED, True),
     ("unpaired", _UNPAIRED, True),
     ("hook_status", _HOOK_STATUS, True),
+    ("hook_hits", _HOOK_HITS, True),
     ("snapshots", _SNAPSHOTS, True),
     ("rollforward", _ROLLFORWARD, True),
+    ("findings", _FINDINGS, True),
     ("discrepancies", _DISCREPANCIES, True),
     ("matched", _MATCHED, False),
+    ("refund_rows", _REFUND_ROWS, True),
+    ("originals", _ORIGINALS, True),
     ("refunds", _REFUNDS, True),
     ("summary", _SUMMARY, True),
 )
@@ -397,25 +458,40 @@ _DISCREPANCY_COLUMNS = (
     " ledger_status, statement_status, booked_on, business_date, detail"
 )
 
-#: Output tables: (columns, row order). The result object exposes exactly these.
+#: Output tables: (columns, row order). The result object exposes exactly these, with
+#: the `LOOKUPS` of an output in front of its other columns (``ln``/``sn`` dropped).
 OUTPUTS: Final[dict[str, tuple[str, str]]] = {
     "matched": (
-        "entry_id, reference, transaction_id, statement_id, amount_base, fee_base,"
-        " payment_status, booked_on, business_date",
+        "ln, sn, amount_base, fee_base, payment_status, booked_on, business_date",
         "ln ASC NULLS LAST",
     ),
     "discrepancies": (
         _DISCREPANCY_COLUMNS,
         "category ASC NULLS LAST, business_date ASC NULLS LAST, booked_on ASC NULLS LAST,"
-        " entry_id ASC NULLS LAST, transaction_id ASC NULLS LAST",
+        " entry_id ASC NULLS LAST, transaction_id ASC NULLS LAST,"
+        " statement_id ASC NULLS LAST, reference ASC NULLS LAST, detail ASC NULLS LAST",
     ),
     "refunds": (
         "*",
-        "original_transaction_id ASC NULLS LAST, refund_transaction_id ASC NULLS LAST",
+        "original_transaction_id ASC NULLS LAST, refund_transaction_id ASC NULLS LAST,"
+        " original_entry_id ASC NULLS LAST, refund_entry_id ASC NULLS LAST",
     ),
     "rollforward": ("*", "opening_at ASC NULLS LAST"),
     "summary": (
         "category, items, ledger_amount_base, statement_amount_base, difference_base",
         "position ASC NULLS LAST",
+    ),
+}
+
+#: Ids an output takes from the input row its numbers point at, after the SQL:
+#: (output column, input, input column, number). A million matched rows would otherwise
+#: carry their text through every join and the sort; ``sn``/``ln`` are positions, so the
+#: DuckDB host takes these by position (an engine without positions joins on the number).
+LOOKUPS: Final[dict[str, tuple[tuple[str, str, str, str], ...]]] = {
+    "matched": (
+        ("entry_id", "ledger_in", "entry_id", "ln"),
+        ("reference", "ledger_in", "reference", "ln"),
+        ("transaction_id", "statement_in", "transaction_id", "sn"),
+        ("statement_id", "statement_in", "id", "sn"),
     ),
 }
