@@ -130,7 +130,9 @@ class Engine:
         try:
             with self.store.lock:
                 try:
-                    with self.store.transaction():
+                    # A GET only reads: it never takes the write lock (another server
+                    # process on the same file keeps writing meanwhile).
+                    with self.store.transaction(write=request.method != "GET"):
                         response = pipeline.run(self, request, route, params, allowed)
                         if not 200 <= response.status < 300:
                             raise _RollbackError(response)

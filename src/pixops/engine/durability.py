@@ -51,7 +51,7 @@ SyncFunction = Callable[[int], None]
 _DEFAULT_SYNC: SyncFunction = getattr(os, "fdatasync", os.fsync)
 
 #: Seconds between the flusher's checkpoints while commits keep coming.
-CHECKPOINT_INTERVAL_S = 0.5
+CHECKPOINT_INTERVAL_S = 0.25
 
 
 class GroupCommit:

@@ -388,9 +388,12 @@ class Store:
             for number, script in enumerate(MIGRATIONS[version:], start=version + 1):
                 self.conn.executescript(f"BEGIN; {script}; PRAGMA user_version = {number}; COMMIT;")
 
-    def transaction(self) -> Transaction:
-        """One atomic unit of work; nested uses join the outer transaction."""
-        return Transaction(self)
+    def transaction(self, *, write: bool = True) -> Transaction:
+        """One atomic unit of work; nested uses join the outer transaction.
+
+        `write=False` begins a deferred (read) transaction: it takes the database's write
+        lock only if it does write, so readers in other processes never wait for it."""
+        return Transaction(self, write)
 
     def commit_point(self) -> int:
         """What a caller must wait for before acknowledging what it just did or read.
@@ -455,17 +458,18 @@ class Transaction:
     timer opens one, and this costs less than half as much around the SQL.
     """
 
-    __slots__ = ("_store",)
+    __slots__ = ("_begin", "_store")
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, write: bool = True) -> None:
         self._store = store
+        self._begin = "BEGIN IMMEDIATE" if write else "BEGIN"
 
     def __enter__(self) -> Connection:
         store = self._store
         store.lock.acquire()
         if not store._depth:
             try:
-                store.conn.execute("BEGIN IMMEDIATE")
+                store.conn.execute(self._begin)
             except BaseException:
                 store.lock.release()
                 raise
