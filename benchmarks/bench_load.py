@@ -96,6 +96,11 @@ class Server:
             self.stop()
             raise RuntimeError(f"server did not start: {command}")
 
+    def cpu_seconds(self) -> float:
+        """CPU time (user + system, every thread) the server process has used so far."""
+        fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
     def rss_kib(self) -> int:
         status = Path(f"/proc/{self.process.pid}/status").read_text()
         found = re.search(r"VmRSS:\s+(\d+) kB", status)
@@ -174,6 +179,9 @@ class Tally:
     by_kind: dict[str, int] = field(default_factory=dict)
     statuses: dict[int, int] = field(default_factory=dict)
     broken: int = 0
+    server_cpu_s: float = 0.0
+    generator_cpu_s: float = 0.0
+    load_averages: list[float] = field(default_factory=list)
 
 
 async def _connection(port: int, make: Any, stop_ns: int, tally: Tally) -> None:
@@ -204,21 +212,37 @@ async def _connection(port: int, make: Any, stop_ns: int, tally: Tally) -> None:
 
 
 async def _drive(
-    port: int, make: Any, connections: int, seconds: float, server: Server, every_s: float
+    servers: Sequence[Server], make: Any, connections: int, seconds: float, every_s: float
 ) -> tuple[Tally, float, list[tuple[float, int]]]:
+    """`connections` keep-alive connections spread over `servers` in turn (as a load
+    balancer would), for `seconds`; memory is the servers' resident sets added up."""
     tally = Tally()
     start = time.perf_counter_ns()
     stop = start + int(seconds * 1e9)
-    memory: list[tuple[float, int]] = [(0.0, server.rss_kib())]
+
+    def rss_kib() -> int:
+        return sum(server.rss_kib() for server in servers)
+
+    def cpu_seconds() -> float:
+        return sum(server.cpu_seconds() for server in servers)
+
+    memory: list[tuple[float, int]] = [(0.0, rss_kib())]
+    server_cpu_before = cpu_seconds()
+    generator_before = time.process_time()
 
     async def sample() -> None:
         while time.perf_counter_ns() < stop:
-            await asyncio.sleep(every_s)
-            memory.append(((time.perf_counter_ns() - start) / 1e9, server.rss_kib()))
+            await asyncio.sleep(min(every_s, max(0.0, (stop - time.perf_counter_ns()) / 1e9)))
+            memory.append(((time.perf_counter_ns() - start) / 1e9, rss_kib()))
+            tally.load_averages.append(os.getloadavg()[0])
 
+    ports = [server.port for server in servers]
     await asyncio.gather(
-        sample(), *(_connection(port, make, stop, tally) for _ in range(connections))
+        sample(),
+        *(_connection(ports[n % len(ports)], make, stop, tally) for n in range(connections)),
     )
+    tally.server_cpu_s = cpu_seconds() - server_cpu_before
+    tally.generator_cpu_s = time.process_time() - generator_before
     return tally, (time.perf_counter_ns() - start) / 1e9, memory
 
 
@@ -245,6 +269,13 @@ class Figures:
     rss_max_kib: int
     rss_growth_after_warmup_kib: int
     memory_samples: list[tuple[float, int]]
+    #: CPU time of the server process (every thread) and of this load generator: the
+    #: figures a shared machine does not distort much (wall figures wait for the CPU).
+    server_cpu_s: float
+    server_cpu_ms_per_request: float
+    requests_per_server_cpu_second: float
+    generator_cpu_s: float
+    load_average_max: float
 
 
 def figures(label: str, tally: Tally, elapsed: float, memory: list[tuple[float, int]]) -> Figures:
@@ -267,6 +298,11 @@ def figures(label: str, tally: Tally, elapsed: float, memory: list[tuple[float, 
         rss_max_kib=max(kib for _, kib in memory),
         rss_growth_after_warmup_kib=memory[-1][1] - warm[0],
         memory_samples=memory,
+        server_cpu_s=round(tally.server_cpu_s, 2),
+        server_cpu_ms_per_request=round(1e3 * tally.server_cpu_s / max(1, len(ordered)), 3),
+        requests_per_server_cpu_second=round(len(ordered) / max(tally.server_cpu_s, 1e-9), 1),
+        generator_cpu_s=round(tally.generator_cpu_s, 2),
+        load_average_max=round(max(tally.load_averages, default=os.getloadavg()[0]), 2),
     )
 
 
@@ -275,7 +311,12 @@ def show(result: Figures) -> None:
         f"{result.label:<28} {result.rps:>9,.0f} req/s  p50 {result.p50_ms:6.2f} ms"
         f"  p95 {result.p95_ms:6.2f} ms  p99 {result.p99_ms:6.2f} ms  errors {result.errors}"
         f"  RSS {result.rss_start_kib // 1024}->{result.rss_end_kib // 1024} MiB"
-        f" (growth after warm-up {result.rss_growth_after_warmup_kib / 1024:+.1f} MiB)",
+        f" (growth after warm-up {result.rss_growth_after_warmup_kib / 1024:+.1f} MiB)\n"
+        f"{'':<28} server CPU {result.server_cpu_s:.2f} s"
+        f" = {result.server_cpu_ms_per_request:.3f} ms/request"
+        f" ({result.requests_per_server_cpu_second:,.0f} requests per CPU-second),"
+        f" generator CPU {result.generator_cpu_s:.2f} s, load average max"
+        f" {result.load_average_max:.2f}",
         flush=True,
     )
 
@@ -318,11 +359,10 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     try:
         tally, elapsed, memory = asyncio.run(
             _drive(
-                hello.port,
+                [hello],
                 lambda: ("hello", hello_raw),
                 args.connections,
                 args.ceiling_seconds,
-                hello,
                 args.sample_every,
             )
         )
@@ -336,23 +376,20 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         seed = seed_database(db)
         command = [sys.executable, "-m", "pixops", "serve", "--port", "0", "--db", str(db)]
         command += ["--rate-limit", str(OUT_OF_REACH)]
-        server = Server(command)
+        servers: list[Server] = []
         try:
-            workload = Workload(seed, server.port, args.only)
+            for _ in range(args.servers):
+                servers.append(Server(command))
+            workload = Workload(seed, servers[0].port, args.only)
             tally, elapsed, memory = asyncio.run(
-                _drive(
-                    server.port,
-                    workload.next,
-                    args.connections,
-                    args.seconds,
-                    server,
-                    args.sample_every,
-                )
+                _drive(servers, workload.next, args.connections, args.seconds, args.sample_every)
             )
             name = "mixed 70/20/10" if args.only == "mix" else f"only {args.only}"
-            mixed = figures(f"{name} ({db.parent.parent})", tally, elapsed, memory)
+            where = f"{db.parent.parent}, {args.servers} server{'s' * (args.servers > 1)}"
+            mixed = figures(f"{name} ({where})", tally, elapsed, memory)
         finally:
-            server.stop()
+            for server in servers:
+                server.stop()
     show(mixed)
     load_after = os.getloadavg()
     met = mixed.rps >= TARGET_RPS and mixed.p99_ms < TARGET_P99_MS and mixed.errors == 0
@@ -366,6 +403,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "python": sys.version.split()[0],
         "cpus": os.cpu_count(),
         "connections": args.connections,
+        "servers": args.servers,
         "load_average_before": load_before,
         "load_average_after": load_after,
         "target": {"rps": TARGET_RPS, "p99_ms": TARGET_P99_MS, "errors": 0, "verdict": verdict},
@@ -379,6 +417,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--ceiling-seconds", type=float, default=10.0)
     parser.add_argument("--connections", type=int, default=16)
+    parser.add_argument(
+        "--servers",
+        type=int,
+        default=1,
+        help="`pixops serve` processes on the one database file, connections spread over them",
+    )
     parser.add_argument("--sample-every", type=float, default=5.0, help="RSS sampling, seconds")
     parser.add_argument("--label", default="load", help="results file name")
     parser.add_argument(

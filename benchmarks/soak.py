@@ -29,6 +29,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--seconds", type=float, default=600.0)
     parser.add_argument("--connections", type=int, default=16)
+    parser.add_argument("--servers", type=int, default=1)
     args = parser.parse_args(argv)
     # A SIGTERM ends the run through the `finally` blocks that stop the servers.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
@@ -36,6 +37,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         seconds=args.seconds,
         ceiling_seconds=10.0,
         connections=args.connections,
+        servers=args.servers,
         sample_every=10.0,
         db_dir=None,
         only="mix",
