@@ -127,7 +127,7 @@ def acceptance_census(examples: int) -> dict[str, Any]:
         try:
             response = send(served, case, camel)
         except wire.WireError:
-            return  # two keys one camelCase key would carry: not a request
+            return  # no camelCase request means this body
         label = case.operation.label + (" (camelCase)" if camel else "")
         if response.status_code < 300:
             accepted[label] += 1

@@ -94,7 +94,8 @@ def engine_accepts_payout(body: dict[str, Any]) -> bool:
 
 # -- PIX keys: the document's rule is the service's rule -----------------------------
 
-_KEY_TYPES = [None, *(key_type.value for key_type in PixKeyType), "unknown"]
+ABSENT = "(absent)"
+_KEY_TYPES = [ABSENT, None, *(key_type.value for key_type in PixKeyType), "unknown"]
 _VALID_CPFS = st.text("0123456789", min_size=9, max_size=9).map(
     lambda nine: nine + documents.cpf_check_digits(nine)
 )
@@ -133,8 +134,8 @@ def test_the_document_admits_exactly_the_keys_the_service_accepts(
     key: str, key_type: str | None
 ) -> None:
     body: dict[str, Any] = {"amount": 100, "pix_key": key}
-    if key_type is not None:
-        body["pix_key_type"] = key_type
+    if key_type != ABSENT:
+        body["pix_key_type"] = key_type  # null reads as absent, for both
     assert PAYOUT.is_valid(body) == engine_accepts_payout(body), body
 
 
@@ -159,6 +160,10 @@ def test_every_documented_test_key_is_schema_valid_with_and_without_its_type() -
     "amount", [1, payouts.MAX_AMOUNT_CENTAVOS, 0, payouts.MAX_AMOUNT_CENTAVOS + 1]
 )
 def test_cash_out_amount_bounds_are_the_services(amount: int) -> None:
+    """Amount bounds are exact; optional fields sent as null read as omitted, for both."""
+    nulls = {"pix_key_type": None, "description": None, "external_id": None, "purpose": None}
+    assert PAYOUT.is_valid({"amount": 1, "pix_key": "maria.silva@sandbox.pixops.dev", **nulls})
+    assert engine_accepts_payout({"amount": 1, "pix_key": "a@b.co", **nulls})
     body = {"amount": amount, "pix_key": "maria.silva@sandbox.pixops.dev"}
     assert PAYOUT.is_valid(body) == engine_accepts_payout(body)
 

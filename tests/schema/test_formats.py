@@ -121,12 +121,14 @@ def test_the_key_rule_names_each_type_once_and_the_detectable_shapes() -> None:
     rules = pix_key_rules()["anyOf"]
     typed = [rule["properties"]["pix_key_type"]["const"] for rule in rules if "required" in rule]
     assert typed == ["cpf", "cnpj", "email", "phone", "evp"]
-    untyped = [rule for rule in rules if "not" in rule]
+    untyped = [rule for rule in rules if "required" not in rule]
     assert len(untyped) == 4
+    assert all(rule["properties"]["pix_key_type"] == {"type": "null"} for rule in untyped)
     validator = jsonschema_rs.validator_for(
         {"type": "object", **pix_key_rules(), "required": ["pix_key"]}
     )
     assert not validator.is_valid({"pix_key": "11144477735"})  # a CPF or a phone: which?
     assert validator.is_valid({"pix_key": "11144477735", "pix_key_type": "cpf"})
     assert validator.is_valid({"pix_key": "+5511987654321"})
+    assert validator.is_valid({"pix_key": "+5511987654321", "pix_key_type": None})
     assert not validator.is_valid({"pix_key": "+5511987654321", "pix_key_type": "email"})

@@ -394,10 +394,20 @@ def integers_as_integers(value: Any) -> Any:
     return value
 
 
+def camel_case_of(body: Any) -> Any:
+    """The body a camelCase merchant sends for `body`; `wire.WireError` when there is
+    none, because the service's conversion back would not give `body` (two keys that
+    become one, or a key such as `W` that is not snake_case to begin with)."""
+    camel = wire.camelize_keys(body)
+    if wire.snakify_keys(camel) != body:
+        raise wire.WireError("no camelCase body converts back to this one")
+    return camel
+
+
 def send(served: Served, case: Any, camel: bool) -> httpx.Response:
     """The case as a merchant's code would send it: our credentials, the body serialised
     once, signed over those bytes, keys converted when camelCase is asked for
-    (`wire.WireError` when two keys of the body would become one)."""
+    (`wire.WireError` when no camelCase body means this one)."""
     kwargs = case.as_transport_kwargs(base_url=served.server.base_url)
     headers = {
         name: value
@@ -411,7 +421,8 @@ def send(served: Served, case: Any, camel: bool) -> httpx.Response:
             content = case.body
         else:
             payload = integers_as_integers(case.body)
-            payload = wire.camelize_keys(payload) if camel else payload
+            if camel:
+                payload = camel_case_of(payload)
             content = json.dumps(payload, ensure_ascii=False).encode("utf-8", "surrogatepass")
         headers["content-type"] = case.media_type or "application/json"
         headers["hmac"] = wire.sign(content, served.credentials.client_secret)
@@ -441,7 +452,7 @@ def check_case(served: Served, case: Any, camel: bool, mode: GenerationMode) -> 
     try:
         response = send(served, case, camel)
     except wire.WireError:
-        reject()  # two keys that one camelCase key would carry: no such request exists
+        reject()  # no camelCase request means this body
     assert response.status_code < 500, response.text
     assert leaks(response.text, (served.credentials.client_secret,)) == []
     if mode is GenerationMode.POSITIVE:

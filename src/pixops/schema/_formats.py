@@ -142,7 +142,8 @@ _DETECTED_SHAPES: Final[tuple[dict[str, str], ...]] = (
 
 def pix_key_rules(key_field: str = "pix_key", type_field: str = "pix_key_type") -> dict[str, Any]:
     """`anyOf` the ways to name a key: with each `pix_key_type` and a key of that type's
-    shape, or without a type and a key whose shape says it (11 bare digits do not)."""
+    shape, or without a type (absent or null) and a key whose shape says it (11 bare
+    digits do not)."""
     typed: list[dict[str, Any]] = [
         {
             "required": [type_field],
@@ -151,7 +152,7 @@ def pix_key_rules(key_field: str = "pix_key", type_field: str = "pix_key_type") 
         for key_type, shape in _KEY_SHAPES.items()
     ]
     detected: list[dict[str, Any]] = [
-        {"not": {"required": [type_field]}, "properties": {key_field: dict(shape)}}
+        {"properties": {type_field: {"type": "null"}, key_field: dict(shape)}}
         for shape in _DETECTED_SHAPES
     ]
     return {"anyOf": typed + detected}

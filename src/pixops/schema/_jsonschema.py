@@ -96,34 +96,4 @@ def component_schemas() -> dict[str, Schema]:
     ]
     _, top = models_json_schema(pairs, ref_template=REF_TEMPLATE)
     definitions: dict[str, Schema] = top.get("$defs", {})
-    schemas = {name: _simplify(schema) for name, schema in sorted(definitions.items())}
-    for model in REQUESTS:
-        # An optional request field is omitted, never sent as null: say so.
-        body = schemas[model.__name__]
-        body["properties"] = {
-            name: _without_null(prop) for name, prop in body.get("properties", {}).items()
-        }
-    return schemas
-
-
-def _without_null(schema: Schema) -> Schema:
-    out = dict(schema)
-    kind = out.get("type")
-    if isinstance(kind, list) and "null" in kind:
-        rest = [k for k in kind if k != "null"]
-        out["type"] = rest[0] if len(rest) == 1 else rest
-        if "enum" in out:
-            out["enum"] = [v for v in out["enum"] if v is not None]
-    for keyword in ("oneOf", "anyOf"):
-        options = out.get(keyword)
-        if isinstance(options, list) and {"type": "null"} in options:
-            rest_options = [o for o in options if o != {"type": "null"}]
-            del out[keyword]
-            out = (
-                {**rest_options[0], **out}
-                if len(rest_options) == 1
-                else {**out, keyword: rest_options}
-            )
-    if out.get("default", 0) is None:
-        del out["default"]
-    return out
+    return {name: _simplify(schema) for name, schema in sorted(definitions.items())}

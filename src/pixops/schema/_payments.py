@@ -8,7 +8,7 @@ Requests carry centavos (`amount`, 1.00 BRL = 100); responses carry base units
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Final, Literal
+from typing import Annotated, Any, Final, Literal
 
 from pydantic import ConfigDict, Discriminator, Field, StrictInt
 
@@ -127,10 +127,11 @@ class PayoutRequest(WireModel):
         None, description="auto-detected when omitted; an 11-digit key needs it"
     )
     description: str | None = Field(None, max_length=MAX_DESCRIPTION_LENGTH)
-    external_id: str | None = Field(
+    external_id: Any = Field(
         None,
-        description="at most 128 characters of a-z A-Z 0-9 . _ : - after trimming; an"
-        " invalid value is dropped by the service (external_id null), never refused",
+        description="a string of at most 128 characters of a-z A-Z 0-9 . _ : - after"
+        " trimming; any other value is dropped by the service (external_id null), never"
+        " refused",
     )
     recipient_ispb: str | None = Field(None, pattern="^[0-9]{8}$")
     end_to_end_id: str | None = Field(
