@@ -4,9 +4,10 @@ Three kinds: patterns (ECMA-262 regular expressions, which JSON Schema, Python's
 and Rust's `regex` read alike: `\\uXXXX` escapes, no look-around), the `format` names
 of this API (annotations for what a pattern cannot check, such as CPF check digits or
 an id the service issued; a fuzzer or a code generator attaches a generator to each),
-and the cross-field rule of the PIX key and its type (`pix_key_rules`). The engine enforces every
-one of them; the document says them so that a request it admits is a request the
-service accepts, unless the account's state says otherwise.
+and the cross-field rule of the PIX key and its type (`pix_key_rules`). The engine
+enforces every one of them; the document says them so that a request it admits is a
+request the service accepts, unless the account's state says otherwise, and a request
+it refuses is one the service refuses.
 """
 
 from __future__ import annotations
