@@ -89,6 +89,25 @@ def test_with_a_base_url_it_is_the_real_service(
     assert client.base_url.startswith("https://pix.example.com")
 
 
+@pytest.mark.parametrize(
+    "base_url", ["http://127.0.0.1:8765/api/external", "http://localhost:8000", "http://[::1]:9"]
+)
+def test_a_service_on_this_machine_is_not_called_real_money(
+    no_service: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    base_url: str,
+) -> None:
+    monkeypatch.setenv(ENV_BASE_URL, base_url)
+    monkeypatch.setenv("PIXOPS_CLIENT_ID", "cli_example")
+    monkeypatch.setenv("PIXOPS_CLIENT_SECRET", "sk_example")
+    connect(inbox=Inbox())
+    line = capsys.readouterr().out
+    assert line.startswith(f"Connected to the PIX service at {base_url}, on this machine")
+    assert "real money, real customers" not in line
+    assert "pixops serve" in line
+
+
 def test_a_dotenv_file_configures_the_service(no_service: Path) -> None:
     (no_service / ".env").write_text(
         "PIXOPS_BASE_URL=https://pix.example.com\n"

@@ -16,6 +16,7 @@ seeded with the month's earlier events as if the merchant had been subscribed al
 from __future__ import annotations
 
 import contextlib
+import ipaddress
 import os
 import weakref
 from collections.abc import Callable
@@ -23,6 +24,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
+from urllib.parse import urlsplit
 
 from pixops.errors import PixopsError
 
@@ -146,7 +148,13 @@ def _service(base_url: str, inbox: Inbox | None) -> tuple[Client, Connection]:
             f"{error}. Set PIXOPS_CLIENT_ID and PIXOPS_CLIENT_SECRET (or unset "
             f"{ENV_BASE_URL} to use the demo month)."
         ) from error
-    description = f"Connected to the PIX service at {base_url}: real money, real customers."
+    if _is_this_machine(base_url):
+        description = (
+            f"Connected to the PIX service at {base_url}, on this machine: "
+            "if it is `pixops serve` (a sandbox), no real money moves."
+        )
+    else:
+        description = f"Connected to the PIX service at {base_url}: real money, real customers."
     if inbox is None:
         description += " No webhook inbox given: timelines show the API's records only."
     return client, Connection("service", description, base_url=base_url, inbox=inbox)
@@ -212,3 +220,14 @@ def _secret_of(subscription: object) -> str:
     if not isinstance(secret, str):
         raise ConnectError("the webhook subscription came back without its signing secret")
     return secret
+
+
+def _is_this_machine(base_url: str) -> bool:
+    """A loopback address: most likely `pixops serve`, not the real service."""
+    host = (urlsplit(base_url).hostname or "").lower()
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
