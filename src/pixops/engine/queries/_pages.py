@@ -28,7 +28,7 @@ from pixops.engine.store import Connection
 
 #: Items kept per connection and rendering: every in-flight payout of a busy account plus
 #: the newest pages.
-MEMO_LIMIT: Final = 16_384
+MEMO_LIMIT: Final = 8_192
 #: Rows fetched per query when rendering (well under SQLite's bound on parameters).
 _FETCH_CHUNK: Final = 500
 
