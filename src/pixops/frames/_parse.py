@@ -12,12 +12,11 @@ from __future__ import annotations
 import io
 from collections.abc import Iterable, Iterator
 
-import duckdb
-import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.json as pa_json
 
+from pixops.frames._ids import may_repeat
 from pixops.frames._schema import (
     CATEGORICAL_COLUMNS,
     STATEMENT_SCHEMA,
@@ -149,7 +148,7 @@ def deduplicate_by_id(table: pa.Table) -> pa.Table:
     if table.num_rows == 0:
         return table
     ids = table.column("id")
-    if not _may_repeat(ids):
+    if not may_repeat(ids):
         return table
     position = pa.array(range(table.num_rows), type=pa.int64())
     indexed = pa.table({"id": ids, "position": position})
@@ -159,14 +158,3 @@ def deduplicate_by_id(table: pa.Table) -> pa.Table:
     order = pc.sort_indices(grouped, sort_keys=[("position_min", "ascending")])
     keep = pc.take(grouped.column("position_max"), order)
     return table.take(keep).combine_chunks()
-
-
-def _may_repeat(ids: pa.ChunkedArray) -> bool:
-    """False when every id is distinct, decided on 64-bit hashes sorted in place (8 bytes
-    an id, against a copy of every string in a hash set); a collision only costs the
-    exact de-duplication."""
-    with duckdb.connect() as con:
-        con.register("ids", pa.table({"id": ids}))
-        hashes = con.sql("SELECT hash(id) AS h FROM ids").to_arrow_table().column("h")
-    values = np.sort(hashes.to_numpy())
-    return bool(np.any(values[1:] == values[:-1]))
