@@ -121,10 +121,14 @@ def _run(
             con.execute(f"CREATE OR REPLACE TEMP {kind} {name} AS {sql}")
         outputs: dict[str, pd.DataFrame] = {}
         for name, (columns, order) in OUTPUTS.items():
-            query = f"SELECT {columns} FROM {name} ORDER BY {order}"  # noqa: S608 (from _sql)
+            lookups = LOOKUPS.get(name, ())
+            looked_up = {output for output, _, _, _ in lookups}
+            numbers = sorted({number for _, _, _, number in lookups})
+            selected = [c for c in columns.split(", ") if c not in looked_up] + numbers
+            query = f"SELECT {', '.join(selected)} FROM {name} ORDER BY {order}"  # noqa: S608
             table = con.sql(query).to_arrow_table()
-            if name in LOOKUPS:
-                table = _looked_up(table, LOOKUPS[name], inputs)
+            if lookups:
+                table = _looked_up(table, columns.split(", "), lookups, inputs)
             outputs[name] = to_frame(_utc(table))
     finally:
         for name in inputs:
@@ -136,23 +140,23 @@ def _run(
 
 def _looked_up(
     table: pa.Table,
+    columns: list[str],
     lookups: tuple[tuple[str, str, str, str], ...],
     inputs: dict[str, pa.Table],
 ) -> pa.Table:
-    """The looked-up ids in front, taken by position (row number n is row n - 1); the
-    row numbers themselves dropped."""
-    numbers = {number for _, _, _, number in lookups}
-    columns: list[pa.ChunkedArray] = []
-    names: list[str] = []
+    """``columns`` in order: the looked-up ones taken by position (row number n is row
+    n - 1 of its input, a categorical decoded to text), the others from ``table``."""
+    taken: dict[str, pa.ChunkedArray] = {}
     for output, source, column, number in lookups:
         positions = pc.subtract(table.column(number), 1)
-        columns.append(inputs[source].column(column).take(positions))
-        names.append(output)
-    for name in table.column_names:
-        if name not in numbers:
-            columns.append(table.column(name))
-            names.append(name)
-    return pa.table(columns, names=names)
+        values = inputs[source].column(column).take(positions)
+        if pa.types.is_dictionary(values.type):
+            values = values.cast(values.type.value_type)
+        taken[output] = values
+    return pa.table(
+        [taken[name] if name in taken else table.column(name) for name in columns],
+        names=columns,
+    )
 
 
 def _numbered(table: pa.Table, name: str) -> pa.Table:

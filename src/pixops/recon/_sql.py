@@ -123,14 +123,12 @@ SELECT ln, MIN(rank_key) % 4294967296 AS sn FROM cand GROUP BY ln
 # A statement row picked by several entries belongs to the first booking.
 _CLAIMS = "SELECT sn, MIN(ln) AS ln, COUNT(*) AS claimants FROM picks GROUP BY sn"
 
-# The pairs on integers and short codes only; ids and references are read for the rows
-# an output shows.
+# The pairs on numbers only (text costs a million rows dearly): directions and statuses
+# are compared here and read back in `pair_issues` for the few pairs that differ.
 _PAIRS = """
 SELECT p.ln, p.sn,
-       l.direction AS ledger_direction, s.direction AS statement_direction,
        l.amount_base AS ledger_amount_base, s.amount_base AS statement_amount_base,
        l.fee_base AS ledger_fee_base, s.fee_base AS statement_fee_base,
-       l.status AS ledger_status, s.payment_status AS statement_status,
        l.booked_on, s.business_date,
        l.in_scope OR s.in_scope AS in_scope,
        CASE WHEN l.amount_base = s.amount_base THEN FALSE
@@ -139,10 +137,25 @@ SELECT p.ln, p.sn,
                  OR CAST(s.amount_base AS DECIMAL(38, 0)) * 100 = l.amount_base
                  OR CAST(s.amount_base AS DECIMAL(38, 0)) * 10000 = l.amount_base
        END AS unit_error,
-       (l.direction IS NOT NULL AND l.direction <> s.direction) AS direction_differs
+       (l.direction IS NOT NULL AND l.direction <> s.direction) AS direction_differs,
+       l.status <> s.payment_status AS status_differs
 FROM claims p
 JOIN led l ON l.ln = p.ln
 JOIN stmt s ON s.sn = p.sn
+"""
+
+# Pairs in scope that differ in anything (few), with both sides' direction and status.
+_PAIR_ISSUES = """
+SELECT p.*, l.direction AS ledger_direction, s.direction AS statement_direction,
+       l.status AS ledger_status, s.payment_status AS statement_status
+FROM pairs p
+JOIN led l ON l.ln = p.ln
+JOIN stmt s ON s.sn = p.sn
+WHERE p.in_scope
+  AND (p.unit_error OR p.direction_differs OR p.status_differs
+       OR p.ledger_amount_base <> p.statement_amount_base
+       OR (p.ledger_fee_base IS NOT NULL AND p.ledger_fee_base <> p.statement_fee_base)
+       OR p.booked_on <> p.business_date)
 """
 
 # Statement rows in scope that moved money and are paired with no entry (few rows).
@@ -225,30 +238,30 @@ JOIN stmt s ON s.sn = t.sn
 _FINDINGS = f"""
 SELECT 'unit_error' AS category, {_PAIR_COLUMNS},
        'amounts differ by a factor of 100 or 10000 (centavos, base units, reais)' AS detail
-FROM pairs p WHERE p.in_scope AND p.unit_error
+FROM pair_issues p WHERE p.in_scope AND p.unit_error
 UNION ALL
 SELECT 'amount_mismatch', {_PAIR_COLUMNS},
        CASE WHEN p.direction_differs
             THEN CONCAT('direction ', p.ledger_direction, ' in the ledger, ',
                         p.statement_direction, ' in the statement')
             ELSE 'amounts differ' END
-FROM pairs p
+FROM pair_issues p
 WHERE p.in_scope AND ((p.ledger_amount_base <> p.statement_amount_base AND NOT p.unit_error)
                       OR p.direction_differs)
 UNION ALL
 SELECT 'fee_mismatch', {_PAIR_COLUMNS}, 'fees differ'
-FROM pairs p
+FROM pair_issues p
 WHERE p.in_scope AND p.ledger_fee_base IS NOT NULL AND p.ledger_fee_base <> p.statement_fee_base
 UNION ALL
 SELECT 'status_mismatch', {_PAIR_COLUMNS},
        CONCAT('ledger expects ', p.ledger_status, ', statement shows ', p.statement_status)
-FROM pairs p WHERE p.in_scope AND p.ledger_status <> p.statement_status
+FROM pair_issues p WHERE p.in_scope AND p.ledger_status <> p.statement_status
 UNION ALL
 SELECT 'timing_difference', {_PAIR_COLUMNS},
        CASE WHEN p.business_date = p.booked_on + 1 THEN 'statement one business day later'
             WHEN p.business_date = p.booked_on - 1 THEN 'statement one business day earlier'
             ELSE 'booked on another business day' END
-FROM pairs p WHERE p.in_scope AND p.booked_on <> p.business_date
+FROM pair_issues p WHERE p.in_scope AND p.booked_on <> p.business_date
 UNION ALL
 SELECT 'missing_in_statement', l.ln, CAST(NULL AS BIGINT),
        l.amount_base, CAST(NULL AS BIGINT), 0 - l.amount_base,
@@ -320,14 +333,12 @@ LEFT JOIN statement_in t ON t.sn = f.sn
 # Pairs that agree on everything, on row numbers; their ids are added by `LOOKUPS`.
 _MATCHED = """
 SELECT p.ln, p.sn, p.statement_amount_base AS amount_base,
-       p.statement_fee_base AS fee_base, p.statement_status AS payment_status,
-       p.booked_on, p.business_date
+       p.statement_fee_base AS fee_base, p.booked_on, p.business_date
 FROM pairs p
 WHERE p.in_scope
-  AND NOT p.unit_error AND NOT p.direction_differs
+  AND NOT p.unit_error AND NOT p.direction_differs AND NOT p.status_differs
   AND p.ledger_amount_base = p.statement_amount_base
   AND (p.ledger_fee_base IS NULL OR p.ledger_fee_base = p.statement_fee_base)
-  AND p.ledger_status = p.statement_status
   AND p.booked_on = p.business_date
 """
 
@@ -435,6 +446,7 @@ STEPS: Final[tuple[tuple[str, str, bool], ...]] = (
     ("picks", _PICKS, True),
     ("claims", _CLAIMS, True),
     ("pairs", _PAIRS, True),
+    ("pair_issues", _PAIR_ISSUES, True),
     ("double_booked", _DOUBLE_BOOKED, False),
     ("unpicked", _UNPICKED, True),
     ("unclaimed", _UNCLAIMED, True),
@@ -458,11 +470,12 @@ _DISCREPANCY_COLUMNS = (
     " ledger_status, statement_status, booked_on, business_date, detail"
 )
 
-#: Output tables: (columns, row order). The result object exposes exactly these, with
-#: the `LOOKUPS` of an output in front of its other columns (``ln``/``sn`` dropped).
+#: Output tables: (columns, row order). The result object exposes exactly these; an
+#: output's `LOOKUPS` are not in its SQL, which has the row numbers they need instead.
 OUTPUTS: Final[dict[str, tuple[str, str]]] = {
     "matched": (
-        "ln, sn, amount_base, fee_base, payment_status, booked_on, business_date",
+        "entry_id, reference, transaction_id, statement_id, amount_base, fee_base,"
+        " payment_status, booked_on, business_date",
         "ln ASC NULLS LAST",
     ),
     "discrepancies": (
@@ -483,15 +496,17 @@ OUTPUTS: Final[dict[str, tuple[str, str]]] = {
     ),
 }
 
-#: Ids an output takes from the input row its numbers point at, after the SQL:
-#: (output column, input, input column, number). A million matched rows would otherwise
-#: carry their text through every join and the sort; ``sn``/``ln`` are positions, so the
-#: DuckDB host takes these by position (an engine without positions joins on the number).
+#: Text an output takes from the input row its numbers point at, after the SQL: (output
+#: column, input, input column, number), as plain text (a categorical column decoded). A
+#: million matched rows would otherwise carry their text through every join and the sort;
+#: ``sn``/``ln`` are positions, so the DuckDB host takes these by position (an engine
+#: without positions joins on the number).
 LOOKUPS: Final[dict[str, tuple[tuple[str, str, str, str], ...]]] = {
     "matched": (
         ("entry_id", "ledger_in", "entry_id", "ln"),
         ("reference", "ledger_in", "reference", "ln"),
         ("transaction_id", "statement_in", "transaction_id", "sn"),
         ("statement_id", "statement_in", "id", "sn"),
+        ("payment_status", "statement_in", "payment_status", "sn"),
     ),
 }
