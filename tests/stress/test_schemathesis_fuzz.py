@@ -49,6 +49,7 @@ from pixops import documents, schema, wire
 from pixops.engine import openapi
 from pixops.engine.config import SERVICE_ISPB
 from pixops.engine.world.sandbox_keys import TEST_KEYS
+from pixops.pixkeys import BRAZILIAN_AREA_CODES
 from pixops.sandbox import Sandbox
 from tests.stress._harness import (
     SETTLING_KEY,
@@ -241,6 +242,14 @@ OWN_END_TO_END_IDS: Final = st.builds(
     st.datetimes(min_value=datetime(2020, 1, 1), max_value=datetime(2035, 12, 31)),
     st.text(_ALNUM, min_size=11, max_size=11),
 )
+EMAIL_KEYS: Final = st.from_regex(r"\A[a-z0-9._+-]{1,20}@[a-z0-9]{1,20}\.(com|br|dev)\Z")
+PHONE_KEYS: Final = st.builds(
+    lambda prefix, area, number: f"{prefix}{area}9{number}",
+    st.sampled_from(["", "+55"]),
+    st.sampled_from(sorted(BRAZILIAN_AREA_CODES)),
+    st.text("0123456789", min_size=8, max_size=8),
+)
+EVP_KEYS: Final = st.uuids(version=4).map(str)
 UNKNOWN_IDS: Final = st.text(st.characters(codec="utf-8"), min_size=1, max_size=40)
 
 
@@ -271,6 +280,14 @@ def register_formats(known: Known) -> None:
         schema.FORMAT_CPF: _existing_or_not(registered["cpf"], CPFS),
         schema.FORMAT_CNPJ: _existing_or_not(registered["cnpj"], CNPJS),
         schema.FORMAT_DOCUMENT: documents_,
+        # E-mail, phone and EVP keys (each branch's pattern keeps its own type): the test
+        # keys (settled, settled at once, queued, rejected, orphaned, refused) or any.
+        schema.FORMAT_PIX_KEY: st.one_of(
+            st.sampled_from([*registered["email"], *registered["phone"], *registered["evp"]]),
+            EMAIL_KEYS,
+            PHONE_KEYS,
+            EVP_KEYS,
+        ),
         schema.FORMAT_END_TO_END_ID: _existing_or_not(known.end_to_end_ids, OWN_END_TO_END_IDS),
         schema.FORMAT_TRANSACTION_ID: _existing_or_not(known.transaction_ids, UNKNOWN_IDS),
         schema.FORMAT_MED_CASE_ID: _existing_or_not(known.med_case_ids, UNKNOWN_IDS),

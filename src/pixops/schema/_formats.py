@@ -28,6 +28,7 @@ __all__ = [
     "FORMAT_DOCUMENT",
     "FORMAT_END_TO_END_ID",
     "FORMAT_MED_CASE_ID",
+    "FORMAT_PIX_KEY",
     "FORMAT_TRANSACTION_ID",
     "FORMAT_WEBHOOK_ID",
     "IDEMPOTENCY_KEY_PATTERN",
@@ -46,6 +47,9 @@ FORMAT_CPF: Final = "cpf"
 """11 digits whose two check digits are right (not all equal)."""
 FORMAT_CNPJ: Final = "cnpj"
 """12 characters of 0-9 A-Z and two check digits (numeric or the 2026 alphanumeric CNPJ)."""
+FORMAT_PIX_KEY: Final = "pix-key"
+"""An e-mail, phone or EVP key (the pattern beside it says which); that the directory
+holds it is the directory's answer (`dict_key_not_found`), not the key's shape."""
 FORMAT_DOCUMENT: Final = "cpf-or-cnpj"
 """A valid CPF or CNPJ, bare or punctuated (`529.982.247-25`, `11.222.333/0001-81`)."""
 FORMAT_END_TO_END_ID: Final = "end-to-end-id"
@@ -127,17 +131,17 @@ EVP_KEY_PATTERN: Final = (
 _KEY_SHAPES: Final[dict[str, dict[str, str]]] = {
     PixKeyType.CPF.value: {"pattern": CPF_KEY_PATTERN, "format": FORMAT_CPF},
     PixKeyType.CNPJ.value: {"pattern": CNPJ_KEY_PATTERN, "format": FORMAT_CNPJ},
-    PixKeyType.EMAIL.value: {"pattern": EMAIL_KEY_PATTERN},
-    PixKeyType.PHONE.value: {"pattern": PHONE_KEY_PATTERN},
-    PixKeyType.EVP.value: {"pattern": EVP_KEY_PATTERN},
+    PixKeyType.EMAIL.value: {"pattern": EMAIL_KEY_PATTERN, "format": FORMAT_PIX_KEY},
+    PixKeyType.PHONE.value: {"pattern": PHONE_KEY_PATTERN, "format": FORMAT_PIX_KEY},
+    PixKeyType.EVP.value: {"pattern": EVP_KEY_PATTERN, "format": FORMAT_PIX_KEY},
 }
 #: Without `pix_key_type` the service detects the type from the shape; 11 bare digits
 #: (a CPF or a phone) are ambiguous and need the type, so no shape here admits them.
 _DETECTED_SHAPES: Final[tuple[dict[str, str], ...]] = (
-    {"pattern": _PHONE_DETECTED_PATTERN},
+    {"pattern": _PHONE_DETECTED_PATTERN, "format": FORMAT_PIX_KEY},
     {"pattern": _CNPJ_DETECTED_PATTERN, "format": FORMAT_CNPJ},
-    {"pattern": EMAIL_KEY_PATTERN},
-    {"pattern": EVP_KEY_PATTERN},
+    {"pattern": EMAIL_KEY_PATTERN, "format": FORMAT_PIX_KEY},
+    {"pattern": EVP_KEY_PATTERN, "format": FORMAT_PIX_KEY},
 )
 
 
