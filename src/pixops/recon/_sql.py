@@ -103,7 +103,8 @@ FROM (
 WHERE NOT EXISTS (SELECT 1 FROM copies c WHERE c.sn = k.sn)
 """
 
-# Every (entry, statement row) pair an identifier links, ranked in one integer: same
+# Every (entry, statement row) pair an identifier links (an entry linking none once, with
+# no row: it is missing from the statement), ranked in one integer: same
 # direction, then settled, then the same amount (flags above the bits of `sn`), then the
 # first in statement order. Ranking in the join itself spares re-reading both sides.
 _CAND = """
@@ -112,16 +113,19 @@ SELECT l.ln, k.sn,
         + CASE WHEN k.payment_status = 'settled' THEN 0 ELSE 2 END
         + CASE WHEN k.amount_base = l.amount_base THEN 0 ELSE 1 END) * 4294967296
        + k.sn AS rank_key
-FROM led l JOIN stmt_keys k ON k.match_key = l.reference
+FROM led l LEFT JOIN stmt_keys k ON k.match_key = l.reference
 """
 
-# Each ledger entry picks its best-ranked candidate (the low 32 bits are its `sn`).
+# Each ledger entry picks its best-ranked candidate (the low 32 bits are its `sn`; NULL
+# when no statement row carries its reference).
 _PICKS = """
 SELECT ln, MIN(rank_key) % 4294967296 AS sn FROM cand GROUP BY ln
 """
 
 # A statement row picked by several entries belongs to the first booking.
-_CLAIMS = "SELECT sn, MIN(ln) AS ln, COUNT(*) AS claimants FROM picks GROUP BY sn"
+_CLAIMS = """
+SELECT sn, MIN(ln) AS ln, COUNT(*) AS claimants FROM picks WHERE sn IS NOT NULL GROUP BY sn
+"""
 
 # The pairs on numbers only (text costs a million rows dearly): directions and statuses
 # are compared here and read back in `pair_issues` for the few pairs that differ.
@@ -175,10 +179,8 @@ LEFT JOIN stmt_links k ON k.sn = s.sn
 LEFT JOIN (SELECT DISTINCT c.sn FROM cand c JOIN unclaimed x ON x.sn = c.sn) r ON r.sn = s.sn
 """
 
-# Entries no statement row carries the reference of (few: found on integers alone).
-_UNPICKED = """
-SELECT l.ln FROM ledger_in l WHERE NOT EXISTS (SELECT 1 FROM picks p WHERE p.ln = l.ln)
-"""
+# Entries no statement row carries the reference of (few).
+_UNPICKED = "SELECT ln FROM picks WHERE sn IS NULL"
 
 # Entries whose pick was claimed by an earlier booking.
 _DOUBLE_BOOKED = """
