@@ -67,25 +67,24 @@ def find_original(
 
 
 def committed_total_base(conn: sqlite3.Connection, original_transaction_id: str) -> int:
-    """Refunds of the original that completed or may still complete, in base units."""
-    total = conn.execute(
-        "SELECT COALESCE(SUM(amount_base), 0) FROM transactions"
-        " WHERE original_transaction_id = ? AND kind IN ('refund', 'med_refund')"
-        " AND status NOT IN ('failed', 'rejected')",
+    """Refunds of the original that completed or may still complete, in base units.
+
+    Read from `refund_totals`, which the store's triggers keep equal to the sum of those
+    refunds' amounts."""
+    row = conn.execute(
+        "SELECT committed_base FROM refund_totals WHERE original_transaction_id = ?",
         (original_transaction_id,),
-    ).fetchone()[0]
-    return int(total)
+    ).fetchone()
+    return 0 if row is None else int(row[0])
 
 
 def refunded_total_base(conn: sqlite3.Connection, original_transaction_id: str) -> int:
-    """Refunds of the original that completed, in base units."""
-    total = conn.execute(
-        "SELECT COALESCE(SUM(amount_base), 0) FROM transactions"
-        " WHERE original_transaction_id = ? AND kind IN ('refund', 'med_refund')"
-        " AND status = 'settled'",
+    """Refunds of the original that completed, in base units (see `committed_total_base`)."""
+    row = conn.execute(
+        "SELECT refunded_base FROM refund_totals WHERE original_transaction_id = ?",
         (original_transaction_id,),
-    ).fetchone()[0]
-    return int(total)
+    ).fetchone()
+    return 0 if row is None else int(row[0])
 
 
 def request_refund(
