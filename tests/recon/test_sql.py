@@ -55,3 +55,33 @@ def test_every_step_has_a_unique_name() -> None:
     names = [name for name, _, _ in STEPS]
     assert len(names) == len(set(names))
     assert set(OUTPUTS) <= set(names)
+
+
+def test_lookups_read_the_input_row_their_number_points_at() -> None:
+    """The text the host takes by position is what a join on the row numbers gives."""
+    import duckdb
+
+    from pixops.recon import LOOKUPS, reconcile
+    from pixops.recon._run import _numbered
+    from tests.recon.builders import ledger_row, ledger_table, statement_row, statement_table
+
+    statement = statement_table([statement_row(n) for n in range(6)])
+    ledger = ledger_table(
+        [ledger_row(f"L{n}", f"PIXIN{n:06d}") for n in (5, 3, 1, 0, 4, 2)]  # shuffled
+    )
+    matched = reconcile(statement, ledger).matched
+    assert len(matched) == 6
+    with duckdb.connect() as con:
+        con.register("statement_in", _numbered(statement, "sn"))
+        con.register("ledger_in", _numbered(ledger, "ln"))
+        # Every entry names its row's transaction_id: these are the matched pairs, by ln.
+        con.execute(
+            "CREATE TEMP TABLE pairs AS SELECT l.ln, s.sn FROM ledger_in l"
+            " JOIN statement_in s ON s.transaction_id = l.reference"
+        )
+        for output, source, column, number in LOOKUPS["matched"]:
+            joined = con.execute(
+                f"SELECT CAST(i.{column} AS STRING) FROM pairs p"
+                f" JOIN {source} i ON i.{number} = p.{number} ORDER BY p.ln"
+            ).fetchall()
+            assert list(matched[output]) == [row[0] for row in joined], output

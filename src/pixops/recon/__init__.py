@@ -12,7 +12,9 @@
     result.summary_figure()           # plotly, amounts in pt-BR
 
 All rules live in ONE portable SQL text (`STEPS`) run by DuckDB with the inputs
-registered as views and the session time zone set; the same text runs on Spark.
+registered as views and the session time zone set; the same text runs on Spark. The
+outputs are `OUTPUTS`; the matched rows' ids are read from the inputs by row number
+after the SQL (`LOOKUPS`: by position here, a join on the number elsewhere).
 Categories: `CATEGORIES`. The result's frames are described in `ReconResult`.
 """
 
@@ -28,7 +30,7 @@ from pixops.recon._inputs import (
 )
 from pixops.recon._result import ATTENTION_CATEGORIES, CATEGORIES, CATEGORY_LABELS, ReconResult
 from pixops.recon._run import balance_snapshot, reconcile
-from pixops.recon._sql import OUTPUTS, STEPS
+from pixops.recon._sql import LOOKUPS, OUTPUTS, STEPS
 
 __all__ = [
     "ATTENTION_CATEGORIES",
@@ -36,6 +38,7 @@ __all__ = [
     "CATEGORIES",
     "CATEGORY_LABELS",
     "LEDGER_SCHEMA",
+    "LOOKUPS",
     "OUTPUTS",
     "STEPS",
     "WEBHOOKS_SCHEMA",

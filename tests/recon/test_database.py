@@ -1,0 +1,31 @@
+"""One DuckDB database per process; each use gets its own connection."""
+
+from __future__ import annotations
+
+import duckdb
+import pyarrow as pa
+import pytest
+
+from pixops.recon import _database
+
+
+def test_each_cursor_has_its_own_registrations() -> None:
+    with _database.cursor() as first, _database.cursor() as second:
+        first.register("mine", pa.table({"x": [1]}))
+        assert first.execute("SELECT x FROM mine").fetchall() == [(1,)]
+        with pytest.raises(duckdb.CatalogException):
+            second.execute("SELECT x FROM mine")
+
+
+def test_insertion_order_is_not_kept() -> None:
+    with _database.cursor() as con:
+        row = con.execute("SELECT current_setting('preserve_insertion_order')").fetchone()
+    assert row == (False,)
+
+
+def test_a_forked_child_opens_its_own_database(monkeypatch: pytest.MonkeyPatch) -> None:
+    _database.cursor().close()
+    parent = _database._database
+    monkeypatch.setattr(_database.os, "getpid", lambda: -1)
+    _database.cursor().close()
+    assert _database._database is not parent
