@@ -11,6 +11,7 @@ payers or the central bank would do); merchants act only through the HTTP API.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from datetime import datetime
 from pathlib import Path
@@ -68,7 +69,7 @@ class Sandbox:
         base = config or EngineConfig()
         # The keyword, when given, wins over `config`; left out, `config` (or 90,000) holds.
         if rate_limit_per_minute is not None:
-            base = EngineConfig(**{**base.__dict__, "rate_limit_per_minute": rate_limit_per_minute})
+            base = dataclasses.replace(base, rate_limit_per_minute=rate_limit_per_minute)
         self.engine = Engine(
             store=Store(path),
             clock=ManualClock(start or DEFAULT_START),
@@ -79,10 +80,8 @@ class Sandbox:
 
     @classmethod
     def over(cls, engine: Engine) -> Sandbox:
-        """The sandbox's actions on an engine built elsewhere (server mode, any clock).
-
-        `advance()` then works only if that engine runs on a manual clock.
-        """
+        """The sandbox's actions on an engine built elsewhere (server mode, any clock);
+        `advance()` then works only if that engine runs on a manual clock."""
         if not isinstance(engine, Engine):
             raise TypeError(f"Sandbox.over() takes an Engine, not {type(engine).__name__}")
         sandbox = cls.__new__(cls)
@@ -474,8 +473,7 @@ class Sandbox:
             return event_log.list_events(self.engine.store.conn, merchant_id)
 
     def balance(self, merchant_id: str) -> ledger.Balance:
-        """The merchant's balance figures in base units: ledger, held, blocked, available
-        and safe (what `GET /balance` answers)."""
+        """The merchant's balance figures in base units (what `GET /balance` answers)."""
         with self.engine.store.lock:
             return ledger.balance(self.engine.store.conn, merchant_id)
 
@@ -498,6 +496,5 @@ class Sandbox:
 
 def _check_key(api_key: object) -> None:
     if not isinstance(api_key, ApiKey):
-        raise TypeError(
-            f"client() takes the ApiKey that issue_api_key() returned, not {type(api_key).__name__}"
-        )
+        kind = type(api_key).__name__
+        raise TypeError(f"client() takes the ApiKey that issue_api_key() returned, not {kind}")
