@@ -1,25 +1,21 @@
 """The whole reconciliation as portable SQL: the ONE place its rules live.
 
-The host registers five inputs as views and sets the session time zone (business days
-are ``CAST(created_at AS DATE)`` in that zone), then runs `STEPS` in order, each as a
-temporary table or view named by the step (DuckDB: ``CREATE OR REPLACE TEMP TABLE name
-AS ...``; Spark: ``spark.sql(sql).createOrReplaceTempView(name)``). Rows are joined on
-integer surrogates (``sn`` for statement rows, ``ln`` for ledger entries) once the
-identifiers have been matched. The text keeps to the
-subset that DuckDB 2.0 and Spark 4 both run the same way: no QUALIFY, no integer
-division, dates only compared or moved by ``± 1``, no double-quoted identifiers,
-``NULLS LAST``/``FIRST`` always written, money sums cast back to BIGINT.
+The host registers the inputs as views and sets the session time zone (business days are
+``CAST(created_at AS DATE)`` in that zone), then runs `STEPS` in order, each a temporary
+table or view named by the step (DuckDB: ``CREATE OR REPLACE TEMP TABLE name AS ...``;
+Spark: ``spark.sql(sql).createOrReplaceTempView(name)``), and reads `OUTPUTS`, adding
+their `LOOKUPS`. The text keeps to what DuckDB 2.0 and Spark 4 run the same way: no
+QUALIFY, no integer division, dates only compared or moved by ``± 1``, no double-quoted
+identifiers, ``NULLS LAST``/``FIRST`` always written, money sums cast back to BIGINT.
 
-Inputs (``sn`` and ``ln`` are the rows' positions, 1, 2, ..., added by the host: they
-break ties deterministically and make the joins after matching integer joins):
+Inputs (``sn`` and ``ln`` are the rows' positions 1, 2, ..., added by the host: they break
+ties deterministically, and once identifiers are matched every join is on them):
 - ``statement_in``: ``sn`` plus the statement schema (`pixops.frames.STATEMENT_SCHEMA`).
-- ``ledger_in``: ``ln``, entry_id, reference, direction, amount_base, fee_base, status,
-  booked_on.
+- ``ledger_in``: ``ln`` plus `pixops.recon.LEDGER_SCHEMA`.
 - ``webhooks_in``: event_type, transaction_id, original_transaction_id, created_at.
 - ``balances_in``: as_of (timestamp), balance_base.
 - ``scope_in``: one row, first_day and last_day (DATE, NULL = open).
 - ``categories_in``: category, position (the categories reported, in order).
-Outputs: ``matched``, ``discrepancies``, ``refunds``, ``rollforward``, ``summary``.
 """
 
 from __future__ import annotations
@@ -48,10 +44,8 @@ SELECT sn FROM (
 WHERE x.copy_rank > 1
 """
 
-# The statement rows kept (copies left out) without their text: what every rule reads
-# on a million rows. The business day is worked out once per row (a time-zone
-# conversion: the costly part). Text columns are read back by ``sn`` only for the rows
-# an output shows.
+# The statement rows kept (copies left out) without their text, which is read back by
+# ``sn`` for the rows an output shows; the business day (a time-zone conversion) once.
 _STMT = """
 SELECT d.*,
        (sc.first_day IS NULL OR d.business_date >= sc.first_day)
@@ -103,10 +97,9 @@ FROM (
 WHERE NOT EXISTS (SELECT 1 FROM copies c WHERE c.sn = k.sn)
 """
 
-# Every (entry, statement row) pair an identifier links (an entry linking none once, with
-# no row: it is missing from the statement), ranked in one integer: same
-# direction, then settled, then the same amount (flags above the bits of `sn`), then the
-# first in statement order. Ranking in the join itself spares re-reading both sides.
+# Every (entry, statement row) pair an identifier links (an entry linking none: once, no
+# row), ranked in one integer in the join: same direction, then settled, then the same
+# amount (flags above the bits of `sn`), then the first in statement order.
 _CAND = """
 SELECT l.ln, k.sn,
        (CASE WHEN l.direction IS NULL OR l.direction = k.direction THEN 0 ELSE 4 END
@@ -179,8 +172,7 @@ LEFT JOIN stmt_links k ON k.sn = s.sn
 LEFT JOIN (SELECT DISTINCT c.sn FROM cand c JOIN unclaimed x ON x.sn = c.sn) r ON r.sn = s.sn
 """
 
-# Entries no statement row carries the reference of (few).
-_UNPICKED = "SELECT ln FROM picks WHERE sn IS NULL"
+_UNPICKED = "SELECT ln FROM picks WHERE sn IS NULL"  # no row carries their reference
 
 # Entries whose pick was claimed by an earlier booking.
 _DOUBLE_BOOKED = """
@@ -466,12 +458,6 @@ STEPS: Final[tuple[tuple[str, str, bool], ...]] = (
     ("summary", _SUMMARY, True),
 )
 
-_DISCREPANCY_COLUMNS = (
-    "category, entry_id, reference, transaction_id, statement_id, ledger_amount_base,"
-    " statement_amount_base, difference_base, ledger_fee_base, statement_fee_base,"
-    " ledger_status, statement_status, booked_on, business_date, detail"
-)
-
 #: Output tables: (columns, row order). The result object exposes exactly these; an
 #: output's `LOOKUPS` are not in its SQL, which has the row numbers they need instead.
 OUTPUTS: Final[dict[str, tuple[str, str]]] = {
@@ -481,7 +467,9 @@ OUTPUTS: Final[dict[str, tuple[str, str]]] = {
         "ln ASC NULLS LAST",
     ),
     "discrepancies": (
-        _DISCREPANCY_COLUMNS,
+        "category, entry_id, reference, transaction_id, statement_id, ledger_amount_base,"
+        " statement_amount_base, difference_base, ledger_fee_base, statement_fee_base,"
+        " ledger_status, statement_status, booked_on, business_date, detail",
         "category ASC NULLS LAST, business_date ASC NULLS LAST, booked_on ASC NULLS LAST,"
         " entry_id ASC NULLS LAST, transaction_id ASC NULLS LAST,"
         " statement_id ASC NULLS LAST, reference ASC NULLS LAST, detail ASC NULLS LAST",
@@ -498,11 +486,9 @@ OUTPUTS: Final[dict[str, tuple[str, str]]] = {
     ),
 }
 
-#: Text an output takes from the input row its numbers point at, after the SQL: (output
-#: column, input, input column, number), as plain text (a categorical column decoded). A
-#: million matched rows would otherwise carry their text through every join and the sort;
-#: ``sn``/``ln`` are positions, so the DuckDB host takes these by position (an engine
-#: without positions joins on the number).
+#: Text an output takes, decoded, from the input row a number points at: (output column,
+#: input, input column, number). Positions here (a join on the number elsewhere), so a
+#: million matched rows carry no text through the joins and the sort.
 LOOKUPS: Final[dict[str, tuple[tuple[str, str, str, str], ...]]] = {
     "matched": (
         ("entry_id", "ledger_in", "entry_id", "ln"),
