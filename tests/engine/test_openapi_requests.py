@@ -264,7 +264,7 @@ def test_event_types_star_stands_alone_in_the_document() -> None:
 @settings(max_examples=300, deadline=None)
 @given(key=st.text(st.characters(max_codepoint=0x7F), min_size=1, max_size=20).map(str.strip))
 def test_the_document_admits_exactly_the_idempotency_keys_the_service_takes(key: str) -> None:
-    """Through the pipeline in process (no HTTP parser trimming the header's ends)."""
+    """Through the pipeline in process, for every key HTTP can carry (no space at an end)."""
     admitted = jsonschema_rs.is_valid({"pattern": IDEMPOTENCY_KEY_PATTERN}, key)
     assert admitted == (_cpf_validate(key).status_code == 200), repr(key)
 

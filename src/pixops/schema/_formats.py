@@ -87,9 +87,9 @@ def trimmed_text(max_chars: int, *, allow_empty: bool = False) -> str:
 
 REFERENCE_CHARS: Final = "[a-zA-Z0-9._:-]"
 """The characters of `external_id` and `tag` (the spec's `a-z A-Z 0-9 . _ : -`)."""
-IDEMPOTENCY_KEY_PATTERN: Final = "^[ -~]*[!-~][ -~]*$"
-"""Printable ASCII, not only spaces: the service's own check (HTTP servers also trim
-spaces and tabs at the ends, which only makes the key shorter)."""
+IDEMPOTENCY_KEY_PATTERN: Final = "^[!-~]([ -~]*[!-~])?$"
+"""Printable ASCII, not only spaces (the service's check), and no space at either end:
+an HTTP field value cannot carry one there (RFC 9110 §5.5)."""
 DOCUMENT_PATTERN: Final = "^[0-9A-Za-z./-]+$"
 """The characters of a CPF or CNPJ, bare or punctuated."""
 _PORT: Final = (
