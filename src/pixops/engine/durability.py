@@ -14,8 +14,8 @@ commit) takes a *point*, a number that grows with each commit; `wait(point)` blo
 finished. Callers wait outside the store's lock, so other requests keep committing and
 share the next fsync.
 
-The flusher also runs the log's checkpoints (copying it back into the database file)
-on its own connection, so the request path never pays for them.
+Checkpoints (copying the log back into the database file) run passively on a thread
+and connection of their own, so neither the request path nor the flusher waits for them.
 
 A failed fsync leaves the state of the disk unknown: every waiter, and every later
 wait, raises `DurabilityError`, and the store must be reopened (the server answers 503
