@@ -237,3 +237,19 @@ def test_a_caller_connection_is_left_open_and_clean() -> None:
     assert con.execute("SELECT 1").fetchone() == (1,)
     tables = con.execute("SELECT table_name FROM duckdb_tables()").fetchall()
     assert tables == []
+
+
+def test_rows_that_tie_on_the_sort_keys_come_out_in_one_order() -> None:
+    # Two statement rows share a transaction_id (different ids): the refund of it links
+    # to both, and only the first is booked; its refunds rows tie on both ids.
+    stmt = [
+        statement_row(0),
+        statement_row(0, row_id="00000000-0000-4000-8000-00000000000b"),
+        statement_row(5, direction="outbound", fee_base=0, amount_base=100, original="PIXIN000000"),
+    ]
+    ledger = ledger_table([ledger_row("L0", "PIXIN000000")])
+    runs = [reconcile(statement_table(stmt), ledger).refunds for _ in range(5)]
+    assert runs[0]["original_entry_id"].iloc[0] == "L0"
+    assert pd.isna(runs[0]["original_entry_id"].iloc[1])
+    for refunds in runs[1:]:
+        assert refunds.equals(runs[0])
