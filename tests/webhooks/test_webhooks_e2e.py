@@ -50,21 +50,25 @@ class FailFirst:
             return {"type": "http.request", "body": body, "more_body": False}
 
         statuses: list[int] = []
+        failing = self.failures > 0
 
         async def capture(message: Message) -> None:
             if message["type"] == "http.response.start":
                 statuses.append(int(message["status"]))
-            if self.failures <= 0:
-                await send(message)
+            if failing:
+                return
+            if message["type"] == "http.response.body" and not message.get("more_body"):
+                # Seen before the answer completes: the sender may read `seen` the moment
+                # its request returns.
+                self.seen.append((headers, body, statuses[-1]))
+            await send(message)
 
-        failing = self.failures > 0
         await self.inner(scope, replay, capture)
         if failing:
             self.failures -= 1
+            self.seen.append((headers, body, 500))
             await send({"type": "http.response.start", "status": 500, "headers": []})
             await send({"type": "http.response.body", "body": b"try again"})
-            statuses.append(500)
-        self.seen.append((headers, body, statuses[-1]))
 
 
 class ReceiverServer(LiveServer):
