@@ -1,7 +1,7 @@
 """The rules of request strings that a bare `type: string` cannot say, as JSON Schema.
 
 Three kinds: patterns (ECMA-262 regular expressions, which JSON Schema, Python's `re`
-and Rust's `regex` read alike: `\\uXXXX` escapes, no look-around), the `format` names
+and Rust's `regex` read alike: `\\u` escapes of four hex digits, no look-around), the `format` names
 of this API (annotations for what a pattern cannot check, such as CPF check digits or
 an id the service issued; a fuzzer or a code generator attaches a generator to each),
 and the cross-field rule of the PIX key and its type (`pix_key_rules`). The engine
