@@ -97,3 +97,15 @@ def test_rollforward_figure_in_reais() -> None:
     trace = figure["data"][0]
     assert trace["text"][0] == "R$ 10.000,00"
     assert trace["y"] == [10_000, 100, 0, -1, 10_099, 10_099]
+
+
+def test_repr_is_one_line_and_the_notebook_card_shows_reais(result: ReconResult) -> None:
+    line = repr(result)
+    assert "\n" not in line
+    assert line.startswith(f"<ReconResult {DAY:%d/%m/%Y} (America/Sao_Paulo): 3 matched, ")
+    assert line.endswith("needs attention>")
+    card = result._repr_html_()
+    assert "No razão, sem extrato" in card  # the categories as finance names them
+    assert "R$ 500,00" in card  # the ledger's R$ 500,00 with no statement movement
+    assert "5000000" not in card  # never raw base units
+    assert card.count("<tr>") == len(CATEGORIES) + 1

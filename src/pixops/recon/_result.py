@@ -19,6 +19,7 @@ Money columns are ``int64[pyarrow]`` base units; `brl_text` shows them to people
 from __future__ import annotations
 
 import csv
+import html
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -28,7 +29,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from pixops.money import format_brl_base
+from pixops.money import format_brl_base, format_brl_display
 
 if TYPE_CHECKING:
     import plotly.graph_objects as go
@@ -154,6 +155,48 @@ class ReconResult:
             *self.to_csv(out),
             self.to_excel_csv(out / "discrepancies_excel.csv"),
         ]
+
+    def __repr__(self) -> str:
+        counts = self.counts
+        findings = sum(counts[category] for category in ATTENTION_CATEGORIES)
+        verdict = "needs attention" if findings else "all matched"
+        return (
+            f"<ReconResult {self._period()} ({self.tz}): {counts['matched']} matched, "
+            f"{findings} findings, {verdict}>"
+        )
+
+    def _repr_html_(self) -> str:
+        """The summary as a notebook shows it: pt-BR categories, amounts in reais."""
+        head = "".join(
+            f'<th style="text-align:{align}">{label}</th>'
+            for label, align in (
+                ("Categoria", "left"),
+                ("Itens", "right"),
+                ("Razão", "right"),
+                ("Extrato", "right"),
+                ("Diferença", "right"),
+            )
+        )
+        body = []
+        for row in self.summary.to_dict(orient="records"):
+            cells = [f"<td>{html.escape(CATEGORY_LABELS[str(row['category'])])}</td>"]
+            cells.append(f'<td style="text-align:right">{int(row["items"])}</td>')
+            for column in ("ledger_amount_base", "statement_amount_base", "difference_base"):
+                shown = format_brl_display(int(row[column]))
+                cells.append(f'<td style="text-align:right;white-space:nowrap">{shown}</td>')
+            body.append("<tr>" + "".join(cells) + "</tr>")
+        title = html.escape(self.__repr__().strip("<>").removeprefix("ReconResult "))
+        return (
+            f"<p><b>Reconciliation</b> {title}</p>"
+            f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+        )
+
+    def _period(self) -> str:
+        if self.first_day is None or self.last_day is None:
+            return "of the rows given"
+        if self.first_day == self.last_day:
+            return f"{self.first_day:%d/%m/%Y}"
+        return f"{self.first_day:%d/%m/%Y} to {self.last_day:%d/%m/%Y}"
 
     def summary_text(self) -> str:
         """The summary as plain text lines (counts and amounts in pt-BR)."""
