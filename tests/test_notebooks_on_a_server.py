@@ -30,8 +30,11 @@ pytestmark = pytest.mark.timeout(300)
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
-    """`pixops serve` on a file copy of the demo month, and the settings that reach it."""
+def served_month(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[tuple[ServerProcess, dict[str, str]]]:
+    """`pixops serve` on a file copy of the demo month, and the three settings a merchant
+    sets for the real service, here pointing at that server."""
     month = demo_month()
     database = tmp_path_factory.mktemp("served") / "demo-month.sqlite3"
     store = month.sandbox.engine.store
@@ -40,40 +43,46 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     store.close()
     # A manual clock: nothing the month left scheduled runs while the notebooks read.
     process = ServerProcess(database, extra_args=("--manual-clock",)).start()
-    process.banner.append(f"key: {month.api_key.client_id}:{month.api_key.client_secret}")
+    settings = {
+        "PIXOPS_BASE_URL": f"http://127.0.0.1:{process.port}{API}",
+        "PIXOPS_CLIENT_ID": month.api_key.client_id,
+        "PIXOPS_CLIENT_SECRET": month.api_key.client_secret,
+    }
     try:
-        yield process
+        yield process, settings
     finally:
         process.stop()
 
 
 @pytest.fixture(scope="module")
-def served(server: ServerProcess) -> dict[str, str]:
-    """The three settings a merchant sets for the real service, here for the server."""
-    client_id, secret = _banner(server, r"^key: (\S+)$").split(":", 1)
-    return {
-        "PIXOPS_BASE_URL": f"http://127.0.0.1:{server.port}{API}",
-        "PIXOPS_CLIENT_ID": client_id,
-        "PIXOPS_CLIENT_SECRET": secret,
-    }
+def server(served_month: tuple[ServerProcess, dict[str, str]]) -> ServerProcess:
+    return served_month[0]
 
 
-def printed(notebook: Any) -> list[tuple[int, str]]:
-    """What each code cell printed or showed as text, without the connection line."""
-    found = []
+@pytest.fixture(scope="module")
+def served(served_month: tuple[ServerProcess, dict[str, str]]) -> dict[str, str]:
+    return served_month[1]
+
+
+def texts(notebook: Any) -> Iterator[tuple[int, str]]:
+    """What each code cell printed or showed as text, by cell index."""
     for index, cell in enumerate(notebook.cells):
         if cell.cell_type != "code":
             continue
         for output in cell.get("outputs", []):
             if output.output_type == "stream":
-                text = output.text
+                yield index, output.text
             elif "text/plain" in output.get("data", {}):
-                text = output.data["text/plain"]
-            else:
-                continue
-            kept = [line for line in text.splitlines() if not line.startswith("Connected to ")]
-            if kept:
-                found.append((index, "\n".join(kept)))
+                yield index, output.data["text/plain"]
+
+
+def printed(notebook: Any) -> list[tuple[int, str]]:
+    """The notebook's texts without the line naming the connection."""
+    found = []
+    for index, text in texts(notebook):
+        kept = [line for line in text.splitlines() if not line.startswith("Connected to ")]
+        if kept:
+            found.append((index, "\n".join(kept)))
     return found
 
 
@@ -93,7 +102,7 @@ def test_finance_notebooks_give_the_same_figures_on_a_server(
 ) -> None:
     stored = nbformat.read(NOTEBOOKS / name, as_version=4)
     ran = run_on_server(name, served, monkeypatch)
-    connection = next(text for _, text in _streams(ran) if text.startswith("Connected to "))
+    connection = next(text for _, text in texts(ran) if text.startswith("Connected to "))
     assert connection.startswith(f"Connected to the PIX service at {served['PIXOPS_BASE_URL']}")
     assert printed(ran) == printed(stored)
 
@@ -168,10 +177,3 @@ def _banner(server: ServerProcess, pattern: str) -> str:
         if found:
             return found.group(1)
     raise AssertionError(f"nothing like {pattern!r} in the banner: {server.banner}")
-
-
-def _streams(notebook: Any) -> Iterator[tuple[int, str]]:
-    for index, cell in enumerate(notebook.cells):
-        for output in cell.get("outputs", []):
-            if output.output_type == "stream":
-                yield index, output.text
