@@ -47,6 +47,14 @@ _TABLE_COLUMNS: Final = (
     ("statement_status", "Statement status"),
     ("detail", "Detail"),
 )
+_MATCHED_COLUMNS: Final = (
+    ("reference", "Reference"),
+    ("transaction_id", "Transaction"),
+    ("business_date", "Day"),
+    ("amount_base", "Amount"),
+    ("fee_base", "Fee"),
+    ("status", "Status"),
+)
 _SUMMARY_COLUMNS: Final = (
     ("label", "Category"),
     ("items", "Items"),
@@ -261,23 +269,11 @@ class ReconDashboard(w.VBox):  # type: ignore[misc]
     def _show_table(self) -> None:
         records = self.rows()
         shown = [_displayable(r) for r in records[:_SHOWN_ROWS]]
+        candidates = _MATCHED_COLUMNS if self.category.value == "matched" else _TABLE_COLUMNS
         # Only columns that say something for these rows: a table of dashes is wider, not clearer.
         columns = [
-            (k, label) for k, label in _TABLE_COLUMNS if any(r.get(k) is not None for r in shown)
+            (k, label) for k, label in candidates if any(r.get(k) is not None for r in shown)
         ]
-        if self.category.value == "matched":
-            columns = [
-                (k, label)
-                for k, label in (
-                    ("reference", "Reference"),
-                    ("transaction_id", "Transaction"),
-                    ("business_date", "Day"),
-                    ("amount_base", "Amount"),
-                    ("fee_base", "Fee"),
-                    ("status", "Status"),
-                )
-                if any(r.get(k) is not None for r in shown)
-            ]
         more = len(records) - len(shown)
         note = f"<p><i>{more} more rows: narrow the filter or export.</i></p>" if more > 0 else ""
         money = {k for k, _ in columns if k.endswith("_base")}
