@@ -253,3 +253,21 @@ def test_rows_that_tie_on_the_sort_keys_come_out_in_one_order() -> None:
     assert pd.isna(runs[0]["original_entry_id"].iloc[1])
     for refunds in runs[1:]:
         assert refunds.equals(runs[0])
+
+
+def test_a_copy_of_an_id_is_never_picked_even_when_it_alone_carries_the_reference() -> None:
+    # The same id exported twice: the older listing (the copy) still had an external_id
+    # that the newer one lost. An entry naming it has no kept row to match: it is missing
+    # from the statement, and the kept row is missing from the ledger.
+    newer = statement_row(3, created_at=NOON + timedelta(minutes=5), row_id="same-id")
+    older = statement_row(3, external_id="pedido-3", row_id="same-id")
+    stmt = [statement_row(0), older, newer]
+    ledger = [ledger_row("L0", "PIXIN000000"), ledger_row("L-copy", "pedido-3")]
+    result = reconcile(statement_table(stmt), ledger_table(ledger), start=DAY, end=DAY)
+    assert result.counts["matched"] == 1
+    assert list(result.category("missing_in_statement")["entry_id"]) == ["L-copy"]
+    missing = result.category("missing_in_ledger")
+    assert list(missing["transaction_id"]) == ["PIXIN000003"]
+    assert list(result.category("duplicate")["detail"]) == [
+        "the same statement id is listed more than once"
+    ]
