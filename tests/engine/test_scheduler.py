@@ -224,3 +224,48 @@ def test_register_checks_its_arguments() -> None:
         timers.register("", _tick)
     with pytest.raises(TypeError, match="callable"):
         timers.register("test.x", "not a function")  # type: ignore[arg-type]
+
+
+def test_timers_due_together_commit_together_and_a_failing_one_rolls_back_alone() -> None:
+    """One batch: a timer that raises between two others undoes only its own writes
+    (and is booked for a retry) while the others' writes commit, in due order."""
+    sandbox = new_sandbox()
+    FAILURES_LEFT["middle"] = 1
+    with sandbox.engine.store.transaction() as conn:
+        scheduler.schedule(conn, sandbox.now(), FLAKY, "first")
+        scheduler.schedule(conn, sandbox.now(), FLAKY, "middle")
+        scheduler.schedule(conn, sandbox.now(), FLAKY, "last")
+    traced: list[str] = []
+    sandbox.engine.store.conn.set_trace_callback(traced.append)
+    try:
+        assert sandbox.advance(0) == 3
+    finally:
+        sandbox.engine.store.conn.set_trace_callback(None)
+    assert traced.count("COMMIT") == 1
+    assert RAN == ["first", "last"]
+    assert [_journal_rows(sandbox, ref) for ref in ("first", "middle", "last")] == [1, 0, 1]
+    with sandbox.engine.store.lock:
+        left = sandbox.engine.store.conn.execute("SELECT ref, attempts FROM timers").fetchall()
+    assert [tuple(row) for row in left] == [("middle", 1)]
+    sandbox.advance(1)
+    assert RAN == ["first", "last", "middle"]
+    assert [_journal_rows(sandbox, ref) for ref in ("first", "middle", "last")] == [1, 1, 1]
+
+
+def test_a_timer_scheduled_by_a_timer_of_the_batch_runs_in_due_order() -> None:
+    """The next timer is looked up after each one runs: one that a timer schedules due
+    before the rest of the batch runs before them, as it would one at a time."""
+    sandbox = new_sandbox()
+    kind = "test.scheduler_chain"
+
+    def chain(engine: Engine, conn: sqlite3.Connection, ref: str, payload: dict[str, Any]) -> None:
+        RAN.append(ref)
+        if ref == "a":
+            scheduler.schedule(conn, engine.now(), KIND, "a-child")
+
+    sandbox.engine.timers.register(kind, chain)
+    with sandbox.engine.store.transaction() as conn:
+        scheduler.schedule(conn, sandbox.now(), kind, "a")
+        scheduler.schedule(conn, sandbox.now() + timedelta(seconds=1), KIND, "b")
+    assert sandbox.advance(2) == 3
+    assert RAN == ["a", "a-child", "b"]

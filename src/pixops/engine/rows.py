@@ -10,7 +10,10 @@ stored: `clock.from_db` turns them into datetimes), and `from_db` builds one fro
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass
+from operator import itemgetter
+from typing import Any
 
 __all__ = ["ChargeRow", "MerchantRow", "TransactionRow"]
 
@@ -91,7 +94,7 @@ class TransactionRow:
 
     @classmethod
     def from_db(cls, row: sqlite3.Row) -> TransactionRow:
-        return cls(*(row[name] for name in _TRANSACTION_COLUMNS))
+        return cls(*_values(row, _TRANSACTION_COLUMNS))
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,8 +125,29 @@ class ChargeRow:
 
     @classmethod
     def from_db(cls, row: sqlite3.Row) -> ChargeRow:
-        return cls(*(row[name] for name in _CHARGE_COLUMNS))
+        return cls(*_values(row, _CHARGE_COLUMNS))
 
 
 _TRANSACTION_COLUMNS = tuple(TransactionRow.__dataclass_fields__)
 _CHARGE_COLUMNS = tuple(ChargeRow.__dataclass_fields__)
+
+
+#: (a result's column names, the wanted columns) -> the getter of those columns by position.
+_GETTERS: dict[tuple[tuple[str, ...], tuple[str, ...]], Callable[[sqlite3.Row], Any]] = {}
+
+
+def _values(row: sqlite3.Row, columns: tuple[str, ...]) -> tuple[Any, ...]:
+    """`tuple(row[name] for name in columns)`, by position: a lookup by name in a
+    `sqlite3.Row` compares names one by one, and these rows have over thirty columns.
+    The positions are worked out once per shape of result (a query's column names)."""
+    names = tuple(row.keys())
+    getter = _GETTERS.get((names, columns))
+    if getter is None:
+        lowered = [name.lower() for name in names]
+        # sqlite3.Row's own rule: the first column of that name, compared without case.
+        positions = [lowered.index(column.lower()) for column in columns]
+        getter = itemgetter(*positions)
+        if len(_GETTERS) < 256:
+            _GETTERS[(names, columns)] = getter
+    values: tuple[Any, ...] = getter(row)
+    return values

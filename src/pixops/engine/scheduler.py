@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import logging
 import sqlite3
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -191,8 +192,21 @@ def next_due(conn: sqlite3.Connection) -> datetime | None:
     return None if row is None else from_db(row[0])
 
 
+#: A batch of timers shares one transaction (each in a savepoint of its own) up to this
+#: many timers or this long, so the request path never waits long for the store's lock.
+BATCH_LIMIT: Final = 64
+BATCH_SECONDS: Final = 0.004
+
+
 def run_due(engine: Engine, until: datetime) -> int:
-    """Run every timer due at or before `until`, earliest first; returns how many ran."""
+    """Run every timer due at or before `until`, earliest first; returns how many ran.
+
+    Timers that fall due together run in batches: one transaction, a savepoint per timer,
+    so a timer that raises rolls back alone (and is retried, as `_record_failure` says)
+    while the others commit together, in one commit (one append to the log, not one per
+    timer). The next timer is looked up after each one runs, so the order is exactly the
+    one-at-a-time order (a timer may schedule another that falls due first). A timer that
+    is not atomic ends its batch: it runs after the commit, outside the lock."""
     ran = 0
     store = engine.store
     while True:
@@ -202,33 +216,66 @@ def run_due(engine: Engine, until: datetime) -> int:
             floor = conn.timers_due_floor
             if floor is not None and until < floor:
                 return ran
-            row = conn.execute("SELECT * FROM timers ORDER BY due_at, seq LIMIT 1").fetchone()
-            due = _NO_TIMERS if row is None else from_db(row["due_at"])
-            if due > until:
-                # Only what is committed is remembered: a rollback could bring back an
-                # earlier timer that an open transaction has deleted.
-                if conn.private and not conn.in_transaction:
-                    conn.timers_due_floor = due
+            row = _first_due(conn, until)
+            if row is None:
                 return ran
-            if isinstance(engine.clock, ManualClock) and due > engine.clock.now():
-                engine.clock.set(due)
-            kind = engine.timers.get(row["kind"])
-            payload = {} if row["payload"] == "{}" else json.loads(row["payload"])
-            try:
-                if kind is None:
-                    raise LookupError(f"no timer kind {row['kind']!r} on this engine")
-                with store.transaction() as conn:
-                    conn.execute("DELETE FROM timers WHERE seq = ?", (row["seq"],))
-                    if kind.atomic:
-                        kind.function(engine, conn, row["ref"], payload)
-                    else:
-                        deferred = (kind, row["ref"], payload)
-            except Exception as error:
-                _record_failure(engine, row, error)
+            started = time.perf_counter()
+            with store.transaction() as conn:
+                batch = 0
+                while row is not None:
+                    deferred = _run_one(engine, conn, row)
+                    ran += 1
+                    batch += 1
+                    if deferred is not None or batch >= BATCH_LIMIT:
+                        break
+                    if time.perf_counter() - started > BATCH_SECONDS:
+                        break
+                    row = _first_due(conn, until, remember=False)
         if deferred is not None:
             kind, ref, payload = deferred
             try:
                 kind.function(engine, store.conn, ref, payload)
             except Exception:
                 log.exception("timer %s failed", ref)
-        ran += 1
+
+
+def _first_due(conn: Connection, until: datetime, *, remember: bool = True) -> sqlite3.Row | None:
+    """The earliest timer if it is due by `until`; else None (remembering, on a private
+    database outside a transaction, when the earliest falls due)."""
+    row: sqlite3.Row | None = conn.execute(
+        "SELECT * FROM timers ORDER BY due_at, seq LIMIT 1"
+    ).fetchone()
+    due = _NO_TIMERS if row is None else from_db(row["due_at"])
+    if due > until:
+        # Only what is committed is remembered: a rollback could bring back an
+        # earlier timer that an open transaction has deleted.
+        if remember and conn.private and not conn.in_transaction:
+            conn.timers_due_floor = due
+        return None
+    return row
+
+
+def _run_one(
+    engine: Engine, conn: sqlite3.Connection, row: sqlite3.Row
+) -> tuple[TimerKind, str, dict[str, Any]] | None:
+    """One timer, in a savepoint of the batch's transaction: removed and run (an atomic
+    one), or removed and handed back to run after the commit (one that is not)."""
+    due = from_db(row["due_at"])
+    if isinstance(engine.clock, ManualClock) and due > engine.clock.now():
+        engine.clock.set(due)
+    kind = engine.timers.get(row["kind"])
+    payload = {} if row["payload"] == "{}" else json.loads(row["payload"])
+    conn.execute("SAVEPOINT pixops_timer")
+    try:
+        if kind is None:
+            raise LookupError(f"no timer kind {row['kind']!r} on this engine")
+        conn.execute("DELETE FROM timers WHERE seq = ?", (row["seq"],))
+        if kind.atomic:
+            kind.function(engine, conn, row["ref"], payload)
+    except Exception as error:
+        conn.execute("ROLLBACK TO pixops_timer")
+        conn.execute("RELEASE pixops_timer")
+        _record_failure(engine, row, error)
+        return None
+    conn.execute("RELEASE pixops_timer")
+    return None if kind.atomic else (kind, row["ref"], payload)

@@ -19,7 +19,7 @@ from types import TracebackType
 from pixops.engine.durability import GroupCommit
 from pixops.engine.migrations import MIGRATIONS
 
-__all__ = ["MIGRATIONS", "Connection", "Store", "Transaction"]
+__all__ = ["MIGRATIONS", "ChangedRows", "Connection", "Store", "Transaction"]
 
 #: Group commit: the request connection leaves checkpoints to the flusher's thread and
 #: checkpoints itself only when the log passes this many pages (a backstop).
@@ -41,6 +41,55 @@ class Connection(sqlite3.Connection):
     rendered: dict[tuple[bool, bool], dict[tuple[int, int], bytes]]
     #: `total_changes` when the open transaction began (equal now: it changed nothing).
     changes_at_begin = 0
+    #: The `transactions` rows this connection has written (see `ChangedRows`).
+    changed_transactions: ChangedRows
+    #: Page 1's in-flight rows per merchant (`queries._inflight.InFlight`), made on first use.
+    in_flight: object | None = None
+
+
+class ChangedRows:
+    """The `seq` of every `transactions` row this connection inserts, updates or deletes,
+    noted by temporary triggers (this connection's own, never stored in the file), for
+    readers that keep a view of some rows and refresh it by changes instead of re-reading
+    (`queries._inflight`). Writes that other connections commit are not seen here: those
+    readers also watch `PRAGMA data_version`.
+
+    Noted only while someone `watching`; past `LIMIT` rows it gives up naming them and
+    says `overflowed` (the reader starts over). Rows of a transaction that rolls back stay
+    noted: reading them again is always right."""
+
+    LIMIT = 4_096
+
+    __slots__ = ("overflowed", "seqs", "watching")
+
+    def __init__(self) -> None:
+        self.seqs: set[int] = set()
+        self.overflowed = False
+        self.watching = False
+
+    def note(self, seq: int) -> None:
+        if not self.watching:
+            return
+        if len(self.seqs) < self.LIMIT:
+            self.seqs.add(seq)
+        else:
+            self.overflowed = True
+
+    def take(self) -> tuple[set[int], bool]:
+        """What was noted since the last `take` (and whether it overflowed); then forget it."""
+        seqs, overflowed = self.seqs, self.overflowed
+        self.seqs, self.overflowed = set(), False
+        return seqs, overflowed
+
+
+_NOTE_CHANGES = """
+CREATE TEMP TRIGGER IF NOT EXISTS pixops_changed_insert AFTER INSERT ON main.transactions
+    BEGIN SELECT pixops_changed(NEW.seq); END;
+CREATE TEMP TRIGGER IF NOT EXISTS pixops_changed_update AFTER UPDATE ON main.transactions
+    BEGIN SELECT pixops_changed(NEW.seq); END;
+CREATE TEMP TRIGGER IF NOT EXISTS pixops_changed_delete AFTER DELETE ON main.transactions
+    BEGIN SELECT pixops_changed(OLD.seq); END;
+"""
 
 
 class Store:
@@ -81,6 +130,9 @@ class Store:
             else:
                 self.conn.execute("PRAGMA synchronous = FULL")
         self._migrate()
+        self.conn.changed_transactions = ChangedRows()
+        self.conn.create_function("pixops_changed", 1, self.conn.changed_transactions.note)
+        self.conn.executescript(_NOTE_CHANGES)
         if group_commit is not False and self.path is not None:
             self.flusher = GroupCommit(self.path) if group_commit is True else group_commit
             self.flusher.start()

@@ -7,6 +7,7 @@ reference is `Reader.statement` (every row rendered again) through the plain enc
 from __future__ import annotations
 
 import sqlite3
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -19,6 +20,7 @@ from pixops.engine.merchants import require_merchant
 from pixops.engine.pipeline import encode_body
 from pixops.engine.queries import ListFilters, Page, Reader
 from pixops.engine.queries import _pages as pages
+from pixops.engine.queries._inflight import in_flight_view
 from pixops.engine.store import Connection
 from pixops.sandbox import Sandbox
 
@@ -51,44 +53,45 @@ class RollbackError(Exception):
 
 def play(steps: list[tuple[Any, ...]]) -> tuple[Sandbox, str]:
     """A merchant's history: cash-outs of every outcome, credits, refunds, time passing."""
-    sandbox = Sandbox(seed=11)
+    sandbox, merchant_id, player = player_of(Sandbox(seed=11))
+    for step in steps:
+        player(step)
+    return sandbox, merchant_id
+
+
+def player_of(sandbox: Sandbox) -> tuple[Sandbox, str, Any]:
+    """A merchant on `sandbox`, and a function playing one step of a history for it."""
     merchant = sandbox.create_merchant("Loja", balance_centavos=10_000_000)
     key = sandbox.issue_api_key(merchant.id, ip_whitelist=["127.0.0.1"])
     credits: list[str] = []
-    for step in steps:
+
+    def post(path: str, payload: dict[str, Any]) -> int:
+        body = wire.canonical_json(payload)
+        answer = sandbox.engine.handle(
+            "POST",
+            f"/api/external{path}",
+            [
+                ("authorization", f"ApiKey {key.client_id}:{key.client_secret}"),
+                ("content-type", "application/json"),
+                ("hmac", wire.sign(body, key.client_secret)),
+            ],
+            body,
+            "127.0.0.1",
+        )
+        return answer.status
+
+    def step_of(step: tuple[Any, ...]) -> None:
         if step[0] == "cash_out":
-            body = wire.canonical_json({"amount": step[2], "pix_key": step[1]})
-            answer = sandbox.engine.handle(
-                "POST",
-                "/api/external/pix/cash-out",
-                [
-                    ("authorization", f"ApiKey {key.client_id}:{key.client_secret}"),
-                    ("content-type", "application/json"),
-                    ("hmac", wire.sign(body, key.client_secret)),
-                ],
-                body,
-                "127.0.0.1",
-            )
-            assert answer.status in (200, 202), answer.body
+            assert post("/pix/cash-out", {"amount": step[2], "pix_key": step[1]}) in (200, 202)
         elif step[0] == "receive":
             credits.append(sandbox.receive_pix(merchant.id, amount_centavos=step[1]))
         elif step[0] == "refund" and credits:
             original = credits[step[1] % len(credits)]
-            body = wire.canonical_json({"original_transaction_id": original, "amount": step[2]})
-            sandbox.engine.handle(
-                "POST",
-                "/api/external/pix/refund",
-                [
-                    ("authorization", f"ApiKey {key.client_id}:{key.client_secret}"),
-                    ("content-type", "application/json"),
-                    ("hmac", wire.sign(body, key.client_secret)),
-                ],
-                body,
-                "127.0.0.1",
-            )
+            post("/pix/refund", {"original_transaction_id": original, "amount": step[2]})
         elif step[0] == "advance":
             sandbox.advance(step[1])
-    return sandbox, merchant.id
+
+    return sandbox, merchant.id, step_of
 
 
 def reader(sandbox: Sandbox, merchant_id: str) -> Reader:
@@ -227,3 +230,94 @@ def test_a_plain_connection_renders_without_a_memo() -> None:
     assert pages.encode_items(plain, refs, with_tag=False, camel=False) == pages.encode_items(
         conn, refs, with_tag=False, camel=False
     )
+
+
+def query_refs(conn: sqlite3.Connection, merchant_id: str) -> list[tuple[int, int]]:
+    """Page 1's in-flight rows as the covering index gives them (the view's reference)."""
+    return [
+        (int(seq), int(version))
+        for seq, version in conn.execute(
+            "SELECT seq, version FROM transactions WHERE merchant_id = ? AND stage < 3"
+            " AND direction = 'outbound' ORDER BY created_at DESC, seq DESC",
+            (merchant_id,),
+        ).fetchall()
+    ]
+
+
+def view_refs(sandbox: Sandbox, merchant_id: str) -> list[tuple[int, int]]:
+    view = in_flight_view(sandbox.engine.store.conn)
+    assert view is not None
+    return view.refs(merchant_id)
+
+
+@settings(max_examples=30, deadline=None)
+@given(steps=STEPS, reads=st.lists(st.integers(0, 30), max_size=6))
+def test_the_kept_in_flight_rows_are_the_ones_the_index_gives(
+    steps: list[tuple[Any, ...]], reads: list[int]
+) -> None:
+    """Read at random moments of a history (the view is kept between reads and refreshed
+    by what changed): always the same rows, versions and order as the query."""
+    sandbox, merchant_id, player = player_of(Sandbox(seed=11))
+    conn = sandbox.engine.store.conn
+    for number in range(len(steps) + 1):
+        if number in reads or number == len(steps):
+            assert view_refs(sandbox, merchant_id) == query_refs(conn, merchant_id)
+        if number < len(steps):
+            player(steps[number])
+
+
+def test_the_kept_rows_follow_a_write_rolled_back_and_one_committed() -> None:
+    sandbox, merchant_id = play([("cash_out", KEYS[0], 1_000), ("cash_out", KEYS[2], 2_000)])
+    store = sandbox.engine.store
+    conn = store.conn
+    before = view_refs(sandbox, merchant_id)
+    assert len(before) == 2
+
+    def settle_and_fail() -> None:
+        with store.transaction():
+            conn.execute("UPDATE transactions SET stage = 3 WHERE direction = 'outbound'")
+            # Inside a transaction that changed rows the view stands aside.
+            assert in_flight_view(conn) is None
+            raise RollbackError
+
+    with pytest.raises(RollbackError):
+        settle_and_fail()
+    assert view_refs(sandbox, merchant_id) == query_refs(conn, merchant_id) == before
+    with store.transaction():
+        conn.execute("UPDATE transactions SET stage = 3 WHERE seq = ?", (before[0][0],))
+    assert view_refs(sandbox, merchant_id) == query_refs(conn, merchant_id) == before[1:]
+
+
+def test_the_kept_rows_follow_another_connections_commit(tmp_path: Path) -> None:
+    """A write this connection never saw (another process on the file) is caught by
+    `PRAGMA data_version`: the view starts over."""
+    path = tmp_path / "pix.db"
+    sandbox, merchant_id, player = player_of(Sandbox(path=path, seed=5))
+    try:
+        for amount in (1_000, 2_000, 3_000):
+            player(("cash_out", KEYS[0], amount))
+        conn = sandbox.engine.store.conn
+        before = view_refs(sandbox, merchant_id)
+        assert len(before) == 3
+        other = sqlite3.connect(path, isolation_level=None)
+        try:
+            other.execute("UPDATE transactions SET stage = 3 WHERE seq = ?", (before[1][0],))
+        finally:
+            other.close()
+        assert view_refs(sandbox, merchant_id) == query_refs(conn, merchant_id)
+        assert len(view_refs(sandbox, merchant_id)) == 2
+    finally:
+        sandbox.engine.store.close()
+
+
+def test_changes_are_noted_only_while_a_view_is_kept() -> None:
+    """Nothing accumulates on a connection whose pages nobody reads."""
+    sandbox, merchant_id = play([("cash_out", KEYS[0], 1_000)] * 3)
+    conn = sandbox.engine.store.conn
+    assert isinstance(conn, Connection)
+    assert not conn.changed_transactions.seqs
+    view_refs(sandbox, merchant_id)
+    sandbox.advance(5)
+    assert conn.changed_transactions.seqs
+    view_refs(sandbox, merchant_id)
+    assert not conn.changed_transactions.seqs

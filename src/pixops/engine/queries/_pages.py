@@ -16,6 +16,7 @@ later commit reuses.
 from __future__ import annotations
 
 import itertools
+import operator
 import sqlite3
 from collections.abc import Sequence
 from typing import Final, cast
@@ -31,6 +32,9 @@ from pixops.engine.store import Connection
 MEMO_LIMIT: Final = 8_192
 #: Rows fetched per query when rendering (well under SQLite's bound on parameters).
 _FETCH_CHUNK: Final = 500
+
+#: None, as often as `map` asks (finding the rows a memo lacks).
+_NONES: Final = itertools.repeat(None)
 
 #: A row of a page: (seq, version).
 Ref = tuple[int, int]
@@ -56,20 +60,27 @@ def encode_items(
     where it can."""
     memos = conn.rendered if isinstance(conn, Connection) else {}
     memo = memos.setdefault((with_tag, camel), {})
-    # A busy page 1 has hundreds of rows: the lookups run in C, keyed by the refs as read.
+    # A busy page 1 has a thousand rows: every pass over them runs in C (the lookups, and
+    # finding the few missing), and Python only touches the rows rendered now.
     parts: list[bytes | None] = list(map(memo.get, refs))
-    if None in parts:
-        missing = [ref[0] for ref, part in zip(refs, parts, strict=True) if part is None]
-        rendered = _render(conn, missing, with_tag=with_tag, camel=camel)
+    missing = list(itertools.compress(range(len(parts)), map(operator.is_, parts, _NONES)))
+    if missing:
+        seqs = [refs[index][0] for index in missing]
+        rendered = _render(conn, seqs, with_tag=with_tag, camel=camel)
         keep = _only_committed_rows(conn)
-        for index, ref in enumerate(refs):
-            if parts[index] is None:
-                version, part = rendered[ref[0]]
-                parts[index] = part
-                if keep:
-                    memo[(ref[0], version)] = part
+        for index in missing:
+            seq = refs[index][0]
+            version, part = rendered[seq]
+            parts[index] = part
+            if keep:
+                memo[(seq, version)] = part
         _trim(memo)
-    return b"[" + b",".join(cast("list[bytes]", parts)) + b"]"
+    if not parts:
+        return b"[]"
+    # The brackets go onto the first and last items, so the array is copied once.
+    parts[0] = b"[" + cast("bytes", parts[0])
+    parts[-1] = cast("bytes", parts[-1]) + b"]"
+    return b",".join(cast("list[bytes]", parts))
 
 
 def _render(

@@ -10,6 +10,7 @@ from typing import Any
 from pixops.engine.clock import to_db
 from pixops.engine.http import EncodedJSON, JSONObject
 from pixops.engine.pix import charges, records
+from pixops.engine.queries._inflight import in_flight_view
 from pixops.engine.queries._pages import Ref, encoded_items
 from pixops.engine.queries._params import ListFilters, Page
 from pixops.engine.queries._receipt import receipt
@@ -148,7 +149,13 @@ class Reader:
         refs: list[Ref] = []
         plain = self.conn.cursor()
         plain.row_factory = None  # plain tuples: a busy page 1 has hundreds of rows
-        if page.page == 1 and filters.status in (None, "processing"):
+        view = None
+        if page.page == 1 and filters.status in (None, "processing") and len(args) == 1:
+            # No filter but the merchant: the view kept per merchant answers (`_inflight`).
+            view = in_flight_view(self.conn)
+        if view is not None:
+            refs.extend(view.refs(self.merchant_id))
+        elif page.page == 1 and filters.status in (None, "processing"):
             # `stage < 3` selects the small partial index of in-flight rows.
             refs.extend(
                 plain.execute(
