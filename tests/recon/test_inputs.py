@@ -155,3 +155,24 @@ def test_balances_are_validated() -> None:
         balances_table([(moment, 1), (moment, 2)])
     with pytest.raises(ValueError, match="lack columns"):
         balances_table(pd.DataFrame({"as_of": [moment]}))
+
+
+def test_directions_and_statuses_are_trimmed_and_lowered_only_when_needed() -> None:
+    frame = pd.DataFrame(
+        {
+            "entry_id": ["L1", "L2", "L3"],
+            "reference": ["a", "b", "c"],
+            "direction": [" Outbound ", "inbound", None],
+            "amount_base": [1, 2, 3],
+            "fee_base": [None, None, None],
+            "status": ["settled", "Settled ", None],
+            "booked_on": ["2026-01-15"] * 3,
+        }
+    ).astype({"fee_base": "Int64"})
+    ledger = read_ledger(frame)
+    assert ledger.column("direction").to_pylist() == ["outbound", "inbound", None]
+    assert ledger.column("status").to_pylist() == ["settled", "settled", None]
+    clean = read_ledger(frame.assign(direction="inbound", status="failed"))
+    assert set(clean.column("direction").to_pylist()) == {"inbound"}
+    with pytest.raises(LedgerError, match="'sideways' is not one of"):
+        read_ledger(frame.assign(direction=" sideways "))

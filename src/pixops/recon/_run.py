@@ -8,6 +8,8 @@ into float64).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import date, datetime, tzinfo
 from pathlib import Path
 from typing import Any
@@ -30,7 +32,7 @@ from pixops.recon._inputs import (
 from pixops.recon._result import CATEGORIES, ReconResult
 from pixops.recon._sql import LOOKUPS, OUTPUTS, STEPS
 
-__all__ = ["balance_snapshot", "reconcile"]
+__all__ = ["balance_snapshot", "prepare_inputs", "reconcile", "run_steps"]
 
 #: Rows per chunk of the inputs handed to DuckDB (its scans run one chunk per task).
 CHUNK_ROWS = 65_536
@@ -74,23 +76,15 @@ def reconcile(
     zone = _zone_name(tz)
     first = days_or_none(start, "start")
     last = days_or_none(end, "end")
-    if first is not None and last is not None and last < first:
-        raise ValueError(f"end {last} is before start {first}")
-    inputs: dict[str, pa.Table] = {
-        "statement_in": _numbered(as_table(statement), "sn"),
-        "ledger_in": _numbered(read_ledger(ledger, mapping, tz=zone), "ln"),
-        "webhooks_in": webhooks_table(webhooks),
-        "balances_in": balances_table(balances),
-        "scope_in": pa.Table.from_pylist(
-            [{"first_day": first, "last_day": last}], schema=_SCOPE_SCHEMA
-        ),
-        "categories_in": pa.table(
-            {
-                "category": pa.array(list(CATEGORIES), pa.string()),
-                "position": pa.array(range(len(CATEGORIES)), pa.int32()),
-            }
-        ),
-    }
+    inputs = prepare_inputs(
+        statement,
+        ledger,
+        webhooks=webhooks,
+        balances=balances,
+        scope=(first, last),
+        tz=zone,
+        mapping=mapping,
+    )
     con = cursor() if connection is None else connection
     try:
         outputs = _run(con, zone, inputs)
@@ -109,9 +103,51 @@ def reconcile(
     )
 
 
-def _run(
-    con: duckdb.DuckDBPyConnection, zone: str, inputs: dict[str, pa.Table]
-) -> dict[str, pd.DataFrame]:
+def prepare_inputs(
+    statement: pd.DataFrame | pa.Table,
+    ledger: str | Path | pd.DataFrame | pa.Table,
+    *,
+    webhooks: pd.DataFrame | pa.Table | None = None,
+    balances: pd.DataFrame | pa.Table | list[tuple[datetime, int]] | None = None,
+    scope: tuple[date | None, date | None] = (None, None),
+    tz: str | tzinfo = "America/Sao_Paulo",
+    mapping: LedgerMapping | None = None,
+) -> dict[str, pa.Table]:
+    """The SQL's inputs (see `pixops.recon._sql`), validated and numbered: what
+    `reconcile` hands to `run_steps`."""
+    first, last = scope
+    if first is not None and last is not None and last < first:
+        raise ValueError(f"end {last} is before start {first}")
+    zone = _zone_name(tz)
+    return {
+        "statement_in": _numbered(as_table(statement), "sn"),
+        "ledger_in": _numbered(read_ledger(ledger, mapping, tz=zone), "ln"),
+        "webhooks_in": webhooks_table(webhooks),
+        "balances_in": balances_table(balances),
+        "scope_in": pa.Table.from_pylist(
+            [{"first_day": first, "last_day": last}], schema=_SCOPE_SCHEMA
+        ),
+        "categories_in": pa.table(
+            {
+                "category": pa.array(list(CATEGORIES), pa.string()),
+                "position": pa.array(range(len(CATEGORIES)), pa.int32()),
+            }
+        ),
+    }
+
+
+@contextmanager
+def run_steps(
+    con: duckdb.DuckDBPyConnection,
+    zone: str,
+    inputs: dict[str, pa.Table],
+    until: str | None = None,
+) -> Iterator[duckdb.DuckDBPyConnection]:
+    """`STEPS` run on ``con`` in order (through step ``until`` when given), their
+    tables readable inside the block; the inputs and steps are dropped after it."""
+    names = [name for name, _, _ in STEPS]
+    if until is not None and until not in names:
+        raise ValueError(f"no step named {until!r}")
     con.execute(f"SET TimeZone = '{zone}'")
     for name, table in inputs.items():
         con.register(name, table)
@@ -119,6 +155,20 @@ def _run(
         for name, sql, materialise in STEPS:
             kind = "TABLE" if materialise else "VIEW"
             con.execute(f"CREATE OR REPLACE TEMP {kind} {name} AS {sql}")
+            if name == until:
+                break
+        yield con
+    finally:
+        for name in inputs:
+            con.unregister(name)
+        for name, _, materialise in reversed(STEPS):
+            con.execute(f"DROP {'TABLE' if materialise else 'VIEW'} IF EXISTS {name}")
+
+
+def _run(
+    con: duckdb.DuckDBPyConnection, zone: str, inputs: dict[str, pa.Table]
+) -> dict[str, pd.DataFrame]:
+    with run_steps(con, zone, inputs):
         outputs: dict[str, pd.DataFrame] = {}
         for name, (columns, order) in OUTPUTS.items():
             lookups = LOOKUPS.get(name, ())
@@ -130,11 +180,6 @@ def _run(
             if lookups:
                 table = _looked_up(table, columns.split(", "), lookups, inputs)
             outputs[name] = to_frame(_utc(table))
-    finally:
-        for name in inputs:
-            con.unregister(name)
-        for name, _, materialise in reversed(STEPS):
-            con.execute(f"DROP {'TABLE' if materialise else 'VIEW'} IF EXISTS {name}")
     return outputs
 
 
