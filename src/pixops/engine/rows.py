@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from operator import itemgetter
 from typing import Any
 
-__all__ = ["ChargeRow", "MerchantRow", "TransactionRow"]
+__all__ = ["TRANSACTION_COLUMNS", "ChargeRow", "MerchantRow", "TransactionRow"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,6 +129,9 @@ class ChargeRow:
 
 
 _TRANSACTION_COLUMNS = tuple(TransactionRow.__dataclass_fields__)
+#: The columns of `transactions` a `TransactionRow` holds, in its fields' order: a query
+#: selecting these (in this order) gives tuples for `TransactionRow(*values)`.
+TRANSACTION_COLUMNS = _TRANSACTION_COLUMNS
 _CHARGE_COLUMNS = tuple(ChargeRow.__dataclass_fields__)
 
 

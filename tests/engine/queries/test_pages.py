@@ -6,6 +6,7 @@ reference is `Reader.statement` (every row rendered again) through the plain enc
 
 from __future__ import annotations
 
+import itertools
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -252,16 +253,23 @@ def view_refs(sandbox: Sandbox, merchant_id: str) -> list[tuple[int, int]]:
 
 @settings(max_examples=30, deadline=None)
 @given(steps=STEPS, reads=st.lists(st.integers(0, 30), max_size=6))
-def test_the_kept_in_flight_rows_are_the_ones_the_index_gives(
+def test_the_kept_in_flight_rows_and_items_are_the_ones_the_index_gives(
     steps: list[tuple[Any, ...]], reads: list[int]
 ) -> None:
     """Read at random moments of a history (the view is kept between reads and refreshed
-    by what changed): always the same rows, versions and order as the query."""
+    by what changed): always the same rows, versions and order as the query, and the same
+    page bytes as rendering every row again, in every encoding."""
     sandbox, merchant_id, player = player_of(Sandbox(seed=11))
     conn = sandbox.engine.store.conn
     for number in range(len(steps) + 1):
         if number in reads or number == len(steps):
             assert view_refs(sandbox, merchant_id) == query_refs(conn, merchant_id)
+            found = reader(sandbox, merchant_id)
+            for with_tag, camel in itertools.product((False, True), repeat=2):
+                page = encoded(found, ListFilters(), Page(), with_tag=with_tag, camel=camel)
+                assert page == reference(
+                    found, ListFilters(), Page(), with_tag=with_tag, camel=camel
+                )
         if number < len(steps):
             player(steps[number])
 

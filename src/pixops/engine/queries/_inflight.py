@@ -2,12 +2,16 @@
 
 Page 1 of the statement (and of `GET /transactions`) lists every outbound row still in
 flight (`stage < 3`), newest first. A busy account has hundreds, and most fetches follow
-a few changes: so each connection keeps, per merchant that asked, the (seq, version) of
-its in-flight rows, and before answering reads again only the rows written since
-(`Connection.changed_transactions`, noted by temporary triggers), or everything when
-another connection has committed since (`PRAGMA data_version` moved), when the noting
-overflowed, or the first time. The answer is the same list, in the same order, as the
-query over the covering index (`Reader.statement_refs`' own query, which tests compare).
+a few changes: so each connection keeps, per merchant that asked, its in-flight rows in
+page order with their encoded items (per key casing and tag), and before answering
+reads again only the rows written since (`Connection.changed_transactions`, noted by
+temporary triggers), or everything when another connection has committed since
+(`PRAGMA data_version` moved), when the noting overflowed, or the first time. A page
+then costs the changed rows, not the rows in flight: one join of the kept items.
+
+The rows are the ones, in the order, the query over the covering index gives
+(`Reader.statement_refs`' own query, which tests compare), and each item is the bytes
+`queries._pages` renders for that row's version.
 
 Used only when every row the connection can see is committed (its open transaction, if
 any, has changed nothing): a view never holds a change that could still roll back.
@@ -15,9 +19,11 @@ any, has changed nothing): a view never holds a change that could still roll bac
 
 from __future__ import annotations
 
+import bisect
 import sqlite3
 from typing import Final
 
+from pixops.engine.queries._pages import Ref, render_rows
 from pixops.engine.store import Connection
 
 #: Merchants with a view per connection; past it every view is dropped (rebuilt on use).
@@ -25,25 +31,85 @@ VIEWS_LIMIT: Final = 1_024
 #: Rows read per query when refreshing (well under SQLite's bound on parameters).
 _FETCH_CHUNK: Final = 500
 
-#: A row of a page: (seq, version).
-Ref = tuple[int, int]
+#: How an item is encoded: (with_tag, camel).
+Encoding = tuple[bool, bool]
+#: A row's place in the view: (created_at, seq), ascending (the page is newest first).
+Key = tuple[str, int]
+
+
+class _Items:
+    """A view's items for one encoding, in the view's order; `stale` rows are re-rendered
+    (or rendered the first time) before the next use."""
+
+    __slots__ = ("parts", "stale")
+
+    def __init__(self, parts: list[bytes | None], stale: set[int]) -> None:
+        self.parts = parts
+        self.stale = stale
 
 
 class _View:
-    """One merchant's in-flight rows: (created_at, seq, version) by seq, and their order."""
+    """One merchant's in-flight rows: their keys in order, versions, and encoded items."""
 
-    __slots__ = ("ordered", "rows")
+    __slots__ = ("created", "items", "keys", "versions")
 
-    def __init__(self, rows: dict[int, tuple[str, int, int]]) -> None:
-        self.rows = rows
-        self.ordered: list[Ref] | None = None
+    def __init__(self, rows: list[tuple[int, str, int]]) -> None:
+        self.keys: list[Key] = sorted((created_at, seq) for seq, created_at, _ in rows)
+        self.created = {seq: created_at for seq, created_at, _ in rows}
+        self.versions = {seq: version for seq, _, version in rows}
+        self.items: dict[Encoding, _Items] = {}
 
     def refs(self) -> list[Ref]:
-        if self.ordered is None:
-            self.ordered = [
-                (seq, version) for _, seq, version in sorted(self.rows.values(), reverse=True)
-            ]
-        return self.ordered
+        versions = self.versions
+        return [(seq, versions[seq]) for _, seq in reversed(self.keys)]
+
+    def put(self, seq: int, created_at: str, version: int) -> None:
+        """The row is in flight at this version: add it, or mark its items stale."""
+        if self.created.get(seq) not in (None, created_at):
+            self.remove(seq)
+        if seq in self.versions:
+            if self.versions[seq] != version:
+                self.versions[seq] = version
+                for items in self.items.values():
+                    items.stale.add(seq)
+            return
+        key = (created_at, seq)
+        index = bisect.bisect_left(self.keys, key)
+        self.keys.insert(index, key)
+        self.created[seq] = created_at
+        self.versions[seq] = version
+        for items in self.items.values():
+            items.parts.insert(index, None)
+            items.stale.add(seq)
+
+    def remove(self, seq: int) -> None:
+        created_at = self.created.pop(seq, None)
+        if created_at is None:
+            return
+        del self.versions[seq]
+        index = bisect.bisect_left(self.keys, (created_at, seq))
+        del self.keys[index]
+        for items in self.items.values():
+            del items.parts[index]
+            items.stale.discard(seq)
+
+    def encoded(self, conn: sqlite3.Connection, with_tag: bool, camel: bool) -> list[bytes]:
+        """The items of the rows, newest first, rendering only those not rendered yet."""
+        items = self.items.get((with_tag, camel))
+        if items is None:
+            items = self.items[(with_tag, camel)] = _Items(
+                [None] * len(self.keys), set(self.versions)
+            )
+        if items.stale:
+            stale = [(seq, self.versions[seq]) for seq in sorted(items.stale)]
+            rendered = render_rows(conn, stale, with_tag=with_tag, camel=camel)
+            for seq, part in rendered.items():
+                index = bisect.bisect_left(self.keys, (self.created[seq], seq))
+                items.parts[index] = part
+            items.stale.clear()
+        parts = items.parts[::-1]
+        assert None not in parts
+        return parts  # type: ignore[return-value]
 
 
 class InFlight:
@@ -54,8 +120,8 @@ class InFlight:
         self._views: dict[str, _View] = {}
         self._data_version: int | None = None
 
-    def refs(self, merchant_id: str) -> list[Ref]:
-        """(seq, version) of the merchant's in-flight outbound rows, newest first."""
+    def view(self, merchant_id: str) -> _View:
+        """The merchant's view, brought up to date with what this connection can see."""
         conn = self._conn
         changes = conn.changed_transactions
         # Read before any row: a commit by another connection after this moment moves
@@ -72,17 +138,21 @@ class InFlight:
         view = self._views.get(merchant_id)
         if view is None:
             view = self._views[merchant_id] = _View(self._load(merchant_id))
-        return view.refs()
+        return view
 
-    def _load(self, merchant_id: str) -> dict[int, tuple[str, int, int]]:
+    def refs(self, merchant_id: str) -> list[Ref]:
+        """(seq, version) of the merchant's in-flight outbound rows, newest first."""
+        return self.view(merchant_id).refs()
+
+    def _load(self, merchant_id: str) -> list[tuple[int, str, int]]:
         plain = self._conn.cursor()
         plain.row_factory = None
-        rows = plain.execute(
+        rows: list[tuple[int, str, int]] = plain.execute(
             "SELECT seq, created_at, version FROM transactions WHERE merchant_id = ?"
             " AND stage < 3 AND direction = 'outbound'",
             (merchant_id,),
         ).fetchall()
-        return {seq: (created_at, seq, version) for seq, created_at, version in rows}
+        return rows
 
     def _refresh(self, seqs: set[int]) -> None:
         """Read the changed rows again and move each into or out of its merchant's view."""
@@ -101,25 +171,19 @@ class InFlight:
             for seq, merchant_id, created_at, version, in_flight in rows:
                 seen.add(seq)
                 # A row could in principle move between merchants: out of every other view.
-                for owner, view in self._views.items():
-                    if owner != merchant_id and seq in view.rows:
-                        del view.rows[seq]
-                        view.ordered = None
+                for owner, other in self._views.items():
+                    if owner != merchant_id:
+                        other.remove(seq)
                 mine = self._views.get(merchant_id)
                 if mine is None:
                     continue
                 if in_flight:
-                    entry = (created_at, seq, version)
-                    if mine.rows.get(seq) != entry:
-                        mine.rows[seq] = entry
-                        mine.ordered = None
-                elif seq in mine.rows:
-                    del mine.rows[seq]
-                    mine.ordered = None
+                    mine.put(seq, created_at, version)
+                else:
+                    mine.remove(seq)
         for seq in seqs - seen:  # deleted rows
             for view in self._views.values():
-                if view.rows.pop(seq, None) is not None:
-                    view.ordered = None
+                view.remove(seq)
 
 
 def in_flight_view(conn: sqlite3.Connection) -> InFlight | None:

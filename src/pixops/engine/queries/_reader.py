@@ -10,7 +10,7 @@ from typing import Any
 from pixops.engine.clock import to_db
 from pixops.engine.http import EncodedJSON, JSONObject
 from pixops.engine.pix import charges, records
-from pixops.engine.queries._inflight import in_flight_view
+from pixops.engine.queries._inflight import InFlight, in_flight_view
 from pixops.engine.queries._pages import Ref, encoded_items
 from pixops.engine.queries._params import ListFilters, Page
 from pixops.engine.queries._receipt import receipt
@@ -132,8 +132,19 @@ class Reader:
     def statement_encoded(
         self, filters: ListFilters, page: Page, *, with_tag: bool = False
     ) -> EncodedJSON:
-        """The page's items as one encoded JSON array, each row rendered once per version."""
-        return encoded_items(self.conn, self.statement_refs(filters, page), with_tag=with_tag)
+        """The page's items as one encoded JSON array, each row rendered once per version;
+        page 1's in-flight rows come from the merchant's kept view when there is one."""
+        views = self._in_flight_views(filters, page)
+        if views is None:
+            return encoded_items(self.conn, self.statement_refs(filters, page), with_tag=with_tag)
+        view = views.view(self.merchant_id)
+        conn = self.conn
+
+        def in_flight(camel: bool) -> list[bytes]:
+            return view.encoded(conn, with_tag, camel)
+
+        terminal = self._terminal_refs(filters, page)
+        return encoded_items(conn, terminal, with_tag=with_tag, leading=in_flight)
 
     def statement_refs(self, filters: ListFilters, page: Page) -> list[Ref]:
         """(seq, version) of the page's rows: terminal rows, paginated; page 1 also lists
@@ -145,35 +156,49 @@ class Reader:
         fetches joins the terminal rows, so a walk through the pages can see it twice
         (or see a row move to the next page): clients de-duplicate by id.
         """
-        where, args = self._filter_clauses(filters)
         refs: list[Ref] = []
+        if page.page == 1 and filters.status in (None, "processing"):
+            views = self._in_flight_views(filters, page)
+            if views is not None:
+                refs.extend(views.refs(self.merchant_id))
+            else:
+                where, args = self._filter_clauses(filters)
+                plain = self.conn.cursor()
+                plain.row_factory = None  # plain tuples: a busy page 1 has hundreds of rows
+                # `stage < 3` selects the small partial index of in-flight rows.
+                refs.extend(
+                    plain.execute(
+                        f"SELECT seq, version FROM transactions WHERE {where} AND stage < 3"  # noqa: S608
+                        " AND direction = 'outbound' ORDER BY created_at DESC, seq DESC",
+                        args,
+                    ).fetchall()
+                )
+        refs.extend(self._terminal_refs(filters, page))
+        return refs
+
+    def _in_flight_views(self, filters: ListFilters, page: Page) -> InFlight | None:
+        """The connection's kept views, when this page's in-flight rows are a view's: page
+        1, no filter but `processing`, and a connection whose views can be trusted now."""
+        if page.page != 1 or filters.status not in (None, "processing"):
+            return None
+        if filters.type is not None or filters.date_from is not None or filters.date_to is not None:
+            return None
+        return in_flight_view(self.conn)
+
+    def _terminal_refs(self, filters: ListFilters, page: Page) -> list[Ref]:
+        """(seq, version) of the page's terminal rows (none when filtering `processing`)."""
+        if filters.status == "processing":
+            return []
+        where, args = self._filter_clauses(filters)
         plain = self.conn.cursor()
-        plain.row_factory = None  # plain tuples: a busy page 1 has hundreds of rows
-        view = None
-        if page.page == 1 and filters.status in (None, "processing") and len(args) == 1:
-            # No filter but the merchant: the view kept per merchant answers (`_inflight`).
-            view = in_flight_view(self.conn)
-        if view is not None:
-            refs.extend(view.refs(self.merchant_id))
-        elif page.page == 1 and filters.status in (None, "processing"):
-            # `stage < 3` selects the small partial index of in-flight rows.
-            refs.extend(
-                plain.execute(
-                    f"SELECT seq, version FROM transactions WHERE {where} AND stage < 3"  # noqa: S608
-                    " AND direction = 'outbound' ORDER BY created_at DESC, seq DESC",
-                    args,
-                ).fetchall()
-            )
-        if filters.status != "processing":
-            status_clause = "" if filters.status is None else " AND status = ?"
-            status_args = [] if filters.status is None else [filters.status]
-            refs.extend(
-                plain.execute(
-                    f"SELECT seq, version FROM transactions WHERE {where} AND stage >= 3"  # noqa: S608
-                    f"{status_clause} ORDER BY created_at DESC, seq DESC LIMIT ? OFFSET ?",
-                    [*args, *status_args, page.per_page, page.offset],
-                ).fetchall()
-            )
+        plain.row_factory = None
+        status_clause = "" if filters.status is None else " AND status = ?"
+        status_args = [] if filters.status is None else [filters.status]
+        refs: list[Ref] = plain.execute(
+            f"SELECT seq, version FROM transactions WHERE {where} AND stage >= 3"  # noqa: S608
+            f"{status_clause} ORDER BY created_at DESC, seq DESC LIMIT ? OFFSET ?",
+            [*args, *status_args, page.per_page, page.offset],
+        ).fetchall()
         return refs
 
     def _filter_clauses(self, filters: ListFilters) -> tuple[str, list[Any]]:
