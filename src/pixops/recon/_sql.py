@@ -101,8 +101,9 @@ FROM (
 # Every (entry, statement row) pair an identifier links (an entry linking none: once, no
 # row), ranked in one integer in the join: a copy of an id last (8), then same direction
 # (4), settled (2), the same amount (1), flags above the bits of `sn`; then the first in
-# statement order. A text join: joining on 64-bit hashes saved ~15% of this step in
-# DuckDB, less than confirming the picked pairs' text costs.
+# statement order. A join on the text: on 64-bit hashes of it (measured at 1M x 1M) the
+# join saves about what hashing 3M strings costs, and confirming the picked pairs' text
+# afterwards (a collision must never pair two different ids) adds ~0.1 s of CPU.
 _CAND = """
 SELECT l.ln, k.sn,
        (CASE WHEN c.sn IS NULL THEN 0 ELSE 8 END
