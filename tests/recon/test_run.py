@@ -271,3 +271,21 @@ def test_a_copy_of_an_id_is_never_picked_even_when_it_alone_carries_the_referenc
     assert list(result.category("duplicate")["detail"]) == [
         "the same statement id is listed more than once"
     ]
+
+
+def test_a_booked_refund_names_both_entries() -> None:
+    stmt = [
+        statement_row(0),
+        statement_row(1),
+        statement_row(5, direction="outbound", fee_base=0, amount_base=250, original="PIXIN000000"),
+    ]
+    ledger = [
+        ledger_row("L0", "PIXIN000000"),
+        ledger_row("L1", "PIXIN000001"),
+        ledger_row("L-refund", "PIXOUT000005", direction="outbound", amount_base=250, fee_base=0),
+    ]
+    result = reconcile(statement_table(stmt), ledger_table(ledger), start=DAY, end=DAY)
+    assert not result.needs_attention
+    refund = result.refunds.iloc[0]
+    assert (refund["original_entry_id"], refund["refund_entry_id"]) == ("L0", "L-refund")
+    assert int(refund["remaining_refundable_base"]) == 999_750
