@@ -127,6 +127,7 @@ class Engine:
         if document is not None and request.method == "GET":
             return Response(200, list(_JSON), document()), 0
         route, params, allowed = self._resolve(request.method, request.path)
+        seen: int | None = None
         try:
             with self.store.lock:
                 try:
@@ -134,11 +135,13 @@ class Engine:
                     # process on the same file keeps writing meanwhile).
                     with self.store.transaction(write=request.method != "GET"):
                         response = pipeline.run(self, request, route, params, allowed)
+                        # The snapshot this request read: what its answer must wait for.
+                        seen = self.store.snapshot_version()
                         if not 200 <= response.status < 300:
                             raise _RollbackError(response)
                 except _RollbackError as rollback:
                     response = rollback.response
-                point = self.store.commit_point()
+                point = self.store.commit_point(seen)
         except sqlite3.Error as error:
             if not storage_unavailable(error):
                 log.exception("unexpected fault on %s %s", request.method, request.path)

@@ -10,10 +10,12 @@ stored: `clock.from_db` turns them into datetimes), and `from_db` builds one fro
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from operator import itemgetter
-from typing import Any
+from typing import Any, TypeVar
+
+_Row = TypeVar("_Row")
 
 __all__ = ["TRANSACTION_COLUMNS", "ChargeRow", "MerchantRow", "TransactionRow"]
 
@@ -94,7 +96,12 @@ class TransactionRow:
 
     @classmethod
     def from_db(cls, row: sqlite3.Row) -> TransactionRow:
-        return cls(*_values(row, _TRANSACTION_COLUMNS))
+        return _build_transaction(_values(row, _TRANSACTION_COLUMNS))
+
+    @classmethod
+    def from_values(cls, values: Sequence[Any]) -> TransactionRow:
+        """From the values of `TRANSACTION_COLUMNS`, in that order (a plain-tuple row)."""
+        return _build_transaction(values)
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,6 +141,29 @@ _TRANSACTION_COLUMNS = tuple(TransactionRow.__dataclass_fields__)
 TRANSACTION_COLUMNS = _TRANSACTION_COLUMNS
 _CHARGE_COLUMNS = tuple(ChargeRow.__dataclass_fields__)
 
+
+def _builder(cls: type[_Row], columns: tuple[str, ...]) -> Callable[[Sequence[Any]], _Row]:
+    """`cls(*values)` for a frozen, slotted dataclass without an `__post_init__`, setting
+    each slot directly: the generated `__init__` goes through `object.__setattr__` once a
+    field (frozen), and these rows have over thirty, built for most requests."""
+    if "__post_init__" in cls.__dict__ or tuple(cls.__dataclass_fields__) != columns:  # type: ignore[attr-defined]
+        raise TypeError(f"{cls.__name__} cannot be built slot by slot")
+    setters = [cls.__dict__[name].__set__ for name in columns]
+    new = object.__new__
+    count = len(columns)
+
+    def build(values: Sequence[Any]) -> _Row:
+        if len(values) != count:
+            raise TypeError(f"{cls.__name__} takes {count} values, not {len(values)}")
+        row = new(cls)
+        for setter, value in zip(setters, values, strict=True):
+            setter(row, value)
+        return row
+
+    return build
+
+
+_build_transaction = _builder(TransactionRow, _TRANSACTION_COLUMNS)
 
 #: (a result's column names, the wanted columns) -> the getter of those columns by position.
 _GETTERS: dict[tuple[tuple[str, ...], tuple[str, ...]], Callable[[sqlite3.Row], Any]] = {}

@@ -54,6 +54,10 @@ class ChangedRows:
     (`queries._inflight`). Writes that other connections commit are not seen here: those
     readers also watch `PRAGMA data_version`.
 
+    An UPDATE is noted through `version`, which every UPDATE of a row sets (the trigger
+    `transactions_version` of migration 8 bumps it when the statement did not): so each
+    UPDATE is noted once, not once for the statement and again for the bump.
+
     Noted only while someone `watching`; past `LIMIT` rows it gives up naming them and
     says `overflowed` (the reader starts over). Rows of a transaction that rolls back stay
     noted: reading them again is always right."""
@@ -85,8 +89,8 @@ class ChangedRows:
 _NOTE_CHANGES = """
 CREATE TEMP TRIGGER IF NOT EXISTS pixops_changed_insert AFTER INSERT ON main.transactions
     BEGIN SELECT pixops_changed(NEW.seq); END;
-CREATE TEMP TRIGGER IF NOT EXISTS pixops_changed_update AFTER UPDATE ON main.transactions
-    BEGIN SELECT pixops_changed(NEW.seq); END;
+CREATE TEMP TRIGGER IF NOT EXISTS pixops_changed_update AFTER UPDATE OF version
+    ON main.transactions BEGIN SELECT pixops_changed(NEW.seq); END;
 CREATE TEMP TRIGGER IF NOT EXISTS pixops_changed_delete AFTER DELETE ON main.transactions
     BEGIN SELECT pixops_changed(OLD.seq); END;
 """
@@ -121,6 +125,8 @@ class Store:
         #: The flusher of a group-commit store; None when every COMMIT fsyncs (or in memory).
         self.flusher: GroupCommit | None = None
         self.conn.execute("PRAGMA foreign_keys = ON")
+        # Savepoints' journals and sorts stay in memory (small), not in unlinked files.
+        self.conn.execute("PRAGMA temp_store = MEMORY")
         if self.path is not None:
             self.conn.execute("PRAGMA journal_mode = WAL")
             self.conn.execute("PRAGMA busy_timeout = 5000")
@@ -153,21 +159,31 @@ class Store:
         lock only if it does write, so readers in other processes never wait for it."""
         return Transaction(self, write)
 
-    def commit_point(self) -> int:
+    def commit_point(self, seen_version: int | None = None) -> int:
         """What a caller must wait for before acknowledging what it just did or read.
 
         Call it under `lock`, after the transaction: the latest local commit, and, when
         another process has committed since the last call (a read may have seen its
         rows), a new point that the next flush covers (one fsync of the shared log
-        covers that process's frames too). 0 when commits are synchronous."""
+        covers that process's frames too). 0 when commits are synchronous.
+
+        `seen_version` is `snapshot_version()` read inside the transaction: exactly the
+        snapshot it read, and no second look at the log after it."""
         flusher = self.flusher
         if flusher is None:
             return 0
-        version = self._read_data_version()
+        version = self._read_data_version() if seen_version is None else seen_version
         if version != self._data_version:
             self._data_version = version
             return flusher.committed()
         return flusher.latest()
+
+    def snapshot_version(self) -> int | None:
+        """Inside a transaction (under `lock`): `PRAGMA data_version` of the snapshot it
+        reads, for `commit_point`; None when commits are synchronous (nothing to wait)."""
+        if self.flusher is None:
+            return None
+        return int(self.conn.execute("PRAGMA data_version").fetchone()[0])
 
     @property
     def failed(self) -> bool:

@@ -163,6 +163,23 @@ def test_every_update_of_a_transaction_row_grows_its_version() -> None:
     assert after[0] == before[1] + 2
 
 
+def test_an_update_that_bumps_the_version_itself_grows_it_once() -> None:
+    """The engine's own UPDATEs set `version = version + 1` (sparing the trigger's second
+    write): the same +1 a statement that leaves it to the trigger gets."""
+    sandbox, _ = play([("cash_out", KEYS[0], 1_000)])
+    conn = sandbox.engine.store.conn
+    seq, version = conn.execute("SELECT seq, version FROM transactions").fetchone()
+    with sandbox.engine.store.transaction():
+        conn.execute(
+            "UPDATE transactions SET version = version + 1, description = 'x' WHERE seq = ?",
+            (seq,),
+        )
+    assert (
+        conn.execute("SELECT version FROM transactions WHERE seq = ?", (seq,)).fetchone()[0]
+        == version + 1
+    )
+
+
 def test_a_transaction_that_changed_rows_renders_without_keeping() -> None:
     sandbox, merchant_id = play([("cash_out", KEYS[0], 1_000)])
     store = sandbox.engine.store
@@ -329,3 +346,22 @@ def test_changes_are_noted_only_while_a_view_is_kept() -> None:
     assert conn.changed_transactions.seqs
     view_refs(sandbox, merchant_id)
     assert not conn.changed_transactions.seqs
+
+
+@pytest.mark.parametrize(
+    "update",
+    [
+        "UPDATE transactions SET stage = 3 WHERE seq = ?",
+        "UPDATE transactions SET stage = 3, version = version + 7 WHERE seq = ?",
+        "UPDATE transactions SET stage = 3, version = version WHERE seq = ?",
+    ],
+)
+def test_every_kind_of_update_is_noted(update: str) -> None:
+    """The change triggers watch `version`: an UPDATE that sets it, keeps it, or leaves it
+    to the version trigger is noted all the same."""
+    sandbox, merchant_id = play([("cash_out", KEYS[0], 1_000), ("cash_out", KEYS[0], 2_000)])
+    store = sandbox.engine.store
+    before = view_refs(sandbox, merchant_id)
+    with store.transaction() as conn:
+        conn.execute(update, (before[0][0],))
+    assert view_refs(sandbox, merchant_id) == query_refs(store.conn, merchant_id) == before[1:]

@@ -206,7 +206,8 @@ def start_refund(
         conn, engine.rng, merchant_id, amount_base, kind, transaction_id, now
     )
     conn.execute(
-        "UPDATE transactions SET hold_id = ? WHERE transaction_id = ?", (hold_id, transaction_id)
+        "UPDATE transactions SET version = version + 1, hold_id = ? WHERE transaction_id = ?",
+        (hold_id, transaction_id),
     )
     due = now + timedelta(seconds=engine.config.settlement_latency_seconds)
     scheduler.schedule(conn, due, "refund.answer", transaction_id)
@@ -244,7 +245,8 @@ def _complete(
     ledger.capture_hold(conn, hold_of(row), now)
     ledger.post(conn, row.merchant_id, -amount_base, row.kind, now, transaction_id=transaction_id)
     conn.execute(
-        "UPDATE transactions SET status = 'settled', stage = 3, completed_at = ?"
+        "UPDATE transactions SET version = version + 1,"
+        " status = 'settled', stage = 3, completed_at = ?"
         " WHERE transaction_id = ?",
         (to_db(now), transaction_id),
     )
@@ -279,7 +281,8 @@ def _fail(
     transaction_id = row.transaction_id
     ledger.release_hold(conn, hold_of(row), now)
     conn.execute(
-        "UPDATE transactions SET status = 'failed', stage = 3, failed_at = ?, reason_code = ?,"
+        "UPDATE transactions SET version = version + 1,"
+        " status = 'failed', stage = 3, failed_at = ?, reason_code = ?,"
         " reason_description = ?, failure_reason = ? WHERE transaction_id = ?",
         (to_db(now), verdict.code, verdict.description, verdict.description, transaction_id),
     )

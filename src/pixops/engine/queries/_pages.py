@@ -147,7 +147,7 @@ def _render(
             chunk,
         ).fetchall()
         for values in rows:
-            row = TransactionRow(*values[:-1])
+            row = TransactionRow.from_values(values[:-1])
             item = statement_item(row, with_tag=False)
             if camel:
                 converted = wire.camelize_keys(item)

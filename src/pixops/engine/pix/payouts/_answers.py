@@ -62,7 +62,8 @@ def settle(engine: Engine, conn: sqlite3.Connection, row: TransactionRow, now: d
             conn, merchant_id, -fee_base, "cash_out_fee", now, transaction_id=transaction_id
         )
     conn.execute(
-        "UPDATE transactions SET status = 'settled', stage = 3, completed_at = ?,"
+        "UPDATE transactions SET version = version + 1,"
+        " status = 'settled', stage = 3, completed_at = ?,"
         " reason_code = NULL, reason_description = NULL WHERE transaction_id = ?",
         (to_db(now), transaction_id),
     )
@@ -96,7 +97,8 @@ def _close_unsuccessful(
 ) -> None:
     ledger.release_hold(conn, hold_of(row), now)
     conn.execute(
-        "UPDATE transactions SET status = ?, stage = 3, failed_at = ?, reason_code = ?,"
+        "UPDATE transactions SET version = version + 1,"
+        " status = ?, stage = 3, failed_at = ?, reason_code = ?,"
         " reason_description = ?, failure_reason = ? WHERE transaction_id = ?",
         (status, to_db(now), code, description, description, row.transaction_id),
     )

@@ -40,7 +40,8 @@ def approve_payout(
     """The second approver says yes: the payout is dispatched as if it had just arrived."""
     row = _pending(conn, transaction_id)
     conn.execute(
-        "UPDATE transactions SET status = 'processing', stage = 1 WHERE transaction_id = ?",
+        "UPDATE transactions SET version = version + 1,"
+        " status = 'processing', stage = 1 WHERE transaction_id = ?",
         (transaction_id,),
     )
     row = reload(conn, transaction_id)

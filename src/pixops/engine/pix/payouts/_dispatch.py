@@ -96,7 +96,8 @@ def _send(
     transaction_id = row.transaction_id
     routed_ispb = row.recipient_ispb or entry.ispb
     conn.execute(
-        "UPDATE transactions SET status = 'processing', stage = 2, counterparty_name = ?,"
+        "UPDATE transactions SET version = version + 1,"
+        " status = 'processing', stage = 2, counterparty_name = ?,"
         " recipient_document = ?, recipient_ispb = ?, reason_code = NULL,"
         " reason_description = NULL WHERE transaction_id = ?",
         (entry.owner_name, entry.owner_document, routed_ispb, transaction_id),

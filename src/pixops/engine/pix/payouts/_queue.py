@@ -28,7 +28,8 @@ def enter_queue(
     config = engine.config
     deadline = now + timedelta(seconds=config.queue_ttl_seconds)
     conn.execute(
-        "UPDATE transactions SET status = 'queued', stage = 0, reason_code = ?,"
+        "UPDATE transactions SET version = version + 1,"
+        " status = 'queued', stage = 0, reason_code = ?,"
         " reason_description = ? WHERE transaction_id = ?",
         (reason_code, description, transaction_id),
     )
@@ -71,11 +72,15 @@ def _retry(engine: Engine, conn: sqlite3.Connection, ref: str, payload: dict[str
     if row is None or row.status != "queued":
         return
     now = engine.clock.now()
-    conn.execute("UPDATE transactions SET attempts = attempts + 1 WHERE transaction_id = ?", (ref,))
+    conn.execute(
+        "UPDATE transactions SET version = version + 1,"
+        " attempts = attempts + 1 WHERE transaction_id = ?",
+        (ref,),
+    )
     outcome = dispatch(engine, conn, reload(conn, ref), now)
     if isinstance(outcome, Waiting):
         conn.execute(
-            "UPDATE transactions SET reason_code = ?, reason_description = ?"
+            "UPDATE transactions SET version = version + 1, reason_code = ?, reason_description = ?"
             " WHERE transaction_id = ?",
             (outcome.reason_code, directory.QUEUE_REASONS[outcome.reason_code], ref),
         )

@@ -101,7 +101,8 @@ def create_payout(
         conn, engine.rng, merchant_id, debit_base, "cash_out", transaction_id, now
     )
     conn.execute(
-        "UPDATE transactions SET hold_id = ?, outbound_request_id = ?, purpose = ?,"
+        "UPDATE transactions SET version = version + 1,"
+        " hold_id = ?, outbound_request_id = ?, purpose = ?,"
         " recipient_key_type = ? WHERE transaction_id = ?",
         (
             hold_id,
