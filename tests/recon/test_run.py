@@ -289,3 +289,22 @@ def test_a_booked_refund_names_both_entries() -> None:
     refund = result.refunds.iloc[0]
     assert (refund["original_entry_id"], refund["refund_entry_id"]) == ("L0", "L-refund")
     assert int(refund["remaining_refundable_base"]) == 999_750
+
+
+def test_hash_collisions_never_make_copies_or_pairs() -> None:
+    # The SQL uses hash() only to narrow a search that the text then decides: with every
+    # value hashing alike (a macro shadowing the built-in), the result is the same.
+    import duckdb
+
+    statement, ledger, hooks, balances = _planted()
+    expected = reconcile(statement, ledger, webhooks=hooks, balances=balances, start=DAY, end=DAY)
+    con = duckdb.connect()
+    con.execute("CREATE TEMP MACRO hash(x) AS 7")
+    assert con.execute("SELECT hash('a') = hash('b')").fetchall() == [(True,)]
+    colliding = reconcile(
+        statement, ledger, webhooks=hooks, balances=balances, start=DAY, end=DAY, connection=con
+    )
+    con.close()
+    assert colliding.counts == expected.counts
+    assert colliding.matched.equals(expected.matched)
+    assert colliding.discrepancies.equals(expected.discrepancies)
