@@ -308,3 +308,27 @@ def test_hash_collisions_never_make_copies_or_pairs() -> None:
     assert colliding.counts == expected.counts
     assert colliding.matched.equals(expected.matched)
     assert colliding.discrepancies.equals(expected.discrepancies)
+
+
+def test_run_steps_stops_at_a_step_and_drops_everything_after() -> None:
+    import duckdb
+
+    from pixops.recon._run import prepare_inputs, run_steps
+
+    statement, ledger = clean_pair(3)
+    inputs = prepare_inputs(statement, ledger, scope=(DAY, DAY))
+    con = duckdb.connect()
+    with run_steps(con, "America/Sao_Paulo", inputs, until="pairs"):
+        tables = {
+            row[0] for row in con.execute("SELECT table_name FROM duckdb_tables()").fetchall()
+        }
+        assert "pairs" in tables
+        assert "findings" not in tables
+        assert con.execute("SELECT COUNT(*) FROM pairs").fetchall() == [(3,)]
+    assert con.execute("SELECT table_name FROM duckdb_tables()").fetchall() == []
+    with (
+        pytest.raises(ValueError, match="no step named 'pear'"),
+        run_steps(con, "America/Sao_Paulo", inputs, until="pear"),
+    ):
+        pass
+    con.close()
