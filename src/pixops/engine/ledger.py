@@ -157,6 +157,57 @@ def capture_hold(conn: sqlite3.Connection, hold_id: str, at: datetime) -> int:
     return _close_hold(conn, hold_id, "captured", at)
 
 
+def capture_and_post(
+    conn: sqlite3.Connection,
+    hold_id: str,
+    merchant_id: str,
+    entries: Sequence[tuple[int, str]],
+    at: datetime,
+    *,
+    transaction_id: str,
+) -> int:
+    """The movement happened: `capture_hold`, then `post` each `(amount_base, kind)` entry
+    in order (an amount and its fee), with one account update for all of it (the hold off
+    `held_base`, the entries onto `ledger_base`). Returns the hold's amount."""
+    for amount_base, _ in entries:
+        if not isinstance(amount_base, int) or isinstance(amount_base, bool):
+            raise LedgerError("journal amounts are integers in base units")
+    row = conn.execute(
+        "SELECT merchant_id, amount_base, status FROM holds WHERE id = ?", (hold_id,)
+    ).fetchone()
+    if row is None or row["status"] != "active":
+        raise LedgerError(f"hold {hold_id} is not active")
+    conn.execute(
+        "UPDATE holds SET status = 'captured', closed_at = ? WHERE id = ?", (to_db(at), hold_id)
+    )
+    held_base = int(row["amount_base"])
+    posted_base = sum(amount_base for amount_base, _ in entries)
+    if row["merchant_id"] == merchant_id:
+        updated = conn.execute(
+            "UPDATE accounts SET held_base = held_base - ?, ledger_base = ledger_base + ?"
+            " WHERE merchant_id = ?",
+            (held_base, posted_base, merchant_id),
+        ).rowcount
+    else:
+        conn.execute(
+            "UPDATE accounts SET held_base = held_base - ? WHERE merchant_id = ?",
+            (held_base, row["merchant_id"]),
+        )
+        updated = conn.execute(
+            "UPDATE accounts SET ledger_base = ledger_base + ? WHERE merchant_id = ?",
+            (posted_base, merchant_id),
+        ).rowcount
+    if updated != 1:
+        raise LedgerError(f"no account for merchant {merchant_id}")
+    at_db = to_db(at)
+    conn.executemany(
+        "INSERT INTO journal (merchant_id, at, amount_base, kind, transaction_id, memo)"
+        " VALUES (?, ?, ?, ?, ?, NULL)",
+        [(merchant_id, at_db, amount_base, kind, transaction_id) for amount_base, kind in entries],
+    )
+    return held_base
+
+
 def set_blocked(conn: sqlite3.Connection, merchant_id: str, delta_base: int) -> None:
     """MED precautionary blocks move funds out of the available figure."""
     conn.execute(

@@ -242,8 +242,14 @@ def _complete(
 ) -> None:
     transaction_id = row.transaction_id
     amount_base = int(row.amount_base)
-    ledger.capture_hold(conn, hold_of(row), now)
-    ledger.post(conn, row.merchant_id, -amount_base, row.kind, now, transaction_id=transaction_id)
+    ledger.capture_and_post(
+        conn,
+        hold_of(row),
+        row.merchant_id,
+        [(-amount_base, row.kind)],
+        now,
+        transaction_id=transaction_id,
+    )
     conn.execute(
         "UPDATE transactions SET version = version + 1,"
         " status = 'settled', stage = 3, completed_at = ?"

@@ -55,12 +55,12 @@ def settle(engine: Engine, conn: sqlite3.Connection, row: TransactionRow, now: d
     transaction_id = row.transaction_id
     amount_base = int(row.amount_base)
     fee_base = int(row.fee_base)
-    ledger.capture_hold(conn, hold_of(row), now)
-    ledger.post(conn, merchant_id, -amount_base, "cash_out", now, transaction_id=transaction_id)
+    entries = [(-amount_base, "cash_out")]
     if fee_base:
-        ledger.post(
-            conn, merchant_id, -fee_base, "cash_out_fee", now, transaction_id=transaction_id
-        )
+        entries.append((-fee_base, "cash_out_fee"))
+    ledger.capture_and_post(
+        conn, hold_of(row), merchant_id, entries, now, transaction_id=transaction_id
+    )
     conn.execute(
         "UPDATE transactions SET version = version + 1,"
         " status = 'settled', stage = 3, completed_at = ?,"
