@@ -365,3 +365,26 @@ def test_every_kind_of_update_is_noted(update: str) -> None:
     with store.transaction() as conn:
         conn.execute(update, (before[0][0],))
     assert view_refs(sandbox, merchant_id) == query_refs(store.conn, merchant_id) == before[1:]
+
+
+def test_each_merchant_keeps_its_own_rows_even_when_one_moves() -> None:
+    """Two merchants' views on one connection: each follows its own rows, and a row
+    moved to the other merchant (never done by the engine; a direct write) leaves one
+    view for the other."""
+    sandbox = Sandbox(seed=11)
+    _, first, play_first = player_of(sandbox)
+    _, second, play_second = player_of(sandbox)
+    conn = sandbox.engine.store.conn
+    for amount in (1_000, 2_000):
+        play_first(("cash_out", KEYS[0], amount))
+        play_second(("cash_out", KEYS[2], amount + 1))
+    assert view_refs(sandbox, first) == query_refs(conn, first)
+    assert view_refs(sandbox, second) == query_refs(conn, second)
+    play_first(("cash_out", KEYS[0], 3_000))
+    play_second(("advance", 5))  # the first merchant's maria.silva payouts settle
+    moved = query_refs(conn, second)[0][0]
+    with sandbox.engine.store.transaction():
+        conn.execute("UPDATE transactions SET merchant_id = ? WHERE seq = ?", (first, moved))
+    for merchant_id in (first, second):
+        assert view_refs(sandbox, merchant_id) == query_refs(conn, merchant_id)
+    assert moved in {seq for seq, _ in view_refs(sandbox, first)}

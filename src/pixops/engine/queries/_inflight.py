@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import bisect
 import sqlite3
-from typing import Final
+from typing import Final, cast
 
 from pixops.engine.queries._pages import Ref, render_rows
 from pixops.engine.store import Connection
@@ -107,9 +107,9 @@ class _View:
                 index = bisect.bisect_left(self.keys, (self.created[seq], seq))
                 items.parts[index] = part
             items.stale.clear()
-        parts = items.parts[::-1]
-        assert None not in parts
-        return parts  # type: ignore[return-value]
+        # Every part is bytes now (each None was stale, and stale rows were rendered);
+        # a None left would make the page's join raise, never a wrong page.
+        return cast("list[bytes]", items.parts[::-1])
 
 
 class InFlight:
@@ -118,6 +118,8 @@ class InFlight:
     def __init__(self, conn: Connection) -> None:
         self._conn = conn
         self._views: dict[str, _View] = {}
+        #: The merchant whose view holds each row (every row of every view is here).
+        self._owner: dict[int, str] = {}
         self._data_version: int | None = None
 
     def view(self, merchant_id: str) -> _View:
@@ -130,6 +132,7 @@ class InFlight:
         seqs, overflowed = changes.take()
         if version != self._data_version or overflowed or len(self._views) >= VIEWS_LIMIT:
             self._views.clear()
+            self._owner.clear()
             seqs = set()
         self._data_version = version
         changes.watching = True
@@ -137,7 +140,9 @@ class InFlight:
             self._refresh(seqs)
         view = self._views.get(merchant_id)
         if view is None:
-            view = self._views[merchant_id] = _View(self._load(merchant_id))
+            rows = self._load(merchant_id)
+            view = self._views[merchant_id] = _View(rows)
+            self._owner.update((seq, merchant_id) for seq, _, _ in rows)
         return view
 
     def refs(self, merchant_id: str) -> list[Ref]:
@@ -170,20 +175,24 @@ class InFlight:
             ).fetchall()
             for seq, merchant_id, created_at, version, in_flight in rows:
                 seen.add(seq)
-                # A row could in principle move between merchants: out of every other view.
-                for owner, other in self._views.items():
-                    if owner != merchant_id:
-                        other.remove(seq)
+                owner = self._owner.get(seq)
+                if owner is not None and owner != merchant_id:
+                    # A row could in principle move between merchants: out of the old view.
+                    self._views[owner].remove(seq)
+                    del self._owner[seq]
                 mine = self._views.get(merchant_id)
                 if mine is None:
                     continue
                 if in_flight:
                     mine.put(seq, created_at, version)
+                    self._owner[seq] = merchant_id
                 else:
                     mine.remove(seq)
+                    self._owner.pop(seq, None)
         for seq in seqs - seen:  # deleted rows
-            for view in self._views.values():
-                view.remove(seq)
+            owner = self._owner.pop(seq, None)
+            if owner is not None:
+                self._views[owner].remove(seq)
 
 
 def in_flight_view(conn: sqlite3.Connection) -> InFlight | None:
