@@ -130,14 +130,31 @@ _CLAIMS = """
 SELECT sn, MIN(ln) AS ln, COUNT(*) AS claimants FROM picks WHERE sn IS NOT NULL GROUP BY sn
 """
 
-# The pairs on numbers only (text costs a million rows dearly): directions and statuses
-# are compared here and read back in `pair_issues` for the few pairs that differ.
+# The pairs, narrow (a million rows are written: each column costs): the amounts, what a
+# matched row shows, and whether the two sides agree on everything (NULL when a side
+# lacks a value to compare: then the pair is neither matched nor an issue). The few that
+# do not agree are read again, with every column, in `pair_issues`.
 _PAIRS = """
 SELECT p.ln, p.sn,
        l.amount_base AS ledger_amount_base, s.amount_base AS statement_amount_base,
+       s.fee_base AS statement_fee_base, s.business_date,
+       l.in_scope OR s.in_scope AS in_scope,
+       l.amount_base = s.amount_base
+       AND (l.fee_base IS NULL OR l.fee_base = s.fee_base)
+       AND l.booked_on = s.business_date
+       AND (l.direction IS NULL OR l.direction = s.direction)
+       AND l.status = s.payment_status AS agrees
+FROM claims p
+JOIN led l ON l.ln = p.ln
+JOIN stmt s ON s.sn = p.sn
+"""
+
+# Pairs in scope that differ in anything (few), with both sides' values and what differs.
+_PAIR_ISSUES = """
+SELECT p.ln, p.sn, p.in_scope,
+       l.amount_base AS ledger_amount_base, s.amount_base AS statement_amount_base,
        l.fee_base AS ledger_fee_base, s.fee_base AS statement_fee_base,
        l.booked_on, s.business_date,
-       l.in_scope OR s.in_scope AS in_scope,
        CASE WHEN l.amount_base = s.amount_base THEN FALSE
             ELSE CAST(l.amount_base AS DECIMAL(38, 0)) * 100 = s.amount_base
                  OR CAST(l.amount_base AS DECIMAL(38, 0)) * 10000 = s.amount_base
@@ -145,24 +162,12 @@ SELECT p.ln, p.sn,
                  OR CAST(s.amount_base AS DECIMAL(38, 0)) * 10000 = l.amount_base
        END AS unit_error,
        (l.direction IS NOT NULL AND l.direction <> s.direction) AS direction_differs,
-       l.status <> s.payment_status AS status_differs
-FROM claims p
-JOIN led l ON l.ln = p.ln
-JOIN stmt s ON s.sn = p.sn
-"""
-
-# Pairs in scope that differ in anything (few), with both sides' direction and status.
-_PAIR_ISSUES = """
-SELECT p.*, l.direction AS ledger_direction, s.direction AS statement_direction,
+       l.direction AS ledger_direction, s.direction AS statement_direction,
        l.status AS ledger_status, s.payment_status AS statement_status
 FROM pairs p
 JOIN led l ON l.ln = p.ln
 JOIN stmt s ON s.sn = p.sn
-WHERE p.in_scope
-  AND (p.unit_error OR p.direction_differs OR p.status_differs
-       OR p.ledger_amount_base <> p.statement_amount_base
-       OR (p.ledger_fee_base IS NOT NULL AND p.ledger_fee_base <> p.statement_fee_base)
-       OR p.booked_on <> p.business_date)
+WHERE p.in_scope AND NOT p.agrees
 """
 
 # Statement rows in scope that moved money and are paired with no entry (few rows).
@@ -341,13 +346,9 @@ LEFT JOIN (SELECT sn, transaction_id, id FROM statement_in
 # Pairs that agree on everything, on row numbers; their ids are added by `LOOKUPS`.
 _MATCHED = """
 SELECT p.ln, p.sn, p.statement_amount_base AS amount_base,
-       p.statement_fee_base AS fee_base, p.booked_on, p.business_date
+       p.statement_fee_base AS fee_base, p.business_date AS booked_on, p.business_date
 FROM pairs p
-WHERE p.in_scope
-  AND NOT p.unit_error AND NOT p.direction_differs AND NOT p.status_differs
-  AND p.ledger_amount_base = p.statement_amount_base
-  AND (p.ledger_fee_base IS NULL OR p.ledger_fee_base = p.statement_fee_base)
-  AND p.booked_on = p.business_date
+WHERE p.in_scope AND p.agrees
 """
 
 # Refund rows with their amounts (few rows), and the originals they name.
