@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import socket
 import ssl
@@ -27,7 +28,9 @@ from pixops.server import (
     TimerWorker,
     banner,
     build_engine,
+    loop_implementation,
     seed_demo_merchant,
+    uvicorn_config,
 )
 
 pytestmark = pytest.mark.timeout(60)
@@ -312,6 +315,31 @@ def test_options_are_validated() -> None:
         ServeOptions(rate_limit_per_minute=0)
     with pytest.raises(ValueError, match="does not appear to be an IPv4 or IPv6 address"):
         ServeOptions(trusted_proxies=("not-an-ip",))
+    with pytest.raises(ValueError, match="loop must be one of auto, asyncio, uvloop"):
+        ServeOptions(loop="trio")
+
+
+def test_the_event_loop_is_uvloop_when_installed_and_asyncio_when_asked(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    assert loop_implementation("asyncio") == "asyncio"
+    assert loop_implementation("uvloop") == "uvloop"
+    installed = importlib.util.find_spec("uvloop") is not None
+    assert loop_implementation() == ("uvloop" if installed else "asyncio")
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name: None)
+    assert loop_implementation() == "asyncio"
+    config = uvicorn_config(lambda: None, ServeOptions(port=0, loop="asyncio"), 0)
+    assert config.loop == "asyncio"
+
+
+@pytest.mark.parametrize("loop", ["asyncio", "uvloop"])
+def test_a_server_answers_on_either_event_loop(loop: str) -> None:
+    if loop == "uvloop":
+        pytest.importorskip("uvloop")
+    server, credentials = serve(ServeOptions(port=0, loop=loop))
+    with server:
+        response = httpx.get(server.base_url + "/api/external/balance", headers=auth(credentials))
+    assert response.status_code == 200
 
 
 def test_responses_are_not_held_back_by_nagle(

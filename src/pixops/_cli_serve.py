@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from pixops.devcert import write_dev_certificate
 from pixops.server import (
     HTTP_IMPLEMENTATIONS,
+    LOOP_IMPLEMENTATIONS,
     PixopsServer,
     ServeOptions,
     banner,
@@ -96,6 +97,12 @@ def register(commands: Commands) -> None:
         "--http", choices=HTTP_IMPLEMENTATIONS, default="auto", help="HTTP/1.1 parser"
     )
     serve.add_argument(
+        "--loop",
+        choices=LOOP_IMPLEMENTATIONS,
+        default="auto",
+        help="event loop (auto: uvloop when installed, else asyncio)",
+    )
+    serve.add_argument(
         "--log-level",
         choices=("critical", "error", "warning", "info", "debug"),
         default="warning",
@@ -139,6 +146,7 @@ def run_serve(args: argparse.Namespace) -> int:
         rate_limit_per_minute=args.rate_limit,
         trusted_proxies=tuple(args.trusted_proxy),
         http=args.http,
+        loop=args.loop,
         log_level=args.log_level,
         sandbox=not args.production,
         manual_clock=args.manual_clock,
