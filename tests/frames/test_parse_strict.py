@@ -1,0 +1,223 @@
+"""The page parser never turns a type: money only from JSON integers, text only from
+JSON strings, times only with an offset; every refusal is a `PageParseError`."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pixops.frames import STATEMENT_SCHEMA, PageParseError, _parse, parse_pages
+
+TEXT_FIELDS = (
+    "id",
+    "transaction_id",
+    "end_to_end_id",
+    "external_id",
+    "tag",
+    "type",
+    "status",
+    "payment_status",
+    "direction",
+    "description",
+    "counterparty_name",
+    "recipient_key",
+    "payer_document",
+    "recipient_document",
+    "payer_ispb",
+    "payer_bank_name",
+    "original_transaction_id",
+    "created_at",
+    "completed_at",
+)
+MONEY_FIELDS = ("amount", "fee_amount", "net_amount")
+BASE = {
+    "id": "a",
+    "transaction_id": "t",
+    "amount": 1,
+    "fee_amount": 0,
+    "net_amount": 1,
+    "created_at": "2026-01-15T12:00:00.000Z",
+}
+
+
+def body(items: list[dict[str, Any]] | str) -> bytes:
+    """A page around ``items`` (a list, or the raw JSON text of the list)."""
+    data = items if isinstance(items, str) else json.dumps(items)
+    return ('{"worked": true, "data": ' + data + ', "page": 1}').encode()
+
+
+def raw_item(field: str, raw_value: str) -> str:
+    """``BASE`` as JSON text with ``field`` set to the raw JSON text ``raw_value``."""
+    parts = [f"{json.dumps(k)}: {json.dumps(v)}" for k, v in BASE.items() if k != field]
+    return "[{" + ", ".join([*parts, f"{json.dumps(field)}: {raw_value}"]) + "}]"
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(min_value=-(2**63), max_value=2**63 - 1), st.sampled_from(MONEY_FIELDS))
+def test_any_int64_is_kept_exactly(value: int, field: str) -> None:
+    table = parse_pages([body([BASE | {field: value}])])
+    column = {"amount": "amount_base", "fee_amount": "fee_base", "net_amount": "net_base"}
+    assert table.column(column[field]).to_pylist() == [value]
+    assert table.schema == STATEMENT_SCHEMA
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.one_of(
+        st.floats(allow_nan=False, allow_infinity=False).map(repr),
+        st.integers(min_value=-(10**6), max_value=10**6).map(lambda n: f"{n}.0"),
+        st.integers(min_value=-(10**6), max_value=10**6).map(lambda n: f"{n}e0"),
+        st.integers(min_value=0, max_value=10**6).map(lambda n: f"{n}E2"),
+        st.integers().map(lambda n: json.dumps(str(n))),
+        st.sampled_from(["true", "false", "[1]", '{"units": 1}', "NaN", "Infinity", "-Infinity"]),
+        st.integers(min_value=2**63, max_value=2**80).map(str),
+        st.integers(min_value=-(2**80), max_value=-(2**63) - 1).map(str),
+    ),
+    st.sampled_from(MONEY_FIELDS),
+)
+def test_money_that_is_not_a_json_integer_is_refused(raw: str, field: str) -> None:
+    with pytest.raises(PageParseError, match=field):
+        parse_pages([body(raw_item(field, raw))])
+
+
+@pytest.mark.parametrize("field", TEXT_FIELDS)
+@pytest.mark.parametrize("raw", ["12", "-1.5", "1e3", "true", "false", "[]", '{"a": "b"}'])
+def test_a_text_field_that_is_not_a_json_string_is_refused(field: str, raw: str) -> None:
+    with pytest.raises(PageParseError, match=field):
+        parse_pages([body(raw_item(field, raw))])
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.sampled_from(TEXT_FIELDS[:17]),
+    st.one_of(
+        st.integers(),
+        st.floats(allow_nan=False, allow_infinity=False),
+        st.booleans(),
+        st.lists(st.integers(), max_size=2),
+    ),
+    st.sampled_from([":", " : ", ":  ", "\t:\n"]),
+)
+def test_non_string_text_is_refused_whatever_the_spacing(
+    field: str, value: object, colon: str
+) -> None:
+    page = json.dumps({"worked": True, "data": [BASE | {field: value}]})
+    page = page.replace(f'"{field}": ', f'"{field}"{colon}')
+    with pytest.raises(PageParseError, match=field):
+        parse_pages([page.encode()])
+
+
+def test_a_key_written_with_escapes_is_still_checked() -> None:
+    with pytest.raises(PageParseError, match="'id'"):
+        parse_pages([body(raw_item("id", "5").replace('"id"', '"\\u0069d"'))])
+    table = parse_pages([body(raw_item("id", '"x"').replace('"id"', '"\\u0069d"'))])
+    assert table.column("id").to_pylist() == ["x"]
+
+
+def test_numbers_that_look_like_text_stay_text_when_quoted() -> None:
+    row = BASE | {"payer_document": "01234567890", "payer_ispb": "00000000", "tag": "true"}
+    table = parse_pages([body([row])])
+    assert table.column("payer_document").to_pylist() == ["01234567890"]
+    assert table.column("payer_ispb").to_pylist() == ["00000000"]
+    assert table.column("tag").to_pylist() == ["true"]
+
+
+def test_an_unknown_object_with_a_numeric_id_is_not_mistaken_for_the_item_id() -> None:
+    row = BASE | {"counterparty": {"id": 5, "status": True}, "links": [{"id": 7}]}
+    table = parse_pages([body([row])])
+    assert table.column("id").to_pylist() == ["a"]
+
+
+@pytest.mark.parametrize(
+    "page",
+    [
+        b'{"worked": true, "data": [],}',
+        b'{"worked": true, "data": [1,]}',
+        b'{"worked": true, "data": []} {"worked": true, "data": []}',
+        b'{"worked": true, "data": [{"id": "\\ud800"}]}',
+        b'{"worked": true, "data": [{"id": NaN}]}',
+        b'{"worked": true, "data": [{"id": "a", "amount": Infinity}]}',
+        b'{"worked": true, "data": "[]"}',
+        b'{"worked": "true", "data": []}',
+        b'{"worked": 1, "data": []}',
+        b"[]",
+        b"null",
+    ],
+)
+def test_malformed_or_lax_json_is_refused(page: bytes) -> None:
+    with pytest.raises(PageParseError):
+        parse_pages([page])
+
+
+def test_invalid_utf8_names_the_page() -> None:
+    good = body([BASE])
+    with pytest.raises(PageParseError, match="page 2 is not UTF-8"):
+        parse_pages([good, body([BASE | {"id": "x"}]).replace(b'"x"', b'"\xff"')])
+
+
+@pytest.mark.parametrize(
+    "stamp",
+    ["2026-01-15T12:00:00.000", "2026-01-15", "yesterday", "2026-02-30T12:00:00Z", "infinity"],
+)
+def test_a_time_without_an_offset_or_not_a_time_is_refused(stamp: str) -> None:
+    with pytest.raises(PageParseError, match="created_at"):
+        parse_pages([body([BASE | {"created_at": stamp}])])
+
+
+def test_times_keep_microseconds_and_convert_offsets_to_utc() -> None:
+    rows = [
+        BASE | {"created_at": "2026-01-15T12:00:00.123456Z"},
+        BASE | {"id": "b", "created_at": "2026-01-15T09:00:00.5-03:00"},
+    ]
+    stamps = parse_pages([body(rows)]).column("created_at").to_pylist()
+    assert [s.isoformat() for s in stamps] == [
+        "2026-01-15T12:00:00.123456+00:00",
+        "2026-01-15T12:00:00.500000+00:00",
+    ]
+
+
+def test_errors_name_the_page() -> None:
+    pages = [body([BASE]), body([BASE]), body([BASE | {"fee_amount": 0.5}])]
+    with pytest.raises(PageParseError, match=r"page 3: fee_amount 0\.5"):
+        parse_pages(pages)
+    with pytest.raises(PageParseError, match='page 2: "worked" is not true'):
+        parse_pages([body([BASE]), b'{"worked": false, "data": []}'])
+    with pytest.raises(PageParseError, match="page 2, item 1: 'tag' is a JSON number"):
+        parse_pages([body([BASE]), body([BASE | {"tag": 5}])])
+
+
+def test_an_item_that_is_not_an_object_is_refused() -> None:
+    for items in ("[null]", "[5]", '["x"]', "[[]]"):
+        with pytest.raises(PageParseError):
+            parse_pages([body(items)])
+
+
+def test_order_is_kept_across_many_slices_and_batches(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_parse, "SLICE_BYTES", 300)
+    pages = [
+        body([BASE | {"id": f"{page}-{item}", "amount": page * 10 + item} for item in range(3)])
+        for page in range(400)
+    ]
+    for batch_bytes in (1, 5_000, 1 << 30):
+        table = parse_pages(pages, batch_bytes=batch_bytes)
+        expected = [f"{page}-{item}" for page in range(400) for item in range(3)]
+        assert table.column("id").to_pylist() == expected
+        assert table.column("amount_base").to_pylist() == [
+            page * 10 + item for page in range(400) for item in range(3)
+        ]
+
+
+def test_a_page_with_an_empty_data_list_still_has_its_checks() -> None:
+    assert parse_pages([body([]), body([BASE])]).num_rows == 1
+    with pytest.raises(PageParseError, match="page 1"):
+        parse_pages([b'{"worked": false, "data": []}', body([BASE])])
+
+
+def test_integers_beyond_float_precision_stay_exact() -> None:
+    table = parse_pages([body([BASE | {"amount": 2**53 + 1, "net_amount": -(2**62) - 3}])])
+    assert table.column("amount_base").to_pylist() == [2**53 + 1]
+    assert table.column("net_base").to_pylist() == [-(2**62) - 3]
