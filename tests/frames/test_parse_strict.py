@@ -221,3 +221,16 @@ def test_integers_beyond_float_precision_stay_exact() -> None:
     table = parse_pages([body([BASE | {"amount": 2**53 + 1, "net_amount": -(2**62) - 3}])])
     assert table.column("amount_base").to_pylist() == [2**53 + 1]
     assert table.column("net_base").to_pylist() == [-(2**62) - 3]
+
+
+def test_a_batch_over_duckdbs_memory_limit_is_read_again_with_more(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from pixops.frames import _page_sql
+
+    monkeypatch.setattr(_page_sql, "MEMORY_FLOOR", 1 << 20)
+    monkeypatch.setattr(_page_sql, "MEMORY_PER_BYTE", 1)
+    monkeypatch.setattr(_page_sql, "MEMORY_RETRY", 64)
+    rows = [BASE | {"id": f"{n}", "description": "x" * 2_000} for n in range(1_000)]
+    table = parse_pages([body(rows[start : start + 100]) for start in range(0, 1_000, 100)])
+    assert table.column("id").to_pylist() == [f"{n}" for n in range(1_000)]

@@ -27,10 +27,12 @@ WIRE_FIELDS: Final = STRING_FIELDS + MONEY_FIELDS + TIME_FIELDS
 #: DuckDB's cores, and its memory for a batch: this many times the batch's bytes, at
 #: least `MEMORY_FLOOR`. DuckDB keeps what it once used up to its limit until the
 #: connection closes, so a tight limit is what keeps the peak of a long statement low
-#: (a limit of 256 MB adds ~50 MB to the peak of loading 1,000,000 rows).
+#: (a limit of 256 MB adds ~50 MB to the peak of loading 1,000,000 rows). A batch that
+#: needs more (very long texts) is read again with `MEMORY_RETRY` times the limit.
 THREADS: Final = 2
-MEMORY_PER_BYTE: Final = 6
+MEMORY_PER_BYTE: Final = 3
 MEMORY_FLOOR: Final = 32 << 20
+MEMORY_RETRY: Final = 8
 FLUSH_THRESHOLD: Final = "16MB"
 
 
@@ -80,14 +82,21 @@ def read_items(connection: duckdb.DuckDBPyConnection, pages: pa.Table) -> pa.Tab
     Columns are ``n`` and the wire fields, all still text (money as its JSON text).
     """
     limit = max(MEMORY_FLOOR, MEMORY_PER_BYTE * pages.nbytes)
-    connection.execute(f"SET memory_limit = '{limit}B'")
     connection.register("bodies", pages)
     try:
-        return connection.sql(_QUERY).to_arrow_table()
+        try:
+            return _run(connection, limit)
+        except duckdb.OutOfMemoryException:
+            return _run(connection, limit * MEMORY_RETRY)
     except (duckdb.InvalidInputException, duckdb.ConversionException) as error:
         raise PageParseError(_message(error)) from None
     finally:
         connection.unregister("bodies")
+
+
+def _run(connection: duckdb.DuckDBPyConnection, limit: int) -> pa.Table:
+    connection.execute(f"SET memory_limit = '{limit}B'")
+    return connection.sql(_QUERY).to_arrow_table()
 
 
 def _message(error: duckdb.Error) -> str:
