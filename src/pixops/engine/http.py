@@ -79,17 +79,32 @@ class EncodedJSON:
     A route may put one at the top level of a reply body when it has the bytes cheaper
     than the encoder would (the statement's rendered items, `queries._pages`); the
     pipeline splices them in verbatim (`pipeline.encode_body`), so the body is byte for
-    byte what encoding the plain value would have produced."""
+    byte what encoding the plain value would have produced. `pieces(camel)`, when given,
+    are the same bytes in parts (their join is `render(camel)`), which the pipeline
+    splices without joining them first: a busy page is hundreds of kilobytes."""
 
-    __slots__ = ("_render",)
+    __slots__ = ("_pieces", "_render")
 
-    def __init__(self, render: Callable[[bool], bytes]) -> None:
+    def __init__(
+        self,
+        render: Callable[[bool], bytes],
+        pieces: Callable[[bool], list[bytes]] | None = None,
+    ) -> None:
         if not callable(render):
             raise TypeError("render is a callable (camel: bool) -> bytes")
+        if pieces is not None and not callable(pieces):
+            raise TypeError("pieces is a callable (camel: bool) -> list[bytes]")
         self._render = render
+        self._pieces = pieces
 
     def encode(self, camel: bool) -> bytes:
         return self._render(camel)
+
+    def encode_pieces(self, camel: bool) -> list[bytes]:
+        """The encoded value in parts (one part when there is no `pieces`)."""
+        if self._pieces is None:
+            return [self._render(camel)]
+        return self._pieces(camel)
 
 
 class ApiError(Exception):

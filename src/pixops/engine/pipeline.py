@@ -315,11 +315,11 @@ def encode_body(body: JSONObject, camel: bool) -> bytes:
     pieces: list[bytes] = []
     for key, value in body.items():
         name = wire.to_camel(key) if camel else key
+        pieces += (b",", encode_json_value(name), b":")
         if isinstance(value, EncodedJSON):
-            encoded = value.encode(camel)
+            pieces += value.encode_pieces(camel)
         else:
-            encoded = encode_json_value(wire.camelize_keys(value) if camel else value)
-        pieces += (b",", encode_json_value(name), b":", encoded)
+            pieces.append(encode_json_value(wire.camelize_keys(value) if camel else value))
     pieces[0] = b"{"
     pieces.append(b"}")
     return b"".join(pieces)

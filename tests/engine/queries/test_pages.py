@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pixops import wire
-from pixops.engine.http import encode_json
+from pixops.engine.http import EncodedJSON, encode_json
 from pixops.engine.merchants import require_merchant
 from pixops.engine.pipeline import encode_body
 from pixops.engine.queries import ListFilters, Page, Reader
@@ -388,3 +388,23 @@ def test_each_merchant_keeps_its_own_rows_even_when_one_moves() -> None:
     for merchant_id in (first, second):
         assert view_refs(sandbox, merchant_id) == query_refs(conn, merchant_id)
     assert moved in {seq for seq, _ in view_refs(sandbox, first)}
+
+
+def test_an_encoded_value_splices_its_pieces_or_its_bytes_alike() -> None:
+    """`encode_body` splices an `EncodedJSON`'s pieces when it has them: the same body as
+    its joined bytes, and as the plain encoder gives."""
+    value = [{"a": 1}, {"b": [2, 3]}]
+    parts = [encode_json(item) for item in value]
+    whole = EncodedJSON(lambda camel: pages._array(list(parts)))
+    pieced = EncodedJSON(
+        lambda camel: pages._array(list(parts)), lambda camel: pages._array_pieces(list(parts))
+    )
+    expected = encode_json({"worked": True, "data": value, "page": 1})
+    for data in (whole, pieced):
+        assert encode_body({"worked": True, "data": data, "page": 1}, False) == expected
+    assert whole.encode_pieces(False) == [pages._array(list(parts))]
+    assert b"".join(pieced.encode_pieces(False)) == pages._array(list(parts))
+    empty = EncodedJSON(lambda camel: b"[]", lambda camel: pages._array_pieces([]))
+    assert encode_body({"data": empty}, False) == b'{"data":[]}'
+    with pytest.raises(TypeError, match="pieces"):
+        EncodedJSON(lambda camel: b"[]", "not callable")  # type: ignore[arg-type]

@@ -58,11 +58,17 @@ def encoded_items(
     so the rows fetched then are the ones `refs` was read from."""
     frozen = tuple(refs)
 
-    def render(camel: bool) -> bytes:
+    def items(camel: bool) -> list[bytes]:
         parts = _parts(conn, frozen, with_tag=with_tag, camel=camel)
-        return _array(parts if leading is None else leading(camel) + parts)
+        return parts if leading is None else leading(camel) + parts
 
-    return EncodedJSON(render)
+    def render(camel: bool) -> bytes:
+        return _array(items(camel))
+
+    def pieces(camel: bool) -> list[bytes]:
+        return _array_pieces(items(camel))
+
+    return EncodedJSON(render, pieces)
 
 
 def encode_items(
@@ -107,6 +113,16 @@ def _parts(
                 memo[(seq, version)] = part
         _trim(memo)
     return cast("list[bytes]", parts)
+
+
+def _array_pieces(parts: list[bytes]) -> list[bytes]:
+    """`_array(parts)` as pieces to join (the items and the commas between them), so
+    whoever joins the whole body copies the items once."""
+    if not parts:
+        return [b"[]"]
+    pieces: list[bytes] = [b","] * (2 * len(parts) - 1)
+    pieces[0::2] = parts
+    return [b"[", *pieces, b"]"]
 
 
 def _array(parts: list[bytes]) -> bytes:
