@@ -1,7 +1,7 @@
 """Page bodies (an Arrow string column) into one row per item, with DuckDB's JSON reader.
 
 ``json_transform`` reads each body into a struct of the declared fields (unknown ones
-skipped, missing ones null) in C++, on every core, with no Python object per row.
+skipped, missing ones null) in C++, on `THREADS` threads, with no Python object per row.
 DuckDB's own BIGINT conversion is lax (``10.5``, ``"12"``, ``true`` and ``1e3`` would
 all become integers), so the three money fields are read as JSON: their text is the
 value re-written by DuckDB's JSON library, bare digits for a JSON integer and nothing
@@ -33,7 +33,6 @@ THREADS: Final = 2
 MEMORY_PER_BYTE: Final = 3
 MEMORY_FLOOR: Final = 32 << 20
 MEMORY_RETRY: Final = 8
-FLUSH_THRESHOLD: Final = "16MB"
 
 
 def _quoted(name: str) -> str:
@@ -71,7 +70,6 @@ def page_reader() -> duckdb.DuckDBPyConnection:
         config={
             "memory_limit": f"{MEMORY_FLOOR}B",
             "threads": THREADS,
-            "allocator_flush_threshold": FLUSH_THRESHOLD,
         }
     )
 
