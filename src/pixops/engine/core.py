@@ -133,10 +133,14 @@ class Engine:
                 try:
                     # A GET only reads: it never takes the write lock (another server
                     # process on the same file keeps writing meanwhile).
-                    with self.store.transaction(write=request.method != "GET"):
-                        response = pipeline.run(self, request, route, params, allowed)
-                        # The snapshot this request read: what its answer must wait for.
-                        seen = self.store.snapshot_version()
+                    with self.store.transaction(write=request.method != "GET") as conn:
+                        # The snapshot this request reads (reading it begins it): what its
+                        # answer must wait for, and what rows kept in memory must match.
+                        seen = conn.read_version = self.store.snapshot_version()
+                        try:
+                            response = pipeline.run(self, request, route, params, allowed)
+                        finally:
+                            conn.read_version = None
                         if not 200 <= response.status < 300:
                             raise _RollbackError(response)
                 except _RollbackError as rollback:

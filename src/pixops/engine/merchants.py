@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from pixops.engine import credentials, ipallow, ledger
+from pixops.engine import credentials, ipallow, ledger, rowcache
 from pixops.engine.clock import to_db
 from pixops.engine.errors import AdminError as AdminError
 from pixops.engine.fees import DEFAULT_FEES, FeeSchedule
@@ -105,12 +105,10 @@ def create_merchant(
 
 def require_merchant(conn: sqlite3.Connection, merchant_id: str) -> MerchantRow:
     """The merchant's row (AdminError when there is none)."""
-    row: sqlite3.Row | None = conn.execute(
-        "SELECT * FROM merchants WHERE id = ?", (merchant_id,)
-    ).fetchone()
-    if row is None:
+    merchant = rowcache.merchant_row(conn, merchant_id)
+    if merchant is None:
         raise AdminError(f"no merchant {merchant_id!r}")
-    return MerchantRow.from_db(row)
+    return merchant
 
 
 def issue_api_key(

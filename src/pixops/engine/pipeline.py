@@ -18,7 +18,7 @@ from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 from pixops import limits, wire
-from pixops.engine import credentials, ipallow
+from pixops.engine import credentials, ipallow, rowcache
 from pixops.engine.clock import to_db
 from pixops.engine.http import (
     ApiError,
@@ -97,14 +97,11 @@ def authenticate(engine: Engine, request: Request) -> Caller:
         ) from None
     except credentials.MalformedCredentialsError:
         raise pipeline_error(401, "Invalid API key credentials") from None
-    # The account's active flag comes along (step 4 reads it) to save a query per request.
-    row = engine.store.conn.execute(
-        "SELECT k.merchant_id, k.secret_sha256, k.active, k.expires_at, k.permissions,"
-        " k.ip_whitelist, k.hmac_enabled, m.active AS account_active FROM api_keys AS k"
-        " LEFT JOIN merchants AS m ON m.id = k.merchant_id WHERE k.client_id = ?",
-        (client_id,),
-    ).fetchone()
-    if not credentials.secret_matches(secret, None if row is None else row["secret_sha256"]):
+    # The account's active flag comes along (step 4 reads it) to save a query per request;
+    # the row is remembered until anything could have changed it (`rowcache`).
+    row = rowcache.key_row(engine.store.conn, client_id)
+    matches = credentials.secret_matches(secret, None if row is None else row["secret_sha256"])
+    if not matches or row is None:  # an unknown key never matches (secret_matches says so)
         raise pipeline_error(401, "Invalid API key credentials")
     if not row["active"]:
         raise pipeline_error(401, "API key is inactive")

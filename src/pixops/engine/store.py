@@ -19,7 +19,7 @@ from types import TracebackType
 from pixops.engine.durability import GroupCommit
 from pixops.engine.migrations import MIGRATIONS
 
-__all__ = ["MIGRATIONS", "ChangedRows", "Connection", "Store", "Transaction"]
+__all__ = ["MIGRATIONS", "ChangeCount", "ChangedRows", "Connection", "Store", "Transaction"]
 
 #: Group commit: the request connection leaves checkpoints to the flusher's thread and
 #: checkpoints itself only when the log passes this many pages (a backstop).
@@ -45,6 +45,26 @@ class Connection(sqlite3.Connection):
     changed_transactions: ChangedRows
     #: Page 1's in-flight rows per merchant (`queries._inflight.InFlight`), made on first use.
     in_flight: object | None = None
+    #: Grows with every write this connection makes to `api_keys` or `merchants`
+    #: (temporary triggers), rolled back or not: `rowcache` forgets its rows when it moves.
+    credential_changes: ChangeCount
+    #: `PRAGMA data_version` of the snapshot the open request reads, set by the engine
+    #: around each request (None: not known here); `rowcache` keeps rows of one version.
+    read_version: int | None = None
+    #: Rows remembered by `rowcache`, made on first use.
+    row_cache: object | None = None
+
+
+class ChangeCount:
+    """A count that temporary triggers bump (`pixops_credentials_changed()`)."""
+
+    __slots__ = ("count",)
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def bump(self) -> None:
+        self.count += 1
 
 
 class ChangedRows:
@@ -93,6 +113,18 @@ CREATE TEMP TRIGGER IF NOT EXISTS pixops_changed_update AFTER UPDATE OF version
     ON main.transactions BEGIN SELECT pixops_changed(NEW.seq); END;
 CREATE TEMP TRIGGER IF NOT EXISTS pixops_changed_delete AFTER DELETE ON main.transactions
     BEGIN SELECT pixops_changed(OLD.seq); END;
+CREATE TEMP TRIGGER IF NOT EXISTS pixops_keys_insert AFTER INSERT ON main.api_keys
+    BEGIN SELECT pixops_credentials_changed(); END;
+CREATE TEMP TRIGGER IF NOT EXISTS pixops_keys_update AFTER UPDATE ON main.api_keys
+    BEGIN SELECT pixops_credentials_changed(); END;
+CREATE TEMP TRIGGER IF NOT EXISTS pixops_keys_delete AFTER DELETE ON main.api_keys
+    BEGIN SELECT pixops_credentials_changed(); END;
+CREATE TEMP TRIGGER IF NOT EXISTS pixops_merchants_insert AFTER INSERT ON main.merchants
+    BEGIN SELECT pixops_credentials_changed(); END;
+CREATE TEMP TRIGGER IF NOT EXISTS pixops_merchants_update AFTER UPDATE ON main.merchants
+    BEGIN SELECT pixops_credentials_changed(); END;
+CREATE TEMP TRIGGER IF NOT EXISTS pixops_merchants_delete AFTER DELETE ON main.merchants
+    BEGIN SELECT pixops_credentials_changed(); END;
 """
 
 
@@ -138,6 +170,10 @@ class Store:
         self._migrate()
         self.conn.changed_transactions = ChangedRows()
         self.conn.create_function("pixops_changed", 1, self.conn.changed_transactions.note)
+        self.conn.credential_changes = ChangeCount()
+        self.conn.create_function(
+            "pixops_credentials_changed", 0, self.conn.credential_changes.bump
+        )
         self.conn.executescript(_NOTE_CHANGES)
         if group_commit is not False and self.path is not None:
             self.flusher = GroupCommit(self.path) if group_commit is True else group_commit
