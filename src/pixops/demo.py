@@ -13,6 +13,7 @@ call returns a fresh in-memory copy: what one notebook does never leaks into ano
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import json
@@ -51,9 +52,8 @@ def demo_month(*, cache_dir: str | Path | None = None) -> DemoMonth:
     """A fresh in-memory sandbox holding the demo month (built and cached on first use)."""
     snapshot, meta = _snapshot(_cache_dir(cache_dir))
     sandbox = Sandbox(seed=_AFTER_LOAD_SEED, start=datetime.fromisoformat(meta["now"]))
-    store = sandbox.engine.store
-    with store.lock, sqlite3.connect(snapshot) as source:
-        source.backup(store.conn)
+    with contextlib.closing(sqlite3.connect(snapshot)) as source:
+        sandbox.engine.store.restore_from(source)
     merchant = sandbox.merchant(meta["merchant_id"])
     return DemoMonth(sandbox, merchant, sandbox.issue_api_key(merchant.id))
 

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from pixops.engine import ledger
+from pixops.engine.rowcache import merchant_row
 from pixops.engine.store import Store
 from pixops.sandbox import Sandbox
 
@@ -157,3 +158,30 @@ def test_post_entries_refuses_an_unknown_account(sandbox: Sandbox) -> None:
     with store.transaction() as conn, pytest.raises(ledger.LedgerError, match="no account"):
         ledger.post_entries(conn, "mer_unknown", [(1, "cash_in")], sandbox.now())
     assert count_journal(store) == before
+
+
+def test_a_restore_forgets_what_the_connection_remembered() -> None:
+    first = Sandbox(seed=5)
+    merchant = first.create_merchant("Loja", balance_centavos=100)
+    with first.engine.store.transaction(write=False) as conn:
+        remembered = merchant_row(conn, merchant.id)
+        assert remembered is not None
+        assert remembered.active
+    second = Sandbox(seed=5)
+    assert second.create_merchant("Loja", balance_centavos=100).id == merchant.id
+    second.set_account_active(merchant.id, False)
+
+    first.engine.store.restore_from(second.engine.store.conn)
+
+    with first.engine.store.transaction(write=False) as conn:
+        restored = merchant_row(conn, merchant.id)
+        assert restored is not None
+        assert not restored.active
+
+
+def test_a_restore_inside_a_transaction_is_refused() -> None:
+    sandbox = Sandbox(seed=5)
+    with sandbox.engine.store.transaction() as conn:
+        conn.execute("SELECT 1")
+        with pytest.raises(RuntimeError, match="inside one of its transactions"):
+            sandbox.engine.store.restore_from(Sandbox(seed=6).engine.store.conn)

@@ -253,6 +253,24 @@ class Store:
         if self.flusher is not None and self.conn.total_changes != self.conn.changes_at_begin:
             self.flusher.committed()
 
+    def restore_from(self, source: sqlite3.Connection) -> None:
+        """Replace this store's database with a copy of `source`'s (SQLite's backup).
+
+        A backup writes the pages underneath every trigger, so everything the connection
+        remembers about its rows (rendered items, page 1's in-flight views, key and
+        merchant rows, the timers' floor) is forgotten with it.
+        """
+        with self.lock:
+            if self.conn.in_transaction:
+                raise RuntimeError("cannot restore a store inside one of its transactions")
+            source.backup(self.conn)
+            self.conn.rendered = {}
+            self.conn.in_flight = None
+            self.conn.row_cache = None
+            self.conn.timers_due_floor = None
+            self.conn.changed_transactions.take()
+            self._data_version = self._read_data_version()
+
     def close(self) -> None:
         with self.lock:
             if self.flusher is not None:
