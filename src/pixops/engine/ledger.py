@@ -89,21 +89,12 @@ def post_entries(
 ) -> None:
     """Several journal entries of one movement, `(amount_base, kind)` each and in order
     (an amount and its fee), with one balance update for their sum."""
-    for amount_base, _ in entries:
-        if not isinstance(amount_base, int) or isinstance(amount_base, bool):
-            raise LedgerError("journal amounts are integers in base units")
+    _check_amounts(entries)
     updated = conn.execute(
         "UPDATE accounts SET ledger_base = ledger_base + ? WHERE merchant_id = ?",
         (sum(amount_base for amount_base, _ in entries), merchant_id),
     ).rowcount
-    if updated != 1:
-        raise LedgerError(f"no account for merchant {merchant_id}")
-    at_db = to_db(at)
-    conn.executemany(
-        "INSERT INTO journal (merchant_id, at, amount_base, kind, transaction_id, memo)"
-        " VALUES (?, ?, ?, ?, ?, NULL)",
-        [(merchant_id, at_db, amount_base, kind, transaction_id) for amount_base, kind in entries],
-    )
+    _journal_entries(conn, updated, merchant_id, entries, at, transaction_id)
 
 
 def place_hold(
@@ -169,9 +160,7 @@ def capture_and_post(
     """The movement happened: `capture_hold`, then `post` each `(amount_base, kind)` entry
     in order (an amount and its fee), with one account update for all of it (the hold off
     `held_base`, the entries onto `ledger_base`). Returns the hold's amount."""
-    for amount_base, _ in entries:
-        if not isinstance(amount_base, int) or isinstance(amount_base, bool):
-            raise LedgerError("journal amounts are integers in base units")
+    _check_amounts(entries)
     row = conn.execute(
         "SELECT merchant_id, amount_base, status FROM holds WHERE id = ?", (hold_id,)
     ).fetchone()
@@ -197,14 +186,7 @@ def capture_and_post(
             "UPDATE accounts SET ledger_base = ledger_base + ? WHERE merchant_id = ?",
             (posted_base, merchant_id),
         ).rowcount
-    if updated != 1:
-        raise LedgerError(f"no account for merchant {merchant_id}")
-    at_db = to_db(at)
-    conn.executemany(
-        "INSERT INTO journal (merchant_id, at, amount_base, kind, transaction_id, memo)"
-        " VALUES (?, ?, ?, ?, ?, NULL)",
-        [(merchant_id, at_db, amount_base, kind, transaction_id) for amount_base, kind in entries],
-    )
+    _journal_entries(conn, updated, merchant_id, entries, at, transaction_id)
     return held_base
 
 
@@ -241,3 +223,29 @@ def audit(conn: sqlite3.Connection, merchant_id: str) -> Audit:
         (merchant_id,),
     ).fetchone()[0]
     return Audit(int(journal_sum), int(holds_sum), balance(conn, merchant_id))
+
+
+def _journal_entries(
+    conn: sqlite3.Connection,
+    accounts_updated: int,
+    merchant_id: str,
+    entries: Sequence[tuple[int, str]],
+    at: datetime,
+    transaction_id: str | None,
+) -> None:
+    """The journal lines of a movement whose account update touched `accounts_updated`
+    rows (exactly one, or the merchant has no account)."""
+    if accounts_updated != 1:
+        raise LedgerError(f"no account for merchant {merchant_id}")
+    at_db = to_db(at)
+    conn.executemany(
+        "INSERT INTO journal (merchant_id, at, amount_base, kind, transaction_id, memo)"
+        " VALUES (?, ?, ?, ?, ?, NULL)",
+        [(merchant_id, at_db, amount_base, kind, transaction_id) for amount_base, kind in entries],
+    )
+
+
+def _check_amounts(entries: Sequence[tuple[int, str]]) -> None:
+    for amount_base, _ in entries:
+        if not isinstance(amount_base, int) or isinstance(amount_base, bool):
+            raise LedgerError("journal amounts are integers in base units")
