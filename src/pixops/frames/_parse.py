@@ -10,6 +10,7 @@ own digits, never through a float.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 
@@ -174,10 +175,8 @@ def _finish(items: pa.Table) -> pa.Table:
 
 def _cast(column: pa.Array, to: pa.DataType, wire: str, pages: pa.ChunkedArray) -> pa.Array:
     """Arrow's strict cast; on failure, the first value that failed and its page."""
-    try:
+    with contextlib.suppress(pa.ArrowInvalid):
         return pc.cast(column, to, memory_pool=_KEPT)
-    except pa.ArrowInvalid:
-        pass
     for row, value in enumerate(column.to_pylist()):
         try:
             pa.array([value], type=pa.string()).cast(to)
