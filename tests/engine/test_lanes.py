@@ -66,3 +66,19 @@ def test_bad_sizes_and_use_after_shutdown_are_refused() -> None:
     lanes.shutdown()
     with pytest.raises(RuntimeError, match="shut down"):
         lanes.submit("wh_a", lambda: None)
+
+
+def test_a_keyed_job_is_not_queued_twice_while_it_waits() -> None:
+    lanes = Lanes(1)
+    release = threading.Event()
+    seen: list[str] = []
+    lanes.submit("wh_a", release.wait)
+    lanes.submit("wh_a", lambda: seen.append("first"), key="delivery-7")
+    lanes.submit("wh_a", lambda: seen.append("second"), key="delivery-7")
+    release.set()
+    assert lanes.wait_idle(10)
+    assert seen == ["first"]
+    lanes.submit("wh_a", lambda: seen.append("again"), key="delivery-7")
+    assert lanes.wait_idle(10)
+    assert seen == ["first", "again"], "once started, the key may be queued again"
+    lanes.shutdown()

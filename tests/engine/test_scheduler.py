@@ -269,3 +269,35 @@ def test_a_timer_scheduled_by_a_timer_of_the_batch_runs_in_due_order() -> None:
         scheduler.schedule(conn, sandbox.now() + timedelta(seconds=1), KIND, "b")
     assert sandbox.advance(2) == 3
     assert RAN == ["a", "a-child", "b"]
+
+
+def test_a_non_atomic_timer_is_leased_and_runs_again_if_nothing_took_its_work_over() -> None:
+    """The process may die between the lease's commit and the work's own transaction:
+    the lease then runs out and the work runs again, instead of being lost."""
+    sandbox = Sandbox()
+    kind = "test.scheduler_leased"
+    sandbox.engine.timers.register(kind, _tick, atomic=False)
+    with sandbox.engine.store.transaction() as conn:
+        scheduler.schedule(conn, sandbox.now() + timedelta(seconds=1), kind, "lost")
+    sandbox.advance(1)
+    assert RAN == ["lost"]
+    sandbox.advance(scheduler.LEASE_SECONDS - 1)
+    assert RAN == ["lost"], "not before the lease runs out"
+    sandbox.advance(1)
+    assert RAN == ["lost", "lost"]
+
+
+def test_a_non_atomic_timer_whose_work_cancels_it_runs_once() -> None:
+    sandbox = Sandbox()
+    kind = "test.scheduler_taken_over"
+
+    def take_over(engine: Engine, conn: sqlite3.Connection, ref: str, _: dict[str, Any]) -> None:
+        with engine.store.transaction() as work:
+            scheduler.cancel(work, kind, ref)
+        RAN.append(ref)
+
+    sandbox.engine.timers.register(kind, take_over, atomic=False)
+    with sandbox.engine.store.transaction() as conn:
+        scheduler.schedule(conn, sandbox.now() + timedelta(seconds=1), kind, "once")
+    sandbox.advance(scheduler.LEASE_SECONDS * 10)
+    assert RAN == ["once"]

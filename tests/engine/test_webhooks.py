@@ -604,3 +604,24 @@ def test_a_slow_receiver_delays_nobody(connect: Connect) -> None:
     assert slow_seen == [first, second]
     assert len(fast.calls) == 2
     engine.close()
+
+
+def test_a_delivery_run_again_before_its_next_attempt_is_due_sends_nothing(
+    sandbox: Sandbox, merchant: Merchant, api: Api
+) -> None:
+    """A leased delivery timer may run twice (its lease ran out while the first run
+    waited in its lane): the second run finds the next attempt booked and leaves it."""
+    receiver = Recorder(500)
+    subscribe(api, sandbox.add_webhook_receiver(receiver))
+    emit(sandbox, merchant.id)
+    sandbox.advance(0)
+    [delivery] = sandbox.webhook_deliveries(merchant.id)
+    assert len(receiver.calls) == 1
+
+    _delivery.deliver(sandbox.engine, delivery.id)
+
+    assert len(receiver.calls) == 1
+    [again] = sandbox.webhook_deliveries(merchant.id)
+    assert (again.state, len(again.attempts)) == ("pending", 1)
+    sandbox.advance(RETRY_DELAYS_SECONDS[0])
+    assert len(receiver.calls) == 2, "the booked retry still runs on time"

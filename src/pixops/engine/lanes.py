@@ -33,20 +33,29 @@ class Lanes:
             raise ValueError("workers must be a positive integer")
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix=name)
         self._guard = threading.Lock()
-        self._waiting: dict[str, deque[Job]] = {}
+        self._waiting: dict[str, deque[tuple[str | None, Job]]] = {}
+        self._queued_keys: set[str] = set()
         self._idle = threading.Condition(self._guard)
         self._closed = False
 
-    def submit(self, lane: str, job: Job) -> None:
-        """Queue `job` behind the lane's earlier jobs; start the lane if it is idle."""
+    def submit(self, lane: str, job: Job, *, key: str | None = None) -> None:
+        """Queue `job` behind the lane's earlier jobs; start the lane if it is idle.
+
+        A job with a `key` is not queued again while one with the same key waits (a
+        timer leased again before its first run started submits its work twice).
+        """
         with self._guard:
             if self._closed:
                 raise RuntimeError("the delivery lanes are shut down")
+            if key is not None:
+                if key in self._queued_keys:
+                    return
+                self._queued_keys.add(key)
             queue = self._waiting.get(lane)
             if queue is not None:
-                queue.append(job)
+                queue.append((key, job))
                 return
-            self._waiting[lane] = deque([job])
+            self._waiting[lane] = deque([(key, job)])
         self._pool.submit(self._drain, lane)
 
     def _drain(self, lane: str) -> None:
@@ -57,7 +66,9 @@ class Lanes:
                     del self._waiting[lane]
                     self._idle.notify_all()
                     return
-                job = queue.popleft()
+                key, job = queue.popleft()
+                if key is not None:
+                    self._queued_keys.discard(key)
             try:
                 job()
             except Exception:

@@ -39,8 +39,12 @@ TimerFunction = Callable[["Engine", sqlite3.Connection, str, dict[str, Any]], No
 @dataclass(frozen=True)
 class TimerKind:
     function: TimerFunction
-    #: Atomic timers run in the same transaction that removes them; others (network
-    #: I/O such as webhook delivery) run after removal, outside the engine lock.
+    #: Atomic timers run in the same transaction that removes them. Others (network
+    #: I/O such as webhook delivery) run after the commit, outside the engine lock, and
+    #: are leased rather than removed: postponed by `LEASE_SECONDS`, so work lost with
+    #: the process before it was taken over runs again. Their function must `cancel`
+    #: its (kind, ref) in the transaction that takes the work over, and must be
+    #: harmless when run again.
     atomic: bool
 
 
@@ -58,6 +62,8 @@ class FailedTimer:
     failed_at: datetime
 
 
+#: How long a timer that is not atomic stays leased before it runs again.
+LEASE_SECONDS: Final = 5
 #: Delays before the 2nd, 3rd, ... attempt of a timer that raised.
 RETRY_DELAYS_SECONDS: Final = (1, 5, 30, 300)
 MAX_ATTEMPTS: Final = 1 + len(RETRY_DELAYS_SECONDS)
@@ -259,7 +265,7 @@ def _run_one(
     engine: Engine, conn: sqlite3.Connection, row: sqlite3.Row
 ) -> tuple[TimerKind, str, dict[str, Any]] | None:
     """One timer, in a savepoint of the batch's transaction: removed and run (an atomic
-    one), or removed and handed back to run after the commit (one that is not)."""
+    one), or leased and handed back to run after the commit (one that is not)."""
     due = from_db(row["due_at"])
     if isinstance(engine.clock, ManualClock) and due > engine.clock.now():
         engine.clock.set(due)
@@ -269,9 +275,14 @@ def _run_one(
     try:
         if kind is None:
             raise LookupError(f"no timer kind {row['kind']!r} on this engine")
-        conn.execute("DELETE FROM timers WHERE seq = ?", (row["seq"],))
         if kind.atomic:
+            conn.execute("DELETE FROM timers WHERE seq = ?", (row["seq"],))
             kind.function(engine, conn, row["ref"], payload)
+        else:
+            lease_until = max(due, engine.clock.now()) + timedelta(seconds=LEASE_SECONDS)
+            conn.execute(
+                "UPDATE timers SET due_at = ? WHERE seq = ?", (to_db(lease_until), row["seq"])
+            )
     except Exception as error:
         conn.execute("ROLLBACK TO pixops_timer")
         conn.execute("RELEASE pixops_timer")

@@ -27,7 +27,7 @@ from urllib.parse import urlsplit
 import httpx
 
 from pixops.engine import scheduler
-from pixops.engine.clock import to_db
+from pixops.engine.clock import from_db, to_db
 from pixops.engine.events import from_row
 from pixops.engine.http import encode_json
 from pixops.engine.notifications._fanout import DELIVER_TIMER, cancel_outstanding, release_next
@@ -84,7 +84,7 @@ def _deliver_timer(
             "SELECT webhook_id FROM webhook_deliveries WHERE seq = ?", (delivery_seq,)
         ).fetchone()
     if row is not None:
-        lanes.submit(row["webhook_id"], lambda: deliver(engine, delivery_seq))
+        lanes.submit(row["webhook_id"], lambda: deliver(engine, delivery_seq), key=ref)
 
 
 def deliver(engine: Engine, delivery_seq: int) -> None:
@@ -106,8 +106,13 @@ def _begin(engine: Engine, delivery_seq: int) -> _Attempt | None:
             (delivery_seq,),
         ).fetchone()
         if row is None or row["state"] != "pending":
+            scheduler.cancel(conn, DELIVER_TIMER, str(delivery_seq))
             return None
         now = engine.clock.now()
+        if row["next_attempt_at"] is not None and from_db(row["next_attempt_at"]) > now:
+            return None  # run again by a lease: the next attempt is booked, with its timer
+        # The timer's lease ends here, with the attempt it stood for booked in its place.
+        scheduler.cancel(conn, DELIVER_TIMER, str(delivery_seq))
         if not row["active"] or row["deleted_at"] is not None:
             cancel_outstanding(conn, row["webhook_id"], "subscription inactive")
             return None
