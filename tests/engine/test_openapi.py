@@ -415,3 +415,24 @@ def test_path_identifiers_carry_the_rule_the_service_checks() -> None:
     reference = pattern("/transactions/ref/{external_id}", "external_id")
     assert reference.fullmatch("x" * 128)
     assert not reference.fullmatch("x" * 129)
+
+
+def test_the_served_document_names_the_engines_own_institution() -> None:
+    """A cash-out's own `end_to_end_id` must carry the serving institution's ISPB, which
+    is the engine's configuration, not the default."""
+    from pixops.engine.config import SERVICE_ISPB, EngineConfig
+
+    ours = "12345678"
+    sandbox = Sandbox(config=EngineConfig(service_ispb=ours))
+    with httpx.Client(transport=sandbox.transport(), base_url="http://sandbox") as client:
+        served = client.get("/api/external/openapi.json").json()
+    pattern = served["components"]["schemas"]["PayoutRequest"]["properties"]["end_to_end_id"][
+        "pattern"
+    ]
+    assert re.fullmatch(pattern[1:-1], f"E{ours}202601151230abcdefghijk")
+    assert not re.fullmatch(pattern[1:-1], f"E{SERVICE_ISPB}202601151230abcdefghijk")
+    default = json.loads(document_bytes())
+    assert (
+        default["components"]["schemas"]["PayoutRequest"]["properties"]["end_to_end_id"]["pattern"]
+        != pattern
+    )

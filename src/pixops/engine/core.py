@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 import random
 import sqlite3
@@ -55,7 +56,7 @@ class Engine:
         self._static = (self.router, static_routes(self.router))
         self.event_hooks: list[EventHook] = [notifications.fan_out]
         self.public_documents: dict[str, Callable[[], bytes]] = {
-            openapi.PATH: openapi.document_bytes
+            openapi.PATH: functools.partial(openapi.document_bytes, self.config.service_ispb)
         }
         # Handlers for paths outside /api/external, by prefix (server mode's test helpers).
         self.mounts: dict[str, Callable[[Request], Response]] = {}

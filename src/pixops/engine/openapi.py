@@ -334,8 +334,9 @@ def _operation(method: str, pattern: str, permission: str, handler_name: str) ->
     return operation
 
 
-def build_openapi() -> dict[str, Any]:
-    """The whole document, one operation per route of the router."""
+def build_openapi(service_ispb: str = SERVICE_ISPB) -> dict[str, Any]:
+    """The whole document, one operation per route of the router, for the institution
+    whose code is `service_ispb`."""
     paths: dict[str, dict[str, Schema]] = {}
     for route in ROUTES:
         template, _ = _path_template(route.pattern)
@@ -372,7 +373,7 @@ def build_openapi() -> dict[str, Any]:
         "description": "the disputed transaction",
         "schema": string_schema(maxLength=limits.TRANSACTION_ID_MAX_CHARS),
     }
-    schemas = _of_this_institution(component_schemas())
+    schemas = _of_this_institution(component_schemas(), service_ispb)
     return {
         "openapi": OPENAPI_VERSION,
         "jsonSchemaDialect": "https://spec.openapis.org/oas/3.1/dialect/base",
@@ -431,14 +432,15 @@ def build_openapi() -> dict[str, Any]:
     }
 
 
-def _of_this_institution(schemas: dict[str, Schema]) -> dict[str, Schema]:
+def _of_this_institution(schemas: dict[str, Schema], service_ispb: str) -> dict[str, Schema]:
     """A cash-out's own `end_to_end_id` carries the paying institution's code: this one's."""
     field = schemas["PayoutRequest"]["properties"]["end_to_end_id"]
-    field["pattern"] = end_to_end_pattern(SERVICE_ISPB)
+    field["pattern"] = end_to_end_pattern(service_ispb)
     return schemas
 
 
 @functools.cache
-def document_bytes() -> bytes:
-    """The document as served: compact UTF-8 JSON, built once."""
-    return encode_json(add_to_openapi(build_openapi()))
+def document_bytes(service_ispb: str = SERVICE_ISPB) -> bytes:
+    """The document as served by an institution (`EngineConfig.service_ispb`): compact
+    UTF-8 JSON, built once per institution."""
+    return encode_json(add_to_openapi(build_openapi(service_ispb)))
