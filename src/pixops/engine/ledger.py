@@ -122,8 +122,9 @@ def place_hold(
     return hold_id
 
 
-def _close_hold(conn: sqlite3.Connection, hold_id: str, status: str, at: datetime) -> int:
-    row = conn.execute(
+def _mark_closed(conn: sqlite3.Connection, hold_id: str, status: str, at: datetime) -> sqlite3.Row:
+    """Close an active hold as `status`; its row (merchant and amount) before closing."""
+    row: sqlite3.Row | None = conn.execute(
         "SELECT merchant_id, amount_base, status FROM holds WHERE id = ?", (hold_id,)
     ).fetchone()
     if row is None or row["status"] != "active":
@@ -131,6 +132,11 @@ def _close_hold(conn: sqlite3.Connection, hold_id: str, status: str, at: datetim
     conn.execute(
         "UPDATE holds SET status = ?, closed_at = ? WHERE id = ?", (status, to_db(at), hold_id)
     )
+    return row
+
+
+def _close_hold(conn: sqlite3.Connection, hold_id: str, status: str, at: datetime) -> int:
+    row = _mark_closed(conn, hold_id, status, at)
     conn.execute(
         "UPDATE accounts SET held_base = held_base - ? WHERE merchant_id = ?",
         (row["amount_base"], row["merchant_id"]),
@@ -161,14 +167,7 @@ def capture_and_post(
     in order (an amount and its fee), with one account update for all of it (the hold off
     `held_base`, the entries onto `ledger_base`). Returns the hold's amount."""
     _check_amounts(entries)
-    row = conn.execute(
-        "SELECT merchant_id, amount_base, status FROM holds WHERE id = ?", (hold_id,)
-    ).fetchone()
-    if row is None or row["status"] != "active":
-        raise LedgerError(f"hold {hold_id} is not active")
-    conn.execute(
-        "UPDATE holds SET status = 'captured', closed_at = ? WHERE id = ?", (to_db(at), hold_id)
-    )
+    row = _mark_closed(conn, hold_id, "captured", at)
     held_base = int(row["amount_base"])
     posted_base = sum(amount_base for amount_base, _ in entries)
     if row["merchant_id"] == merchant_id:
