@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Final, Literal
+from typing import Annotated, Final, Literal, get_args
 
 from pydantic import Field
 
@@ -23,17 +23,6 @@ __all__ = [
     "WebhookResponse",
 ]
 
-EVENT_TYPES: Final = (
-    "pix.charge.paid",
-    "pix.payout.queued",
-    "pix.payout.confirmed",
-    "pix.payout.rejected",
-    "pix.payout.failed",
-    "pix.payout.returned",
-    "pix.refund.completed",
-    "pix.return.received",
-    "pix.refund.requested",
-)
 NamedEventType = Literal[
     "pix.charge.paid",
     "pix.payout.queued",
@@ -46,18 +35,8 @@ NamedEventType = Literal[
     "pix.refund.requested",
 ]
 """One event type by name (`EventType` adds `*`, every event)."""
-EventType = Literal[
-    "pix.charge.paid",
-    "pix.payout.queued",
-    "pix.payout.confirmed",
-    "pix.payout.rejected",
-    "pix.payout.failed",
-    "pix.payout.returned",
-    "pix.refund.completed",
-    "pix.return.received",
-    "pix.refund.requested",
-    "*",
-]
+EventType = Literal[NamedEventType, "*"]
+EVENT_TYPES: Final[tuple[str, ...]] = get_args(NamedEventType)
 
 
 class WebhookRequest(Closed):
