@@ -63,14 +63,12 @@ FORMAT_WEBHOOK_ID: Final = "webhook-id"
 
 # -- patterns --------------------------------------------------------------------------
 
+#: The white space above ASCII that `str.isspace()` knows, as part of a class body.
+_WIDE_SPACE: Final = r"\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
 #: What Python's `str.strip()` removes (every `str.isspace()` character), as a class body.
-_SPACE: Final = (
-    r"\u0009-\u000d\u001c-\u0020\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
-)
+_SPACE: Final = r"\u0009-\u000d\u001c-\u0020" + _WIDE_SPACE
 #: Control characters and white space, which no URL may carry.
-_SPACE_OR_CONTROL: Final = (
-    r"\u0000-\u0020\u007f\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
-)
+_SPACE_OR_CONTROL: Final = r"\u0000-\u0020\u007f" + _WIDE_SPACE
 
 
 def trimmed(core: str) -> str:
