@@ -11,41 +11,45 @@ costs one page's decoding and nothing else.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any, Final
 
 import pyarrow as pa
 import pyarrow.compute as pc
 
-__all__ = ["STRING_FIELDS", "TIME_FIELDS", "PageParseError", "check_suspect_pages", "suspect_pages"]
+from pixops.frames._schema import STATEMENT_SCHEMA, WIRE_RENAMES
+
+__all__ = [
+    "MONEY_FIELDS",
+    "STRING_FIELDS",
+    "TIME_FIELDS",
+    "PageParseError",
+    "check_suspect_pages",
+    "suspect_pages",
+]
 
 
 class PageParseError(ValueError):
     """A page body is not a statement page (bad JSON, a wrong type, no ``data`` list)."""
 
 
-#: Wire fields read as text: the value must be a JSON string or null.
-STRING_FIELDS: Final = (
-    "id",
-    "transaction_id",
-    "end_to_end_id",
-    "external_id",
-    "tag",
-    "type",
-    "status",
-    "payment_status",
-    "direction",
-    "description",
-    "counterparty_name",
-    "recipient_key",
-    "payer_document",
-    "recipient_document",
-    "payer_ispb",
-    "payer_bank_name",
-    "original_transaction_id",
+def _wire_fields(kind: Callable[[pa.DataType], bool]) -> tuple[str, ...]:
+    """The wire names of the declared statement columns whose type is of `kind`."""
+    return tuple(
+        _FRAME_TO_WIRE.get(field.name, field.name) for field in STATEMENT_SCHEMA if kind(field.type)
+    )
+
+
+_FRAME_TO_WIRE: Final = {frame: wire for wire, frame in WIRE_RENAMES.items()}
+#: Wire fields read as text (plain or categorical): the value must be a JSON string or null.
+STRING_FIELDS: Final = _wire_fields(
+    lambda kind: pa.types.is_string(kind) or pa.types.is_dictionary(kind)
 )
 #: Times are text on the wire too (converted later, where a number would only fail
 #: with a less helpful message).
-TIME_FIELDS: Final = ("created_at", "completed_at")
+TIME_FIELDS: Final = _wire_fields(pa.types.is_timestamp)
+#: Money: JSON integers only (`_page_sql` reads them as JSON text).
+MONEY_FIELDS: Final = _wire_fields(pa.types.is_integer)
 _TEXT_FIELDS: Final = STRING_FIELDS + TIME_FIELDS
 
 #: Any of: a string field whose value starts with something other than a quote or the

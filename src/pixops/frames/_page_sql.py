@@ -17,11 +17,10 @@ from typing import Final
 import duckdb
 import pyarrow as pa
 
-from pixops.frames._page_check import STRING_FIELDS, TIME_FIELDS, PageParseError
+from pixops.frames._page_check import MONEY_FIELDS, STRING_FIELDS, TIME_FIELDS, PageParseError
 
-__all__ = ["MONEY_FIELDS", "TIME_FIELDS", "WIRE_FIELDS", "page_reader", "read_items"]
+__all__ = ["WIRE_FIELDS", "page_reader", "read_items"]
 
-MONEY_FIELDS: Final = ("amount", "fee_amount", "net_amount")
 WIRE_FIELDS: Final = STRING_FIELDS + MONEY_FIELDS + TIME_FIELDS
 
 #: DuckDB's cores, and its memory for a batch: this many times the batch's bytes, at
