@@ -43,3 +43,29 @@ def test_nulls_and_other_types_take_the_exact_path() -> None:
 
 def test_no_ids_repeat_nothing() -> None:
     assert may_repeat(pa.chunked_array([], type=pa.string())) is False
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.integers(min_value=0, max_value=20).flatmap(
+        lambda width: st.lists(
+            st.text(alphabet="ab\x00~", min_size=width, max_size=width), max_size=60
+        )
+    ),
+    st.integers(min_value=1, max_value=7),
+    st.integers(min_value=0, max_value=3),
+)
+def test_ids_of_one_length_are_hashed_by_word_and_still_exact(
+    values: list[str], chunk: int, skip: int
+) -> None:
+    whole = pa.array(["x" * 50] * skip + values, pa.string()).slice(skip)
+    chunks = [whole.slice(start, chunk) for start in range(0, len(values), chunk)]
+    ids = pa.chunked_array(chunks, type=pa.string())
+    assert may_repeat(ids) is (len(set(values)) < len(values))
+
+
+def test_ids_differing_in_any_one_byte_are_distinct() -> None:
+    base = "00000000-50fb-4c96-809c-87a505e08e43"
+    values = [base] + [base[:i] + chr(ord(base[i]) ^ 1) + base[i + 1 :] for i in range(36)]
+    assert may_repeat(pa.array(values)) is False
+    assert may_repeat(pa.array([*values, values[17]])) is True
