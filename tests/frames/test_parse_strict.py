@@ -223,3 +223,29 @@ def test_a_batch_over_duckdbs_memory_limit_is_read_again_with_more(
     rows = [BASE | {"id": f"{n}", "description": "x" * 2_000} for n in range(1_000)]
     table = parse_pages([body(rows[start : start + 100]) for start in range(0, 1_000, 100)])
     assert table.column("id").to_pylist() == [f"{n}" for n in range(1_000)]
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.sampled_from(STRING_FIELDS),
+    st.text(st.characters(codec="utf-8", exclude_categories=["Cs"]), max_size=30),
+    st.booleans(),
+)
+def test_any_string_comes_back_exactly_whatever_its_escapes(
+    field: str, value: str, ensure_ascii: bool
+) -> None:
+    page = json.dumps({"worked": True, "data": [BASE | {field: value}]}, ensure_ascii=ensure_ascii)
+    column = parse_pages([page.encode()]).column(field)
+    assert column.to_pylist() == [value]
+
+
+def test_escaped_and_plain_strings_in_one_batch_each_come_back_exactly() -> None:
+    values = ['say "hi"', "back\\slash", "line\nbreak", "é", "😀", "plain", "", "tab\t"]
+    rows = [BASE | {"id": str(n), "description": value} for n, value in enumerate(values)]
+    plain = [BASE | {"id": f"p{n}", "description": f"ok {n}"} for n in range(3)]
+    table = parse_pages([body(plain), body(rows), body(plain)])
+    assert table.column("description").to_pylist() == [
+        *(f"ok {n}" for n in range(3)),
+        *values,
+        *(f"ok {n}" for n in range(3)),
+    ]

@@ -2,12 +2,12 @@
 
 ``json_transform`` reads each body into a struct of the declared fields (unknown ones
 skipped, missing ones null) in C++, on `THREADS` threads, with no Python object per row.
-DuckDB's own BIGINT conversion is lax (``10.5``, ``"12"``, ``true`` and ``1e3`` would
-all become integers), so the three money fields are read as JSON: their text is the
-value re-written by DuckDB's JSON library, bare digits for a JSON integer and nothing
-else (``12.0``, ``"12"``, ``true``), and Arrow's strict cast turns digits, and only
-digits, into int64. Text fields are read as text (see `_page_check` for what that lets
-through), times as text (converted in Arrow, which insists on an offset).
+DuckDB's own conversions are lax (``10.5``, ``"12"``, ``true`` and ``1e3`` would all
+become integers, and a number in a text field its text), so every field is read as
+JSON: its text is the value re-written by DuckDB's JSON library. For money that is bare
+digits for a JSON integer and nothing else (``12.0``, ``"12"``, ``true``), which Arrow's
+strict cast turns, and only those, into int64; for text and times it is a quoted string
+for a JSON string and nothing else (`_page_check.json_strings`).
 """
 
 from __future__ import annotations
@@ -15,7 +15,9 @@ from __future__ import annotations
 from typing import Final
 
 import duckdb
+import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from pixops.frames._page_check import MONEY_FIELDS, STRING_FIELDS, TIME_FIELDS, PageParseError
 
@@ -34,33 +36,29 @@ MEMORY_FLOOR: Final = 32 << 20
 MEMORY_RETRY: Final = 8
 
 
-def _quoted(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
-
-
 def _query() -> str:
-    types = dict.fromkeys(WIRE_FIELDS, "VARCHAR") | dict.fromkeys(MONEY_FIELDS, "JSON")
-    item = "{" + ", ".join(f'"{name}": "{kind}"' for name, kind in types.items()) + "}"
+    item = "{" + ", ".join(f'"{name}": "JSON"' for name in WIRE_FIELDS) + "}"
     structure = '{"worked": "JSON", "data": [' + item + "]}"
-    columns = ", ".join(f"i.{_quoted(name)}" for name in types)
-    # Built once from the constant field names above; no value is ever spliced in.
+    # Built once from the constant field names above; no value is ever spliced in. The
+    # items stay a list a page: Arrow flattens it for free, DuckDB's unnest would copy.
     return f"""
         WITH page AS (
             SELECT n, json_transform(body, '{structure}') AS p FROM bodies
-        ), items AS (
-            SELECT n, unnest(CASE
-                WHEN p IS NULL OR p.data IS NULL
-                    THEN error(printf('page %d has no "data" list', n))
-                WHEN p.worked IS NULL OR p.worked::VARCHAR <> 'true'
-                    THEN error(printf('page %d: "worked" is not true', n))
-                ELSE p.data END) AS i
-            FROM page
         )
-        SELECT n, {columns} FROM items
+        SELECT n, CASE
+            WHEN p IS NULL OR p.data IS NULL
+                THEN error(printf('page %d has no "data" list', n))
+            WHEN p.worked IS NULL OR p.worked::VARCHAR <> 'true'
+                THEN error(printf('page %d: "worked" is not true', n))
+            ELSE p.data END AS data
+        FROM page
     """  # noqa: S608
 
 
 _QUERY: Final = _query()
+_ITEMS_SCHEMA: Final = pa.schema(
+    [pa.field("n", pa.int64()), *(pa.field(name, pa.string()) for name in WIRE_FIELDS)]
+)
 
 
 def page_reader() -> duckdb.DuckDBPyConnection:
@@ -76,7 +74,7 @@ def page_reader() -> duckdb.DuckDBPyConnection:
 def read_items(connection: duckdb.DuckDBPyConnection, pages: pa.Table) -> pa.Table:
     """One row per item of ``pages`` (columns ``n``: page number, ``body``), in order.
 
-    Columns are ``n`` and the wire fields, all still text (money as its JSON text).
+    Columns are ``n`` and the wire fields, each value still its JSON text.
     """
     limit = max(MEMORY_FLOOR, MEMORY_PER_BYTE * pages.nbytes)
     connection.register("bodies", pages)
@@ -93,7 +91,20 @@ def read_items(connection: duckdb.DuckDBPyConnection, pages: pa.Table) -> pa.Tab
 
 def _run(connection: duckdb.DuckDBPyConnection, limit: int) -> pa.Table:
     connection.execute(f"SET memory_limit = '{limit}B'")
-    return connection.sql(_QUERY).to_arrow_table()
+    pages = connection.sql(_QUERY).to_arrow_table()
+    return pa.Table.from_batches(
+        [_items(batch) for batch in pages.to_batches()], schema=_ITEMS_SCHEMA
+    )
+
+
+def _items(pages: pa.RecordBatch) -> pa.RecordBatch:
+    """One row per item of ``pages`` (``n``, ``data``: a list of items a page)."""
+    lists = pages.column("data")
+    numbers = np.repeat(
+        pages.column("n").to_numpy(), pc.list_value_length(lists).to_numpy(zero_copy_only=False)
+    )
+    fields = lists.flatten().flatten()  # the items, then their fields (a null item: nulls)
+    return pa.RecordBatch.from_arrays([pa.array(numbers), *fields], schema=_ITEMS_SCHEMA)
 
 
 def _message(error: duckdb.Error) -> str:

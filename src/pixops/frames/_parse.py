@@ -2,17 +2,18 @@
 
 Each page body is one JSON object ``{"worked": true, "data": [...], ...}``. A batch of
 pages becomes one Arrow string column; DuckDB's JSON reader turns it into one row per
-item on both cores (`_page_sql`), while one regex pass over the same bytes looks for
-what that reader would have let through (`_page_check`). Times are converted and the
-categorical columns dictionary-encoded in Arrow. Money is int64 from the JSON integer's
-own digits, never through a float.
+item on both cores, each field as its JSON text (`_page_sql`). Arrow then keeps only
+what is exactly of its declared JSON type (`_page_check`): text from JSON strings,
+money as int64 from the JSON integer's own digits (never through a float), times with
+an offset; the categorical columns are dictionary-encoded.
 """
 
 from __future__ import annotations
 
 import contextlib
+import itertools
 from collections.abc import Iterable, Iterator
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 
 import duckdb
 import numpy as np
@@ -20,7 +21,12 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from pixops.frames._ids import may_repeat
-from pixops.frames._page_check import PageParseError, check_suspect_pages, suspect_pages
+from pixops.frames._page_check import (
+    PageParseError,
+    check_suspect_pages,
+    json_strings,
+    suspect_pages,
+)
 from pixops.frames._page_sql import page_reader, read_items
 from pixops.frames._schema import (
     CATEGORICAL_COLUMNS,
@@ -31,10 +37,11 @@ from pixops.frames._schema import (
 
 __all__ = ["PageParseError", "deduplicate_by_id", "parse_pages"]
 
-#: Pages are parsed in batches of about this many bytes (~20,000 rows): DuckDB's and
-#: Arrow's working memory stays a few tens of MB whatever the statement's length, and
-#: DuckDB's fixed cost of a query (~5 ms) is a small share of a batch.
-BATCH_BYTES = 12 << 20
+#: Pages are parsed in batches of about this many bytes (~13,000 rows): DuckDB's and
+#: Arrow's working memory stays a few tens of MB whatever the statement's length (two
+#: batches are in hand at once, one read, one finished), and DuckDB's fixed cost of a
+#: query (~1-5 ms) is a small share of a batch.
+BATCH_BYTES = 8 << 20
 #: Each batch is handed to DuckDB in slices of about this many bytes, so that both of
 #: its threads have work (it splits a scan by Arrow record batch).
 SLICE_BYTES = 1 << 20
@@ -58,48 +65,64 @@ def parse_pages(pages: Iterable[bytes], *, batch_bytes: int = BATCH_BYTES) -> pa
     if not isinstance(batch_bytes, int) or isinstance(batch_bytes, bool) or batch_bytes < 1:
         raise ValueError("batch_bytes must be a positive integer")
     pool = pa.default_memory_pool()
-    tables = []
-    with page_reader() as connection, ThreadPoolExecutor(1) as checker:
-        for first_number, bodies in _batches(pages, batch_bytes):
-            tables.append(_finish(_parse_batch(connection, checker, bodies, first_number)))
-            del bodies
-            # The batch's working buffers are free now; hand them back so the
-            # allocator's reserve does not grow batch after batch (peak memory).
-            pool.release_unused()
+    tables: list[pa.Table] = []
+    # A batch is finished (`_finish`, one core) while DuckDB reads the next (two cores).
+    with page_reader() as connection, ThreadPoolExecutor(2) as helpers:
+        finishing: Future[pa.Table] | None = None
+        try:
+            for first_number, bodies in _batches(pages, batch_bytes):
+                items = _parse_batch(connection, helpers, bodies, first_number)
+                del bodies
+                if finishing is not None:
+                    tables.append(finishing.result())
+                finishing = helpers.submit(_finish, items)
+                del items
+                # The batch's working buffers are free now; hand them back so the
+                # allocator's reserve does not grow batch after batch (peak memory).
+                pool.release_unused()
+        finally:
+            # A refusal in an earlier batch is the one reported (page order).
+            if finishing is not None:
+                tables.append(finishing.result())
     if not tables:
         return empty_statement_table()
     return pa.concat_tables(tables).unify_dictionaries(memory_pool=_KEPT)
 
 
 def _batches(pages: Iterable[bytes], batch_bytes: int) -> Iterator[tuple[int, pa.Array]]:
-    """(number of the batch's first page, its bodies), each batch ~``batch_bytes``."""
-    batch: list[bytes] = []
-    first = size = 0
+    """(number of the batch's first page, its bodies), each batch ~``batch_bytes``.
+
+    Each page is copied into the batch's one buffer as it arrives and then let go, so a
+    batch is in memory once (a list of pages joined at the end was there twice).
+    """
+    joined = bytearray()
+    lengths: list[int] = []
+    first = 0
     for number, page in enumerate(pages, start=1):
         if not isinstance(page, (bytes, bytearray, memoryview)):
             raise TypeError(f"page {number} is {type(page).__name__}, not bytes")
         body = bytes(page)
         if not body or body.isspace():
             raise PageParseError(f"page {number} is empty")
-        if not batch:
+        if not lengths:
             first = number
-        batch.append(body)
-        size += len(body)
-        if size >= batch_bytes:
-            bodies = _as_text(batch, first)
-            batch, size = [], 0  # the bytes objects are freed before the batch is read
-            yield first, bodies
-    if batch:
-        yield first, _as_text(batch, first)
+        joined += body
+        lengths.append(len(body))
+        del body
+        if len(joined) >= batch_bytes:
+            yield first, _as_text(joined, lengths, first)
+            joined, lengths = bytearray(), []
+    if lengths:
+        yield first, _as_text(joined, lengths, first)
 
 
 def _parse_batch(
     connection: duckdb.DuckDBPyConnection,
-    checker: ThreadPoolExecutor,
+    helpers: ThreadPoolExecutor,
     bodies: pa.Array,
     first_number: int,
 ) -> pa.Table:
-    suspects = checker.submit(suspect_pages, bodies)
+    suspects = helpers.submit(suspect_pages, bodies)
     try:
         items = read_items(connection, _sliced(bodies, first_number))
     except PageParseError:
@@ -112,20 +135,21 @@ def _parse_batch(
     return items
 
 
-def _as_text(batch: list[bytes], first_number: int) -> pa.Array:
-    """The bodies as one Arrow string column: one copy, then a UTF-8 check."""
-    offsets = np.zeros(len(batch) + 1, dtype=np.int64)
-    np.cumsum(np.fromiter(map(len, batch), dtype=np.int64, count=len(batch)), out=offsets[1:])
+def _as_text(joined: bytearray, lengths: list[int], first_number: int) -> pa.Array:
+    """The bodies (``joined``, pages of ``lengths`` bytes) as one Arrow string column,
+    without a copy, once checked to be UTF-8. ``joined`` must not change afterwards."""
+    offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
     if offsets[-1] > np.iinfo(np.int32).max:
         raise ValueError("a batch of pages must stay under 2 GiB; lower batch_bytes")
-    buffers = [None, pa.py_buffer(offsets.astype(np.int32)), pa.py_buffer(b"".join(batch))]
-    bodies = pa.Array.from_buffers(pa.string(), len(batch), buffers)
+    buffers = [None, pa.py_buffer(offsets.astype(np.int32)), pa.py_buffer(joined)]
+    bodies = pa.Array.from_buffers(pa.string(), len(lengths), buffers)
     try:
         bodies.validate(full=True)
     except pa.ArrowInvalid:
-        for index, body in enumerate(batch):
+        for index, (start, end) in enumerate(itertools.pairwise(offsets.tolist())):
             try:
-                body.decode("utf-8")
+                joined[start:end].decode("utf-8")
             except UnicodeDecodeError as error:
                 raise PageParseError(
                     f"page {first_number + index} is not UTF-8 text: {error}"
@@ -150,7 +174,8 @@ def _sliced(bodies: pa.Array, first_number: int) -> pa.Table:
 
 
 def _finish(items: pa.Table) -> pa.Table:
-    """Rename wire fields, cast to the declared types, check the non-null columns."""
+    """Rename wire fields, keep only values of their JSON type, cast to the declared
+    types, check the non-null columns."""
     pages = items.column("n")
     columns: list[pa.Array | pa.ChunkedArray] = []
     for field in STATEMENT_SCHEMA:
@@ -162,13 +187,15 @@ def _finish(items: pa.Table) -> pa.Table:
                 f"{column.null_count} items without {wire!r} (pages {_shown(missing)});"
                 " an item that is not a JSON object has no fields"
             )
-        flat = pa.concat_arrays(
-            column.chunks or [pa.array([], type=column.type)], memory_pool=_KEPT
-        )
+        flat = pa.concat_arrays(column.chunks or [pa.array([], type=column.type)])
+        if not pa.types.is_integer(field.type):
+            flat = json_strings(flat, wire, pages)
         if field.name in CATEGORICAL_COLUMNS:
             flat = pc.dictionary_encode(flat, memory_pool=_KEPT)
         elif flat.type != field.type:
             flat = _cast(flat, field.type, wire, pages)
+        else:  # right-sized: dropping the quotes left two spare bytes a value
+            flat = pa.concat_arrays([flat], memory_pool=_KEPT)
         columns.append(flat)
     return pa.Table.from_arrays(columns, schema=STATEMENT_SCHEMA)
 
