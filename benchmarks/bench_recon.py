@@ -164,10 +164,9 @@ def our_matching(
     con = cursor()
     try:
         with run_steps(con, ZONE, inputs, until="pairs"):
+            # `cand` compared each candidate's amounts; `pairs` reads that out of its bits.
             found = con.execute(
-                "SELECT COUNT(*),"
-                " COUNT(*) FILTER (WHERE ledger_amount_base <> statement_amount_base)"
-                " FROM pairs"
+                "SELECT COUNT(*), COUNT(*) FILTER (WHERE amounts_differ) FROM pairs"
             ).fetchall()[0]
     finally:
         con.close()

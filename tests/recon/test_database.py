@@ -23,6 +23,12 @@ def test_insertion_order_is_not_kept() -> None:
     assert row == (False,)
 
 
+def test_groups_on_row_numbers_use_a_perfect_hash_table() -> None:
+    with _database.cursor() as con:
+        row = con.execute("SELECT current_setting('perfect_ht_threshold')").fetchone()
+    assert row == (22,)
+
+
 def test_a_forked_child_opens_its_own_database(monkeypatch: pytest.MonkeyPatch) -> None:
     _database.cursor().close()
     parent = _database._database

@@ -85,15 +85,20 @@ FROM ledger_in l CROSS JOIN scope_in sc
 # are ranked last in `cand` (filtering 2M keys against `copies` costs more than that).
 _STMT_KEYS = """
 SELECT k.match_key, k.sn, CAST(k.direction AS STRING) AS direction,
-       CAST(k.payment_status AS STRING) AS payment_status, k.amount_base
+       CAST(k.payment_status AS STRING) AS payment_status, k.amount_base, k.fee_base,
+       k.created_at
 FROM (
-    SELECT transaction_id AS match_key, sn, direction, payment_status, amount_base
+    SELECT transaction_id AS match_key, sn, direction, payment_status, amount_base,
+           fee_base, created_at
     FROM statement_in
-    UNION ALL SELECT end_to_end_id, sn, direction, payment_status, amount_base
+    UNION ALL
+    SELECT end_to_end_id, sn, direction, payment_status, amount_base, fee_base, created_at
     FROM statement_in WHERE end_to_end_id IS NOT NULL
-    UNION ALL SELECT external_id, sn, direction, payment_status, amount_base
+    UNION ALL
+    SELECT external_id, sn, direction, payment_status, amount_base, fee_base, created_at
     FROM statement_in WHERE external_id IS NOT NULL
-    UNION ALL SELECT tag, sn, direction, payment_status, amount_base
+    UNION ALL
+    SELECT tag, sn, direction, payment_status, amount_base, fee_base, created_at
     FROM statement_in WHERE tag IS NOT NULL
 ) k
 """
@@ -101,52 +106,67 @@ FROM (
 # Every (entry, statement row) pair an identifier links (an entry linking none: once, no
 # row), ranked in one integer in the join: a copy of an id last (8), then same direction
 # (4), settled (2), the same amount (1), flags above the bits of `sn`; then the first in
-# statement order. A join on the text: on 64-bit hashes of it (measured at 1M x 1M) the
+# statement order. What the pair would be is decided here too, in `pair_bits`, so the
+# chosen pairs need no join back to a million rows: whether the two sides agree on
+# everything (1) or not (2; neither when a side lacks a value to compare: then the pair is
+# neither matched nor an issue), whether either side's day is in scope (4), whether the
+# amounts differ (8). A join on the text: on 64-bit hashes of it (measured at 1M x 1M) the
 # join saves about what hashing 3M strings costs, and confirming the picked pairs' text
 # afterwards (a collision must never pair two different ids) adds ~0.1 s of CPU.
 _CAND = """
-SELECT l.ln, k.sn,
-       (CASE WHEN c.sn IS NULL THEN 0 ELSE 8 END
-        + CASE WHEN l.direction IS NULL OR l.direction = k.direction THEN 0 ELSE 4 END
-        + CASE WHEN k.payment_status = 'settled' THEN 0 ELSE 2 END
-        + CASE WHEN k.amount_base = l.amount_base THEN 0 ELSE 1 END) * 4294967296
-       + k.sn AS rank_key
-FROM led l
-LEFT JOIN stmt_keys k ON k.match_key = l.reference
-LEFT JOIN copies c ON c.sn = k.sn
+SELECT x.ln, x.sn, x.rank_key,
+       CASE WHEN x.agrees THEN 1 WHEN NOT x.agrees THEN 2 ELSE 0 END
+       + CASE WHEN x.ledger_in_scope
+                   OR ((sc.first_day IS NULL OR x.business_date >= sc.first_day)
+                       AND (sc.last_day IS NULL OR x.business_date <= sc.last_day))
+              THEN 4 ELSE 0 END
+       + CASE WHEN x.amounts_differ THEN 8 ELSE 0 END AS pair_bits
+FROM (
+    SELECT l.ln, k.sn,
+           (CASE WHEN c.sn IS NULL THEN 0 ELSE 8 END
+            + CASE WHEN l.direction IS NULL OR l.direction = k.direction THEN 0 ELSE 4 END
+            + CASE WHEN k.payment_status = 'settled' THEN 0 ELSE 2 END
+            + CASE WHEN k.amount_base = l.amount_base THEN 0 ELSE 1 END) * 4294967296
+           + k.sn AS rank_key,
+           CAST(k.created_at AS DATE) AS business_date, l.in_scope AS ledger_in_scope,
+           l.amount_base <> k.amount_base AS amounts_differ,
+           l.amount_base = k.amount_base
+           AND (l.fee_base IS NULL OR l.fee_base = k.fee_base)
+           AND l.booked_on = CAST(k.created_at AS DATE)
+           AND (l.direction IS NULL OR l.direction = k.direction)
+           AND l.status = k.payment_status AS agrees
+    FROM led l
+    LEFT JOIN stmt_keys k ON k.match_key = l.reference
+    LEFT JOIN copies c ON c.sn = k.sn
+) x
+CROSS JOIN scope_in sc
 """
 
-# Each ledger entry picks its best-ranked candidate (the low 32 bits are its `sn`). NULL
-# when no statement row carries its reference, or only copies do (a copy ranks after
-# every kept row, so the best is a copy only when no kept row is a candidate).
+# Each ledger entry picks its best-ranked candidate (the low 32 bits are its `sn`), and
+# that candidate's `pair_bits` (a rank ties only with the same row, met through two of
+# its identifiers). NULL when no statement row carries its reference, or only copies do
+# (a copy ranks after every kept row, so the best is a copy only when no kept row is a
+# candidate).
 _PICKS = """
 SELECT ln,
-       CASE WHEN MIN(rank_key) < 8 * 4294967296 THEN MIN(rank_key) % 4294967296 END AS sn
+       CASE WHEN MIN(rank_key) < 8 * 4294967296 THEN MIN(rank_key) % 4294967296 END AS sn,
+       MIN(rank_key * 16 + pair_bits) % 16 AS pair_bits
 FROM cand GROUP BY ln
 """
 
-# A statement row picked by several entries belongs to the first booking.
+# A statement row picked by several entries belongs to the first booking (with its bits).
 _CLAIMS = """
-SELECT sn, MIN(ln) AS ln, COUNT(*) AS claimants FROM picks WHERE sn IS NOT NULL GROUP BY sn
+SELECT sn, MIN(ln) AS ln, COUNT(*) AS claimants, MIN(ln * 16 + pair_bits) % 16 AS pair_bits
+FROM picks WHERE sn IS NOT NULL GROUP BY sn
 """
 
-# The pairs, narrow (a million rows are written: each column costs): the amounts, what a
-# matched row shows, and whether the two sides agree on everything (NULL when a side
-# lacks a value to compare: then the pair is neither matched nor an issue). The few that
-# do not agree are read again, with every column, in `pair_issues`.
+# The pairs: the claims with their bits read out (see `cand`).
 _PAIRS = """
-SELECT p.ln, p.sn,
-       l.amount_base AS ledger_amount_base, s.amount_base AS statement_amount_base,
-       s.fee_base AS statement_fee_base, s.business_date,
-       l.in_scope OR s.in_scope AS in_scope,
-       l.amount_base = s.amount_base
-       AND (l.fee_base IS NULL OR l.fee_base = s.fee_base)
-       AND l.booked_on = s.business_date
-       AND (l.direction IS NULL OR l.direction = s.direction)
-       AND l.status = s.payment_status AS agrees
-FROM claims p
-JOIN led l ON l.ln = p.ln
-JOIN stmt s ON s.sn = p.sn
+SELECT ln, sn,
+       CASE WHEN pair_bits % 4 = 1 THEN TRUE WHEN pair_bits % 4 = 2 THEN FALSE END AS agrees,
+       pair_bits % 8 >= 4 AS in_scope,
+       pair_bits >= 8 AS amounts_differ
+FROM claims
 """
 
 # Pairs in scope that differ in anything (few), with both sides' values and what differs.
@@ -345,9 +365,9 @@ LEFT JOIN (SELECT sn, transaction_id, id FROM statement_in
 
 # Pairs that agree on everything, on row numbers; their ids are added by `LOOKUPS`.
 _MATCHED = """
-SELECT p.ln, p.sn, p.statement_amount_base AS amount_base,
-       p.statement_fee_base AS fee_base, p.business_date AS booked_on, p.business_date
+SELECT p.ln, p.sn, s.amount_base, s.fee_base, s.business_date AS booked_on, s.business_date
 FROM pairs p
+JOIN stmt s ON s.sn = p.sn
 WHERE p.in_scope AND p.agrees
 """
 
@@ -451,16 +471,16 @@ LEFT JOIN (
 #: (name, SQL, materialise) in the order they run. A host makes each a temporary table
 #: when `materialise` (it is read several times) and a temporary view otherwise.
 STEPS: Final[tuple[tuple[str, str, bool], ...]] = (
-    ("hook_links", _HOOK_LINKS, True),
     ("copies", _COPIES, True),
-    ("stmt", _STMT, True),
-    ("stmt_links", _STMT_LINKS, True),
     ("led", _LED, False),
     ("stmt_keys", _STMT_KEYS, False),
     ("cand", _CAND, True),
     ("picks", _PICKS, True),
     ("claims", _CLAIMS, True),
-    ("pairs", _PAIRS, True),
+    ("pairs", _PAIRS, False),
+    ("hook_links", _HOOK_LINKS, True),
+    ("stmt", _STMT, True),
+    ("stmt_links", _STMT_LINKS, True),
     ("pair_issues", _PAIR_ISSUES, True),
     ("double_booked", _DOUBLE_BOOKED, False),
     ("unpicked", _UNPICKED, True),
@@ -472,7 +492,7 @@ STEPS: Final[tuple[tuple[str, str, bool], ...]] = (
     ("rollforward", _ROLLFORWARD, True),
     ("findings", _FINDINGS, True),
     ("discrepancies", _DISCREPANCIES, True),
-    ("matched", _MATCHED, False),
+    ("matched", _MATCHED, True),
     ("refund_rows", _REFUND_ROWS, True),
     ("originals", _ORIGINALS, True),
     ("refund_entries", _REFUND_ENTRIES, True),

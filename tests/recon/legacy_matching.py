@@ -1,0 +1,106 @@
+"""The matching as it was written before `cand` carried the pairs' bits: a reference.
+
+`pixops.recon._sql` decides each pair in the candidate join (`pair_bits`) instead of
+joining a million chosen pairs back to both sides; these are the steps it replaced, as
+they were (commit 3fbbc97). `legacy_steps` puts them back in the STEPS they ran in, so
+a test can run both on the same inputs and require the same result.
+"""
+
+from __future__ import annotations
+
+from pixops.recon._sql import STEPS
+
+_STMT_KEYS = """
+SELECT k.match_key, k.sn, CAST(k.direction AS STRING) AS direction,
+       CAST(k.payment_status AS STRING) AS payment_status, k.amount_base
+FROM (
+    SELECT transaction_id AS match_key, sn, direction, payment_status, amount_base
+    FROM statement_in
+    UNION ALL SELECT end_to_end_id, sn, direction, payment_status, amount_base
+    FROM statement_in WHERE end_to_end_id IS NOT NULL
+    UNION ALL SELECT external_id, sn, direction, payment_status, amount_base
+    FROM statement_in WHERE external_id IS NOT NULL
+    UNION ALL SELECT tag, sn, direction, payment_status, amount_base
+    FROM statement_in WHERE tag IS NOT NULL
+) k
+"""
+
+_CAND = """
+SELECT l.ln, k.sn,
+       (CASE WHEN c.sn IS NULL THEN 0 ELSE 8 END
+        + CASE WHEN l.direction IS NULL OR l.direction = k.direction THEN 0 ELSE 4 END
+        + CASE WHEN k.payment_status = 'settled' THEN 0 ELSE 2 END
+        + CASE WHEN k.amount_base = l.amount_base THEN 0 ELSE 1 END) * 4294967296
+       + k.sn AS rank_key
+FROM led l
+LEFT JOIN stmt_keys k ON k.match_key = l.reference
+LEFT JOIN copies c ON c.sn = k.sn
+"""
+
+_PICKS = """
+SELECT ln,
+       CASE WHEN MIN(rank_key) < 8 * 4294967296 THEN MIN(rank_key) % 4294967296 END AS sn
+FROM cand GROUP BY ln
+"""
+
+_CLAIMS = """
+SELECT sn, MIN(ln) AS ln, COUNT(*) AS claimants FROM picks WHERE sn IS NOT NULL GROUP BY sn
+"""
+
+_PAIRS = """
+SELECT p.ln, p.sn,
+       l.amount_base AS ledger_amount_base, s.amount_base AS statement_amount_base,
+       s.fee_base AS statement_fee_base, s.business_date,
+       l.in_scope OR s.in_scope AS in_scope,
+       l.amount_base = s.amount_base
+       AND (l.fee_base IS NULL OR l.fee_base = s.fee_base)
+       AND l.booked_on = s.business_date
+       AND (l.direction IS NULL OR l.direction = s.direction)
+       AND l.status = s.payment_status AS agrees
+FROM claims p
+JOIN led l ON l.ln = p.ln
+JOIN stmt s ON s.sn = p.sn
+"""
+
+_MATCHED = """
+SELECT p.ln, p.sn, p.statement_amount_base AS amount_base,
+       p.statement_fee_base AS fee_base, p.business_date AS booked_on, p.business_date
+FROM pairs p
+WHERE p.in_scope AND p.agrees
+"""
+
+_REPLACED = {
+    "stmt_keys": _STMT_KEYS,
+    "cand": _CAND,
+    "picks": _PICKS,
+    "claims": _CLAIMS,
+    "pairs": _PAIRS,
+    "matched": _MATCHED,
+}
+_ORDER = (
+    "hook_links",
+    "copies",
+    "stmt",
+    "stmt_links",
+    "led",
+    "stmt_keys",
+    "cand",
+    "picks",
+    "claims",
+    "pairs",
+)
+
+
+def legacy_steps() -> tuple[tuple[str, str, bool], ...]:
+    """`STEPS` with the replaced steps as they were, in the order they ran."""
+    current = {name: (sql, materialise) for name, sql, materialise in STEPS}
+    materialised = {"pairs": True, "matched": False}
+    names = [*_ORDER, *(name for name, _, _ in STEPS if name not in _ORDER)]
+    return tuple(
+        (
+            name,
+            _REPLACED.get(name, current[name][0]),
+            materialised.get(name, current[name][1]),
+        )
+        for name in names
+    )
