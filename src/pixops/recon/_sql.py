@@ -106,21 +106,23 @@ FROM (
 # Every (entry, statement row) pair an identifier links (an entry linking none: once, no
 # row), ranked in one integer in the join: a copy of an id last (8), then same direction
 # (4), settled (2), the same amount (1), flags above the bits of `sn`; then the first in
-# statement order. What the pair would be is decided here too, in `pair_bits`, so the
-# chosen pairs need no join back to a million rows: whether the two sides agree on
-# everything (1) or not (2; neither when a side lacks a value to compare: then the pair is
-# neither matched nor an issue), whether either side's day is in scope (4), whether the
-# amounts differ (8). A join on the text: on 64-bit hashes of it (measured at 1M x 1M) the
-# join saves about what hashing 3M strings costs, and confirming the picked pairs' text
-# afterwards (a collision must never pair two different ids) adds ~0.1 s of CPU.
+# statement order. Below the rank, what the pair would be (`pair_bits`), decided here so
+# the chosen pairs need no join back to a million rows: the two sides agree on everything
+# (1) or not (2; neither when a side lacks a value to compare: then the pair is neither
+# matched nor an issue), either side's day is in scope (4), the amounts differ (8). So
+# ``pick_key`` = flags * 2^36 + sn * 16 + pair_bits. A join on the text: on 64-bit hashes
+# of it (measured at 1M x 1M) the join saves about what hashing 3M strings costs, and
+# confirming the picked pairs' text afterwards (a collision must never pair two different
+# ids) adds ~0.1 s of CPU.
 _CAND = """
-SELECT x.ln, x.sn, x.rank_key,
-       CASE WHEN x.agrees THEN 1 WHEN NOT x.agrees THEN 2 ELSE 0 END
+SELECT x.ln, x.sn,
+       x.rank_key * 16
+       + CASE WHEN x.agrees THEN 1 WHEN NOT x.agrees THEN 2 ELSE 0 END
        + CASE WHEN x.ledger_in_scope
                    OR ((sc.first_day IS NULL OR x.business_date >= sc.first_day)
                        AND (sc.last_day IS NULL OR x.business_date <= sc.last_day))
               THEN 4 ELSE 0 END
-       + CASE WHEN x.amounts_differ THEN 8 ELSE 0 END AS pair_bits
+       + CASE WHEN x.amounts_differ THEN 8 ELSE 0 END AS pick_key
 FROM (
     SELECT l.ln, k.sn,
            (CASE WHEN c.sn IS NULL THEN 0 ELSE 8 END
@@ -142,22 +144,24 @@ FROM (
 CROSS JOIN scope_in sc
 """
 
-# Each ledger entry picks its best-ranked candidate (the low 32 bits are its `sn`), and
-# that candidate's `pair_bits` (a rank ties only with the same row, met through two of
-# its identifiers). NULL when no statement row carries its reference, or only copies do
-# (a copy ranks after every kept row, so the best is a copy only when no kept row is a
-# candidate).
+# Each ledger entry picks its best-ranked candidate with its `pair_bits` (the low 4 bits;
+# a rank ties only with the same row, met through two of its identifiers; then `sn`,
+# then the flags): one MIN. NULL when no statement row carries its reference, or only
+# copies do (a copy ranks after every kept row, so the best is a copy only when no kept
+# row is a candidate). The division is exact (a multiple of 16 below 2^53).
 _PICKS = """
 SELECT ln,
-       CASE WHEN MIN(rank_key) < 8 * 4294967296 THEN MIN(rank_key) % 4294967296 END AS sn,
-       MIN(rank_key * 16 + pair_bits) % 16 AS pair_bits
-FROM cand GROUP BY ln
+       CASE WHEN k < 8 * 68719476736
+            THEN CAST((k % 68719476736 - k % 16) / 16 AS BIGINT) END AS sn,
+       k % 16 AS pair_bits
+FROM (SELECT ln, MIN(pick_key) AS k FROM cand GROUP BY ln) m
 """
 
 # A statement row picked by several entries belongs to the first booking (with its bits).
 _CLAIMS = """
-SELECT sn, MIN(ln) AS ln, COUNT(*) AS claimants, MIN(ln * 16 + pair_bits) % 16 AS pair_bits
-FROM picks WHERE sn IS NOT NULL GROUP BY sn
+SELECT sn, CAST((k - k % 16) / 16 AS BIGINT) AS ln, claimants, k % 16 AS pair_bits
+FROM (SELECT sn, MIN(ln * 16 + pair_bits) AS k, COUNT(*) AS claimants
+      FROM picks WHERE sn IS NOT NULL GROUP BY sn) m
 """
 
 # The pairs: the claims with their bits read out (see `cand`).
