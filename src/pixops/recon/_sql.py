@@ -82,7 +82,8 @@ FROM ledger_in l CROSS JOIN scope_in sc
 """
 
 # Every identifier a ledger may have written down for a movement, copies included: they
-# are ranked last in `cand` (filtering 2M keys against `copies` costs more than that).
+# are ranked last in `cand` (filtering 2M keys against `copies` costs more than that);
+# with the values `cand` compares.
 _STMT_KEYS = """
 SELECT k.match_key, k.sn, CAST(k.direction AS STRING) AS direction,
        CAST(k.payment_status AS STRING) AS payment_status, k.amount_base, k.fee_base,
@@ -144,11 +145,12 @@ FROM (
 CROSS JOIN scope_in sc
 """
 
-# Each ledger entry picks its best-ranked candidate with its `pair_bits` (the low 4 bits;
-# a rank ties only with the same row, met through two of its identifiers; then `sn`,
-# then the flags): one MIN. NULL when no statement row carries its reference, or only
-# copies do (a copy ranks after every kept row, so the best is a copy only when no kept
-# row is a candidate). The division is exact (a multiple of 16 below 2^53).
+# Each ledger entry picks its best-ranked candidate: one MIN of `pick_key`, whose rank
+# decides (two candidates tie only when they are one row met through two of its
+# identifiers, bits and all); its `sn` and `pair_bits` are read back out of it (the
+# division is exact: a multiple of 16, below 2^53). NULL when no statement row carries its
+# reference, or only copies do (a copy ranks after every kept row, so the best is a copy
+# only when no kept row is a candidate).
 _PICKS = """
 SELECT ln,
        CASE WHEN k < 8 * 68719476736
@@ -157,7 +159,8 @@ SELECT ln,
 FROM (SELECT ln, MIN(pick_key) AS k FROM cand GROUP BY ln) m
 """
 
-# A statement row picked by several entries belongs to the first booking (with its bits).
+# A statement row picked by several entries belongs to the first booking: one MIN of
+# ``ln * 16 + pair_bits`` gives it with the bits of its pick.
 _CLAIMS = """
 SELECT sn, CAST((k - k % 16) / 16 AS BIGINT) AS ln, claimants, k % 16 AS pair_bits
 FROM (SELECT sn, MIN(ln * 16 + pair_bits) AS k, COUNT(*) AS claimants
