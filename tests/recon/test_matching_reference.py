@@ -47,6 +47,8 @@ def statement_rows(draw: Any) -> list[dict[str, Any]]:
             original=draw(st.none() | st.sampled_from(["k0", "tx-1"])),
             row_id=draw(st.sampled_from(["id-a", "id-b", f"id-{n}", f"id-{n}"])),
         )
+        if draw(st.integers(0, 9)) == 0:  # a value missing: the pair can neither match nor differ
+            row[draw(st.sampled_from(["payment_status", "direction"]))] = None
         row["transaction_id"] = _key(draw, f"tx-{n}", nullable=False)
         row["end_to_end_id"] = _key(draw, f"e2e-{n}", nullable=True)
         row["external_id"] = _key(draw, f"ext-{n}", nullable=True)

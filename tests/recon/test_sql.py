@@ -85,3 +85,34 @@ def test_lookups_read_the_input_row_their_number_points_at() -> None:
                 f" JOIN {source} i ON i.{number} = p.{number} ORDER BY p.ln"
             ).fetchall()
             assert list(matched[output]) == [row[0] for row in joined], output
+
+
+def test_pick_and_claim_keys_decode_exactly_at_their_limits() -> None:
+    """`sn` up to 2^32 - 1, every flag and bit set: `picks` and `claims` read back the
+    row, the bits and the first booking exactly (the division is of a multiple of 16)."""
+    import duckdb
+
+    from pixops.recon import STEPS
+
+    sql = {name: text for name, text, _ in STEPS}
+    top = 2**32 - 1
+    with duckdb.connect() as con:
+        con.execute("CREATE TEMP TABLE cand (ln BIGINT, sn BIGINT, pick_key BIGINT)")
+        rows = [  # (ln, sn, flags, bits)
+            (1, top, 7, 15),  # not a copy: picked, every bit kept
+            (1, top - 1, 15, 0),  # a copy ranks after it
+            (2, top, 8, 5),  # only a copy: no pick
+            (3, None, None, None),  # no candidate
+            (4, top, 0, 6),  # picks it too: entry 1 booked it first
+            (5, 1, 0, 9),
+        ]
+        for ln, sn, flags, bits in rows:
+            key = None if sn is None else flags * 2**36 + sn * 16 + bits
+            con.execute("INSERT INTO cand VALUES (?, ?, ?)", [ln, sn, key])
+        con.execute(f"CREATE TEMP TABLE picks AS {sql['picks']}")
+        picks = con.execute("SELECT ln, sn, pair_bits FROM picks ORDER BY ln").fetchall()
+        assert picks == [(1, top, 15), (2, None, None), (3, None, None), (4, top, 6), (5, 1, 9)]
+        claims = con.execute(
+            f"SELECT sn, ln, claimants, pair_bits FROM ({sql['claims']}) c ORDER BY sn"
+        ).fetchall()
+        assert claims == [(1, 5, 1, 9), (top, 1, 2, 15)]

@@ -155,7 +155,7 @@ _PICKS = """
 SELECT ln,
        CASE WHEN k < 8 * 68719476736
             THEN CAST((k % 68719476736 - k % 16) / 16 AS BIGINT) END AS sn,
-       k % 16 AS pair_bits
+       CASE WHEN k < 8 * 68719476736 THEN k % 16 END AS pair_bits
 FROM (SELECT ln, MIN(pick_key) AS k FROM cand GROUP BY ln) m
 """
 
