@@ -249,3 +249,12 @@ def test_escaped_and_plain_strings_in_one_batch_each_come_back_exactly() -> None
         *values,
         *(f"ok {n}" for n in range(3)),
     ]
+
+
+def test_pages_larger_than_the_reserved_batch_buffer_are_kept_whole() -> None:
+    rows = [BASE | {"id": f"{n}", "description": "é" * 40_000} for n in range(10)]
+    pages = [body(rows[:5]), body(rows[5:])]  # ~400 KB each, over the 256 KB of room
+    for batch_bytes in (1, 1_000, 1 << 20):
+        table = parse_pages(pages, batch_bytes=batch_bytes)
+        assert table.column("id").to_pylist() == [f"{n}" for n in range(10)]
+        assert set(table.column("description").to_pylist()) == {"é" * 40_000}

@@ -112,9 +112,10 @@ def json_strings(
         _refuse(texts, int(not_quoted[0]), wire, pages)
     inner = pc.binary_slice(texts.view(pa.binary()), 1, -1, memory_pool=memory_pool)
     strings: pa.Array = inner.view(pa.string())
-    backslashes = np.flatnonzero(text[offsets[0] : offsets[-1]] == _BACKSLASH)
-    if len(backslashes):
-        rows = np.unique(np.searchsorted(offsets, backslashes + offsets[0], side="right") - 1)
+    backslashes = text[offsets[0] : offsets[-1]] == _BACKSLASH
+    if backslashes.any():
+        where = np.flatnonzero(backslashes) + offsets[0]
+        rows = np.unique(np.searchsorted(offsets, where, side="right") - 1)
         mask = np.zeros(len(texts), dtype=bool)
         mask[rows] = True
         decoded = [json.loads(texts[int(row)].as_py()) for row in rows]

@@ -107,6 +107,7 @@ def _batches(pages: Iterable[bytes], batch_bytes: int) -> Iterator[tuple[int, pa
     """
     capacity = min(batch_bytes, _MOST_RESERVED) + _PAGE_ROOM
     joined = pa.allocate_buffer(capacity, resizable=True)
+    target = memoryview(joined).cast("B")  # written page by page (one copy each)
     used = 0
     lengths: list[int] = []
     first = 0
@@ -120,15 +121,15 @@ def _batches(pages: Iterable[bytes], batch_bytes: int) -> Iterator[tuple[int, pa
             first = number
         if used + len(body) > joined.size:
             joined.resize(max(2 * joined.size, used + len(body)))
-        np.frombuffer(joined, dtype=np.uint8)[used : used + len(body)] = np.frombuffer(
-            body, dtype=np.uint8
-        )
+            target = memoryview(joined).cast("B")
+        target[used : used + len(body)] = body
         used += len(body)
         lengths.append(len(body))
         del body
         if used >= batch_bytes:
             yield first, _as_text(joined.slice(0, used), lengths, first)
             joined, used, lengths = pa.allocate_buffer(capacity, resizable=True), 0, []
+            target = memoryview(joined).cast("B")
     if lengths:
         yield first, _as_text(joined.slice(0, used), lengths, first)
 
