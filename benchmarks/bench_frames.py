@@ -5,8 +5,9 @@
 
 Pages are the engine's statement shape (100 items a page, compact JSON) built once in
 memory. Compared in the same run: `pixops.frames.parse_pages` + de-duplication (what
-`load_statement` does with `client.statement.iter_raw`: DuckDB's JSON reader on two
-threads plus the strictness checks, raw bytes to a table of the declared schema), the
+`load_statement` does with `client.statement.iter_raw`: DuckDB's JSON reader, two
+batches at once on two cores, plus the strictness checks, raw bytes to a table of the
+declared schema), the
 naive `json.loads` + `pandas.json_normalize`, and pyarrow's own JSON reader on the same
 items as NDJSON (the format it needs; the conversion is not timed, and it checks
 nothing). Target: >= 10x the naive loader. Wall figures need both cores free (the

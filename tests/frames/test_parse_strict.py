@@ -258,3 +258,25 @@ def test_pages_larger_than_the_reserved_batch_buffer_are_kept_whole() -> None:
         table = parse_pages(pages, batch_bytes=batch_bytes)
         assert table.column("id").to_pylist() == [f"{n}" for n in range(10)]
         assert set(table.column("description").to_pylist()) == {"é" * 40_000}
+
+
+def test_the_first_refusal_in_page_order_is_reported_whichever_batch_ends_first() -> None:
+    pages = [body([BASE | {"id": f"{n}"}]) for n in range(40)]
+    pages[3] = body([BASE | {"fee_amount": 0.5}])
+    pages[30] = body([BASE | {"tag": 5}])
+    for _ in range(5):
+        with pytest.raises(PageParseError, match=r"page 4: fee_amount 0\.5"):
+            parse_pages(pages, batch_bytes=1)  # one page a batch, two read at once
+
+
+def _breaking_off(*bodies: bytes) -> Any:
+    yield from bodies
+    raise ConnectionError("the service went away")
+
+
+def test_a_refusal_comes_before_the_pages_breaking_off_later() -> None:
+    bad = body([BASE | {"tag": 5}])
+    with pytest.raises(PageParseError, match="page 2, item 1: 'tag'"):
+        parse_pages(_breaking_off(body([BASE]), bad, body([BASE])), batch_bytes=1)
+    with pytest.raises(ConnectionError):
+        parse_pages(_breaking_off(body([BASE]), body([BASE])), batch_bytes=1)

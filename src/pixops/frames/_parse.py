@@ -12,9 +12,8 @@ from __future__ import annotations
 
 import contextlib
 import itertools
-from collections import deque
 from collections.abc import Iterable, Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 
 import numpy as np
 import pyarrow as pa
@@ -71,9 +70,8 @@ def parse_pages(pages: Iterable[bytes], *, batch_bytes: int = BATCH_BYTES) -> pa
         raise TypeError("pages must be an iterable of page bodies (bytes), not one body")
     if not isinstance(batch_bytes, int) or isinstance(batch_bytes, bool) or batch_bytes < 1:
         raise ValueError("batch_bytes must be a positive integer")
-    tables: list[pa.Table] = []
+    read: list[Future[pa.Table]] = []
     with PageReader(WORKERS) as reader, ThreadPoolExecutor(WORKERS) as workers:
-        in_hand: deque[Future[pa.Table]] = deque()
         batches = _batches(pages, batch_bytes)
         while True:
             try:
@@ -81,20 +79,28 @@ def parse_pages(pages: Iterable[bytes], *, batch_bytes: int = BATCH_BYTES) -> pa
             except StopIteration:
                 break
             except BaseException:
-                # The pages broke off: a refusal in an earlier batch comes first.
-                for batch in in_hand:
-                    batch.result()
+                _results(read)  # the pages broke off: a refusal in an earlier batch first
                 raise
             # Handed over in a box the worker empties: the bodies are freed as soon as
             # DuckDB has read them, not when the batch is finished.
-            in_hand.append(workers.submit(_read_batch, reader, [bodies], first_number))
+            read.append(workers.submit(_read_batch, reader, [bodies], first_number))
             del bodies
-            if len(in_hand) == WORKERS:  # no more batches in memory than workers
-                tables.append(in_hand.popleft().result())
-        tables.extend(batch.result() for batch in in_hand)
+            # No more batches in hand than workers; the next is made as soon as either
+            # worker is free (waiting for the oldest would leave the other idle).
+            running = [batch for batch in read if not batch.done()]
+            if len(running) == WORKERS:
+                wait(running, return_when=FIRST_COMPLETED)
+            if any(batch.done() and batch.exception() for batch in read):
+                _results(read)  # raises the first refusal in page order
+        tables = _results(read)
     if not tables:
         return empty_statement_table()
     return pa.concat_tables(tables).unify_dictionaries(memory_pool=_KEPT)
+
+
+def _results(read: list[Future[pa.Table]]) -> list[pa.Table]:
+    """The batches' tables in page order; the first batch that failed raises."""
+    return [batch.result() for batch in read]
 
 
 def _batches(pages: Iterable[bytes], batch_bytes: int) -> Iterator[tuple[int, pa.Array]]:
