@@ -153,8 +153,9 @@ def _read_batch(reader: PageReader, box: list[pa.Array], first_number: int) -> p
         raise
     check_suspect_pages(bodies, flagged, first_number)
     del bodies
-    table = _finish(items)
-    del items
+    columns = dict(zip(items.column_names, items.columns, strict=True))
+    del items  # `_finish` lets each read column go once it is converted
+    table = _finish(columns)
     # The batch's working buffers are free now; hand them back (from this thread, whose
     # own free pages they are) so the allocator's reserve does not grow batch after
     # batch (peak memory).
@@ -200,14 +201,15 @@ def _sliced(bodies: pa.Array, first_number: int) -> pa.Table:
     return pa.Table.from_batches(slices)
 
 
-def _finish(items: pa.Table) -> pa.Table:
+def _finish(items: dict[str, pa.ChunkedArray]) -> pa.Table:
     """Rename wire fields, keep only values of their JSON type, cast to the declared
-    types, check the non-null columns."""
-    pages = items.column("n")
+    types, check the non-null columns. ``items`` holds ``n`` (the page numbers) and the
+    wire fields; each field is taken out of it as it is converted."""
+    pages = items["n"]
     columns: list[pa.Array | pa.ChunkedArray] = []
     for field in STATEMENT_SCHEMA:
         wire = _FRAME_TO_WIRE.get(field.name, field.name)
-        column = items.column(wire)
+        column = items.pop(wire)
         if not field.nullable and column.null_count:
             missing = pc.unique(pages.filter(pc.is_null(column))).to_pylist()
             raise PageParseError(
