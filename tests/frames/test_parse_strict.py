@@ -220,9 +220,12 @@ def test_a_batch_over_duckdbs_memory_limit_is_read_again_with_more(
     monkeypatch.setattr(_page_sql, "MEMORY_FLOOR", 1 << 20)
     monkeypatch.setattr(_page_sql, "MEMORY_PER_BYTE", 1)
     monkeypatch.setattr(_page_sql, "MEMORY_RETRY", 64)
+    monkeypatch.setattr(_parse, "_SHARED", {})  # a reader made with the limits above
     rows = [BASE | {"id": f"{n}", "description": "x" * 2_000} for n in range(1_000)]
     table = parse_pages([body(rows[start : start + 100]) for start in range(0, 1_000, 100)])
     assert table.column("id").to_pylist() == [f"{n}" for n in range(1_000)]
+    (reader, _), *_ = _parse._SHARED.values()
+    assert reader._limit > 64 * (1 << 20)  # it was raised for a retry
 
 
 @settings(max_examples=150, deadline=None)

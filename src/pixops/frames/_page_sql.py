@@ -74,12 +74,6 @@ class PageReader:
         )
         self._own = threading.local()
 
-    def __enter__(self) -> PageReader:
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        self._database.close()
-
     def read(self, pages: pa.Table) -> pa.Table:
         """One row per item of ``pages`` (columns ``n``: page number, ``body``), in
         order. Columns are ``n`` and the wire fields, each value still its JSON text."""
