@@ -1,0 +1,133 @@
+"""The whole reconciliation as portable SQL: the ONE place its rules live (this package:
+`_matching` goes from identifiers to pairs, `_findings` says what they show, and the
+order they run in is here).
+
+The host registers the inputs as views and sets the session time zone (business days are
+``CAST(created_at AS DATE)`` in that zone), then runs `STEPS` in order, each a temporary
+table or view named by the step (DuckDB: ``CREATE OR REPLACE TEMP TABLE name AS ...``;
+Spark: ``spark.sql(sql).createOrReplaceTempView(name)``), and reads `OUTPUTS`, adding
+their `LOOKUPS`. The text keeps to what DuckDB 2.0 and Spark 4 run the same way: no
+QUALIFY, no integer division, dates only compared or moved by ``± 1``, no double-quoted
+identifiers, ``NULLS LAST``/``FIRST`` always written, money sums cast back to BIGINT.
+
+Inputs (``sn`` and ``ln`` are the rows' positions 1, 2, ..., added by the host: they break
+ties deterministically, and once identifiers are matched every join is on them):
+- ``statement_in``: ``sn`` plus the statement schema (`pixops.frames.STATEMENT_SCHEMA`).
+- ``ledger_in``: ``ln`` plus `pixops.recon.LEDGER_SCHEMA`.
+- ``webhooks_in``: event_type, transaction_id, original_transaction_id, created_at.
+- ``balances_in``: as_of (timestamp), balance_base.
+- ``scope_in``: one row, first_day and last_day (DATE, NULL = open).
+- ``categories_in``: category, position (the categories reported, in order).
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from pixops.recon._sql._findings import (
+    DISCREPANCIES,
+    DOUBLE_BOOKED,
+    FINDINGS,
+    HOOK_HITS,
+    HOOK_STATUS,
+    MATCHED,
+    ORIGINALS,
+    PAIR_ISSUES,
+    REFUND_ENTRIES,
+    REFUND_ROWS,
+    REFUNDS,
+    ROLLFORWARD,
+    SNAPSHOTS,
+    SUMMARY,
+    UNCLAIMED,
+    UNPAIRED,
+    UNPICKED,
+)
+from pixops.recon._sql._matching import (
+    CAND,
+    CLAIMS,
+    COPIES,
+    HOOK_LINKS,
+    LED,
+    PAIRS,
+    PICKS,
+    STMT,
+    STMT_KEYS,
+    STMT_LINKS,
+)
+
+__all__ = ["LOOKUPS", "OUTPUTS", "STEPS"]
+
+
+#: (name, SQL, materialise) in the order they run. A host makes each a temporary table
+#: when `materialise` (it is read several times) and a temporary view otherwise.
+STEPS: Final[tuple[tuple[str, str, bool], ...]] = (
+    ("copies", COPIES, True),
+    ("led", LED, False),
+    ("stmt_keys", STMT_KEYS, False),
+    ("cand", CAND, True),
+    ("picks", PICKS, True),
+    ("claims", CLAIMS, True),
+    ("pairs", PAIRS, False),
+    ("hook_links", HOOK_LINKS, True),
+    ("stmt", STMT, True),
+    ("stmt_links", STMT_LINKS, True),
+    ("pair_issues", PAIR_ISSUES, True),
+    ("double_booked", DOUBLE_BOOKED, False),
+    ("unpicked", UNPICKED, True),
+    ("unclaimed", UNCLAIMED, True),
+    ("unpaired", UNPAIRED, True),
+    ("hook_status", HOOK_STATUS, True),
+    ("hook_hits", HOOK_HITS, True),
+    ("snapshots", SNAPSHOTS, True),
+    ("rollforward", ROLLFORWARD, True),
+    ("findings", FINDINGS, True),
+    ("discrepancies", DISCREPANCIES, True),
+    ("matched", MATCHED, True),
+    ("refund_rows", REFUND_ROWS, True),
+    ("originals", ORIGINALS, True),
+    ("refund_entries", REFUND_ENTRIES, True),
+    ("refunds", REFUNDS, True),
+    ("summary", SUMMARY, True),
+)
+
+#: Output tables: (columns, row order). The result object exposes exactly these; an
+#: output's `LOOKUPS` are not in its SQL, which has the row numbers they need instead.
+OUTPUTS: Final[dict[str, tuple[str, str]]] = {
+    "matched": (
+        "entry_id, reference, transaction_id, statement_id, amount_base, fee_base,"
+        " payment_status, booked_on, business_date",
+        "ln ASC NULLS LAST",
+    ),
+    "discrepancies": (
+        "category, entry_id, reference, transaction_id, statement_id, ledger_amount_base,"
+        " statement_amount_base, difference_base, ledger_fee_base, statement_fee_base,"
+        " ledger_status, statement_status, booked_on, business_date, detail",
+        "category ASC NULLS LAST, business_date ASC NULLS LAST, booked_on ASC NULLS LAST,"
+        " entry_id ASC NULLS LAST, transaction_id ASC NULLS LAST,"
+        " statement_id ASC NULLS LAST, reference ASC NULLS LAST, detail ASC NULLS LAST",
+    ),
+    "refunds": (
+        "*",
+        "original_transaction_id ASC NULLS LAST, refund_transaction_id ASC NULLS LAST,"
+        " original_entry_id ASC NULLS LAST, refund_entry_id ASC NULLS LAST",
+    ),
+    "rollforward": ("*", "opening_at ASC NULLS LAST"),
+    "summary": (
+        "category, items, ledger_amount_base, statement_amount_base, difference_base",
+        "position ASC NULLS LAST",
+    ),
+}
+
+#: Text an output takes, decoded, from the input row a number points at: (output column,
+#: input, input column, number). Positions here (a join on the number elsewhere), so a
+#: million matched rows carry no text through the joins and the sort.
+LOOKUPS: Final[dict[str, tuple[tuple[str, str, str, str], ...]]] = {
+    "matched": (
+        ("entry_id", "ledger_in", "entry_id", "ln"),
+        ("reference", "ledger_in", "reference", "ln"),
+        ("transaction_id", "statement_in", "transaction_id", "sn"),
+        ("statement_id", "statement_in", "id", "sn"),
+        ("payment_status", "statement_in", "payment_status", "sn"),
+    ),
+}

@@ -1,0 +1,169 @@
+"""From identifiers to pairs: copies of an id, the statement and ledger rows, every
+candidate an identifier links, each entry's pick and each row's first booking."""
+
+from __future__ import annotations
+
+__all__ = [
+    "CAND",
+    "CLAIMS",
+    "COPIES",
+    "HOOK_LINKS",
+    "LED",
+    "PAIRS",
+    "PICKS",
+    "STMT",
+    "STMT_KEYS",
+    "STMT_LINKS",
+]
+
+# Webhook events that name a refund's original (the statement does not).
+HOOK_LINKS = """
+SELECT transaction_id, MAX(original_transaction_id) AS original_transaction_id
+FROM webhooks_in WHERE original_transaction_id IS NOT NULL
+GROUP BY transaction_id
+"""
+
+# Ids listed more than once (overlapping exports); the newest state of each is kept.
+COPIES = """
+SELECT sn FROM (
+    SELECT s.sn, ROW_NUMBER() OVER (PARTITION BY s.id
+                                    ORDER BY s.completed_at DESC NULLS LAST,
+                                             s.sn DESC NULLS LAST) AS copy_rank
+    FROM statement_in s
+    WHERE hash(s.id) IN (SELECT hash(id) FROM statement_in GROUP BY hash(id)
+                         HAVING COUNT(*) > 1)
+) x
+WHERE x.copy_rank > 1
+"""
+
+# The statement rows kept (copies left out) without their text, which is read back by
+# ``sn`` for the rows an output shows; the business day (a time-zone conversion) once.
+STMT = """
+SELECT d.*,
+       (sc.first_day IS NULL OR d.business_date >= sc.first_day)
+       AND (sc.last_day IS NULL OR d.business_date <= sc.last_day) AS in_scope
+FROM (
+    SELECT s.sn, CAST(s.payment_status AS STRING) AS payment_status,
+           CAST(s.direction AS STRING) AS direction,
+           s.amount_base, s.fee_base, s.completed_at,
+           CAST(s.created_at AS DATE) AS business_date
+    FROM statement_in s LEFT JOIN copies c ON c.sn = s.sn
+    WHERE c.sn IS NULL
+) d
+CROSS JOIN scope_in sc
+"""
+
+# Refunds and returns (few rows): the original named by the statement or by a webhook.
+STMT_LINKS = """
+SELECT s.sn, s.transaction_id,
+       COALESCE(s.original_transaction_id, h.original_transaction_id)
+           AS original_transaction_id
+FROM statement_in s
+LEFT JOIN hook_links h ON h.transaction_id = s.transaction_id
+LEFT JOIN copies c ON c.sn = s.sn
+WHERE (s.original_transaction_id IS NOT NULL OR h.original_transaction_id IS NOT NULL)
+  AND c.sn IS NULL
+"""
+
+LED = """
+SELECT l.ln, l.entry_id, l.reference, l.direction, l.amount_base, l.fee_base,
+       COALESCE(l.status, 'settled') AS status, l.booked_on,
+       (sc.first_day IS NULL OR l.booked_on >= sc.first_day)
+       AND (sc.last_day IS NULL OR l.booked_on <= sc.last_day) AS in_scope
+FROM ledger_in l CROSS JOIN scope_in sc
+"""
+
+# Every identifier a ledger may have written down for a movement, copies included: they
+# are ranked last in `cand` (filtering 2M keys against `copies` costs more than that);
+# with the values `cand` compares.
+STMT_KEYS = """
+SELECT k.match_key, k.sn, CAST(k.direction AS STRING) AS direction,
+       CAST(k.payment_status AS STRING) AS payment_status, k.amount_base, k.fee_base,
+       k.created_at
+FROM (
+    SELECT transaction_id AS match_key, sn, direction, payment_status, amount_base,
+           fee_base, created_at
+    FROM statement_in
+    UNION ALL
+    SELECT end_to_end_id, sn, direction, payment_status, amount_base, fee_base, created_at
+    FROM statement_in WHERE end_to_end_id IS NOT NULL
+    UNION ALL
+    SELECT external_id, sn, direction, payment_status, amount_base, fee_base, created_at
+    FROM statement_in WHERE external_id IS NOT NULL
+    UNION ALL
+    SELECT tag, sn, direction, payment_status, amount_base, fee_base, created_at
+    FROM statement_in WHERE tag IS NOT NULL
+) k
+"""
+
+# Every (entry, statement row) pair an identifier links (an entry linking none: once, no
+# row), ranked in one integer in the join: a copy of an id last (8), then same direction
+# (4), settled (2), the same amount (1), flags above the bits of `sn`; then the first in
+# statement order. Below the rank, what the pair would be (`pair_bits`), decided here so
+# the chosen pairs need no join back to a million rows: the two sides agree on everything
+# (1) or not (2; neither when a side lacks a value to compare: then the pair is neither
+# matched nor an issue), either side's day is in scope (4), the amounts differ (8). So
+# ``pick_key`` = flags * 2^36 + sn * 16 + pair_bits. A join on the text: on 64-bit hashes
+# of it (measured at 1M x 1M) the join saves about what hashing 3M strings costs, and
+# confirming the picked pairs' text afterwards (a collision must never pair two different
+# ids) adds ~0.1 s of CPU.
+CAND = """
+SELECT x.ln, x.sn,
+       x.rank_key * 16
+       + CASE WHEN x.agrees THEN 1 WHEN NOT x.agrees THEN 2 ELSE 0 END
+       + CASE WHEN x.ledger_in_scope
+                   OR ((sc.first_day IS NULL OR x.business_date >= sc.first_day)
+                       AND (sc.last_day IS NULL OR x.business_date <= sc.last_day))
+              THEN 4 ELSE 0 END
+       + CASE WHEN x.amounts_differ THEN 8 ELSE 0 END AS pick_key
+FROM (
+    SELECT l.ln, k.sn,
+           (CASE WHEN c.sn IS NULL THEN 0 ELSE 8 END
+            + CASE WHEN l.direction IS NULL OR l.direction = k.direction THEN 0 ELSE 4 END
+            + CASE WHEN k.payment_status = 'settled' THEN 0 ELSE 2 END
+            + CASE WHEN k.amount_base = l.amount_base THEN 0 ELSE 1 END) * 4294967296
+           + k.sn AS rank_key,
+           CAST(k.created_at AS DATE) AS business_date, l.in_scope AS ledger_in_scope,
+           l.amount_base <> k.amount_base AS amounts_differ,
+           l.amount_base = k.amount_base
+           AND (l.fee_base IS NULL OR l.fee_base = k.fee_base)
+           AND l.booked_on = CAST(k.created_at AS DATE)
+           AND (l.direction IS NULL OR l.direction = k.direction)
+           AND l.status = k.payment_status AS agrees
+    FROM led l
+    LEFT JOIN stmt_keys k ON k.match_key = l.reference
+    LEFT JOIN copies c ON c.sn = k.sn
+) x
+CROSS JOIN scope_in sc
+"""
+
+# Each ledger entry picks its best-ranked candidate: one MIN of `pick_key`, whose rank
+# decides (two candidates tie only when they are one row met through two of its
+# identifiers, bits and all); its `sn` and `pair_bits` are read back out of it (the
+# division is exact: a multiple of 16, below 2^53). NULL when no statement row carries its
+# reference, or only copies do (a copy ranks after every kept row, so the best is a copy
+# only when no kept row is a candidate).
+PICKS = """
+SELECT ln,
+       CASE WHEN k < 8 * 68719476736
+            THEN CAST((k % 68719476736 - k % 16) / 16 AS BIGINT) END AS sn,
+       CASE WHEN k < 8 * 68719476736 THEN k % 16 END AS pair_bits
+FROM (SELECT ln, MIN(pick_key) AS k FROM cand GROUP BY ln) m
+"""
+
+# A statement row picked by several entries belongs to the first booking: one MIN of
+# ``ln * 16 + pair_bits`` gives it with the bits of its pick.
+CLAIMS = """
+SELECT sn, CAST((k - k % 16) / 16 AS BIGINT) AS ln, claimants, k % 16 AS pair_bits
+FROM (SELECT sn, MIN(ln * 16 + pair_bits) AS k, COUNT(*) AS claimants
+      FROM picks WHERE sn IS NOT NULL GROUP BY sn) m
+"""
+
+# The pairs: the claims with their bits read out (see `cand`).
+PAIRS = """
+SELECT ln, sn,
+       CASE WHEN pair_bits % 4 = 1 THEN TRUE WHEN pair_bits % 4 = 2 THEN FALSE END AS agrees,
+       pair_bits % 8 >= 4 AS in_scope,
+       pair_bits >= 8 AS amounts_differ
+FROM claims
+"""
