@@ -39,9 +39,9 @@ from pixops.frames._schema import (
 __all__ = ["PageParseError", "deduplicate_by_id", "parse_pages"]
 
 #: Pages are parsed in batches of about this many bytes (~13,000 rows): DuckDB's and
-#: Arrow's working memory stays a few tens of MB whatever the statement's length (two
-#: batches are in hand at once, one read, one finished), and DuckDB's fixed cost of a
-#: query (~1-5 ms) is a small share of a batch.
+#: Arrow's working memory stays a few tens of MB whatever the statement's length (a
+#: batch in hand for each worker), and a batch's fixed cost (~4 ms: the query re-bound,
+#: each column converted) is a small share of it.
 BATCH_BYTES = 8 << 20
 #: Each batch is handed to DuckDB in slices of about this many bytes (Arrow record
 #: batches: DuckDB's unit of work). A slice's parsed documents then stay in the core's
@@ -52,9 +52,10 @@ WORKERS = 2
 #: A batch's buffer is reserved for this much at most at first (it grows past it only
 #: if the pages need it), plus room for the page that ends the batch.
 _MOST_RESERVED = 64 << 20
+_PAGE_ROOM = 256 << 10
+#: The process's page reader and worker threads, by process id (see `_page_readers`).
 _SHARED: dict[int, tuple[PageReader, ThreadPoolExecutor]] = {}
 _SHARED_LOCK = threading.Lock()
-_PAGE_ROOM = 256 << 10
 
 _FRAME_TO_WIRE = {frame: wire for wire, frame in WIRE_RENAMES.items()}
 #: The columns that are kept are copied out of DuckDB's result into right-sized buffers
