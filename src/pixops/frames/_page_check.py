@@ -85,13 +85,7 @@ def _no_constant(name: str) -> None:
     raise ValueError(f"{name} is not JSON")
 
 
-def json_strings(
-    texts: pa.Array,
-    wire: str,
-    pages: pa.ChunkedArray,
-    *,
-    memory_pool: pa.MemoryPool | None = None,
-) -> pa.Array:
+def json_strings(texts: pa.Array, wire: str, pages: pa.ChunkedArray) -> pa.Array:
     """The strings of ``texts``, each the JSON text of one value (as DuckDB writes it).
 
     ``pages`` numbers the page of each row. A value that is not a JSON string raises
@@ -110,8 +104,7 @@ def json_strings(
     not_quoted = np.flatnonzero(text[starts] != _QUOTE)
     if len(not_quoted):
         _refuse(texts, int(not_quoted[0]), wire, pages)
-    inner = pc.binary_slice(texts.view(pa.binary()), 1, -1, memory_pool=memory_pool)
-    strings: pa.Array = inner.view(pa.string())
+    strings: pa.Array = pc.binary_slice(texts.view(pa.binary()), 1, -1).view(pa.string())
     backslashes = text[offsets[0] : offsets[-1]] == _BACKSLASH
     if backslashes.any():
         where = np.flatnonzero(backslashes) + offsets[0]

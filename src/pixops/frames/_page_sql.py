@@ -28,10 +28,9 @@ __all__ = ["WIRE_FIELDS", "PageReader"]
 WIRE_FIELDS: Final = STRING_FIELDS + MONEY_FIELDS + TIME_FIELDS
 
 #: DuckDB's memory for a batch: this many times the batch's bytes, at least
-#: `MEMORY_FLOOR`, for each batch read at once. DuckDB keeps what it once used up to its
-#: limit until the database closes, so a tight limit is what keeps the peak of a long
-#: statement low (a limit of 256 MB adds ~50 MB to the peak of loading 1,000,000 rows).
-#: A batch that needs more (very long texts) is read again with `MEMORY_RETRY` times it.
+#: `MEMORY_FLOOR`, for each batch read at once; a bound on a batch gone wrong (what DuckDB
+#: keeps between batches is set by `FLUSH_BYTES`). A batch that needs more (very long
+#: texts) is read again with `MEMORY_RETRY` times it.
 MEMORY_PER_BYTE: Final = 3
 MEMORY_FLOOR: Final = 32 << 20
 MEMORY_RETRY: Final = 8
