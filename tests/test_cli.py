@@ -44,6 +44,33 @@ def test_python_dash_m_pixops_runs_the_cli() -> None:
         assert command in result.stdout
 
 
+def test_building_the_parser_loads_no_heavy_stack() -> None:
+    """Every command registers with the standard library alone: `pixops --help` (and a
+    typo's usage message) must not wait for pandas, DuckDB, the engine or httpx."""
+    heavy = ("pandas", "pyarrow", "duckdb", "httpx", "pydantic", "uvicorn", "pixops.engine")
+    script = (
+        "import sys, json\n"
+        "from pixops.cli import build_parser\n"
+        "build_parser()\n"
+        "print(json.dumps(sorted(sys.modules)))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=30, check=True
+    )
+    loaded = json.loads(result.stdout)
+    assert [name for name in loaded if name.startswith(heavy)] == []
+    assert "serve" in build_parser().format_help()
+
+
+def test_recon_defaults_to_the_business_zone() -> None:
+    from pixops.frames import BUSINESS_TZ
+
+    args = build_parser().parse_args(
+        ["recon", "--date", "2026-01-15", "--ledger", "l", "--out", "o"]
+    )
+    assert args.tz == BUSINESS_TZ
+
+
 def test_dev_cert_writes_a_certificate_and_key(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -1,18 +1,21 @@
-"""`pixops demo`: a merchant's day on the in-process sandbox, through plain HTTP requests."""
+"""`pixops demo`: a merchant's day on the in-process sandbox, through plain HTTP requests.
+
+The sandbox and httpx are imported when the demo runs, so registering it costs nothing.
+"""
 
 from __future__ import annotations
 
 import sys
 from typing import TYPE_CHECKING, Any, TextIO
 
-import httpx
-
 from pixops import wire
 from pixops.money import format_brl, format_brl_base
-from pixops.sandbox import ApiKey, Sandbox
 
 if TYPE_CHECKING:
+    import httpx
+
     from pixops.cli import Commands
+    from pixops.sandbox import ApiKey, Sandbox
 
 
 def register(commands: Commands) -> None:
@@ -32,6 +35,8 @@ class _DemoApi:
     """Plain httpx with hand-built headers, as any merchant's code would call the API."""
 
     def __init__(self, sandbox: Sandbox, key: ApiKey) -> None:
+        import httpx
+
         self.http = httpx.Client(
             transport=sandbox.transport(), base_url="http://sandbox/api/external"
         )
@@ -63,6 +68,8 @@ class _DemoApi:
 
 def run_demo(out: TextIO) -> int:
     """A short merchant day against the in-process sandbox, printed as a report."""
+    from pixops.sandbox import Sandbox
+
     sandbox = Sandbox()
     merchant = sandbox.create_merchant("Loja Exemplo", balance_centavos=1_000_000)
     key = sandbox.issue_api_key(merchant.id)

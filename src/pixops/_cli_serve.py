@@ -3,6 +3,9 @@
 pixops serve [--host H] [--port P] [--db PATH] [--tls-cert F --tls-key F]
              [--rate-limit N] [--trusted-proxy IP ...] [--manual-clock | --production]
 pixops dev-cert --out DIR [--host NAME ...]
+
+The engine and uvicorn are imported when `serve` runs, not when it is registered, so
+that `pixops --help` and the other commands do not pay for them.
 """
 
 from __future__ import annotations
@@ -17,15 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pixops.devcert import write_dev_certificate
-from pixops.server import (
-    HTTP_IMPLEMENTATIONS,
-    LOOP_IMPLEMENTATIONS,
-    PixopsServer,
-    ServeOptions,
-    banner,
-    build_engine,
-    seed_demo_merchant,
-)
+from pixops._serve_options import HTTP_IMPLEMENTATIONS, LOOP_IMPLEMENTATIONS, ServeOptions
 
 if TYPE_CHECKING:
     from pixops.cli import Commands
@@ -134,6 +129,8 @@ def register(commands: Commands) -> None:
 
 def run_serve(args: argparse.Namespace) -> int:
     """`pixops serve`: the engine over HTTP(S) until interrupted."""
+    from pixops.server import PixopsServer, banner, build_engine, seed_demo_merchant
+
     if (args.tls_cert is None) != (args.tls_key is None):
         print("pixops serve: --tls-cert and --tls-key go together", file=sys.stderr)
         return 2

@@ -10,15 +10,18 @@ pixops api METHOD PATH [JSON] [--camel] [--idempotency-key KEY]
 
 Adding a subcommand takes two lines here and one function in its own module::
 
-    # in pixops/recon/_cli.py
+    # in pixops/_cli_recon.py
     def register(commands: Commands) -> None:
-        parser = commands.add("recon", help="reconcile a ledger", handler=run_recon)
+        parser = commands.add("recon", help="reconcile a ledger", handler=run)
         parser.add_argument("--ledger", type=Path, required=True)
 
     # in COMMAND_MODULES below
-    "pixops.recon._cli",
+    "pixops._cli_recon",
 
-The handler takes the parsed `argparse.Namespace` and returns the exit status.
+The handler takes the parsed `argparse.Namespace` and returns the exit status. Every
+module is imported to build the parser, so a module registers with the standard library
+alone and imports what its command needs (pandas, DuckDB, the engine, httpx) when the
+command runs: `pixops --help` then starts in a fraction of a second.
 """
 
 from __future__ import annotations
@@ -36,8 +39,8 @@ COMMAND_MODULES: tuple[str, ...] = (
     "pixops._cli_demo",
     "pixops.desk",
     "pixops.report",
-    "pixops.recon._cli",
-    "pixops.client._cli",
+    "pixops._cli_recon",
+    "pixops._cli_api",
 )
 """Modules whose `register(commands: Commands) -> None` adds subcommands, in `--help` order."""
 

@@ -18,7 +18,6 @@ API alone: helpers refused, no demo merchant.
 from __future__ import annotations
 
 import importlib.util
-import ipaddress
 import logging
 import shlex
 import socket
@@ -26,9 +25,8 @@ import ssl
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
-from pathlib import Path
 from types import TracebackType
 from typing import Any
 
@@ -36,6 +34,7 @@ import uvicorn
 
 from pixops import wire
 from pixops._http_protocols import protocol_class
+from pixops._serve_options import HTTP_IMPLEMENTATIONS, LOOP_IMPLEMENTATIONS, ServeOptions
 from pixops.engine import scheduler
 from pixops.engine.adapters import AsgiApp
 from pixops.engine.admin import PREFIX as HELPERS_PREFIX
@@ -47,51 +46,33 @@ from pixops.engine.store import Store
 from pixops.money import format_brl
 from pixops.sandbox import Sandbox
 
+__all__ = [
+    "DEMO_BALANCE_CENTAVOS",
+    "DEMO_MERCHANT_NAME",
+    "DEMO_WHITELIST",
+    "HTTP_IMPLEMENTATIONS",
+    "LOOP_IMPLEMENTATIONS",
+    "DemoCredentials",
+    "PixopsServer",
+    "ServeOptions",
+    "TimerWorker",
+    "banner",
+    "bind_socket",
+    "build_engine",
+    "http_implementation",
+    "loop_implementation",
+    "mount_test_helpers",
+    "require_tls12",
+    "seed_demo_merchant",
+    "signed_post_example",
+    "uvicorn_config",
+]
+
 log = logging.getLogger("pixops.server")
 
 DEMO_MERCHANT_NAME = "Loja Demo"
 DEMO_BALANCE_CENTAVOS = 1_000_000
 DEMO_WHITELIST = ("127.0.0.1", "::1")
-HTTP_IMPLEMENTATIONS = ("auto", "h11", "httptools")
-LOOP_IMPLEMENTATIONS = ("auto", "asyncio", "uvloop")
-
-
-@dataclass(frozen=True)
-class ServeOptions:
-    """Everything `pixops serve` can be told."""
-
-    host: str = "127.0.0.1"
-    port: int = 8000
-    db: Path | None = None
-    tls_cert: Path | None = None
-    tls_key: Path | None = None
-    rate_limit_per_minute: int = 90_000
-    trusted_proxies: tuple[str, ...] = field(default_factory=tuple)
-    http: str = "auto"
-    loop: str = "auto"
-    log_level: str = "warning"
-    sandbox: bool = True
-    manual_clock: bool = False
-
-    def __post_init__(self) -> None:
-        if self.manual_clock and not self.sandbox:
-            raise ValueError("a manual clock needs sandbox mode (a production server keeps time)")
-        if (self.tls_cert is None) != (self.tls_key is None):
-            raise ValueError("TLS needs both a certificate and a key")
-        if not 0 <= self.port <= 65535:
-            raise ValueError("port must be between 0 and 65535")
-        if self.rate_limit_per_minute < 1:
-            raise ValueError("rate limit must be at least 1 request per minute")
-        if self.http not in HTTP_IMPLEMENTATIONS:
-            raise ValueError(f"http must be one of {', '.join(HTTP_IMPLEMENTATIONS)}")
-        if self.loop not in LOOP_IMPLEMENTATIONS:
-            raise ValueError(f"loop must be one of {', '.join(LOOP_IMPLEMENTATIONS)}")
-        for proxy in self.trusted_proxies:
-            ipaddress.ip_address(proxy)
-
-    @property
-    def tls(self) -> bool:
-        return self.tls_cert is not None
 
 
 def build_engine(options: ServeOptions) -> Engine:

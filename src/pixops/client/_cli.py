@@ -1,4 +1,5 @@
-"""`pixops doctor` and `pixops api METHOD PATH [JSON]`, registered into `pixops.cli`.
+"""`pixops doctor` and `pixops api METHOD PATH [JSON]`: the runs (`pixops._cli_api`
+registers their arguments, outside this package, so `pixops --help` skips httpx).
 
 Both read the connection from `PIXOPS_BASE_URL`, `PIXOPS_CLIENT_ID` and
 `PIXOPS_CLIENT_SECRET` (the environment, then a `.env` file); `--base-url` and
@@ -11,9 +12,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Callable
-from pathlib import Path
-from typing import Any, Protocol, TextIO
+from typing import Any, TextIO
 
 from pixops.client._config import ENV_BASE_URL, ENV_CLIENT_ID, ENV_CLIENT_SECRET, read_env
 from pixops.client._core import Call
@@ -21,38 +20,7 @@ from pixops.client._errors import ArgumentError, ConfigurationError, TransportEr
 from pixops.client._retry import NO_RETRY
 from pixops.client._sync import Client
 
-__all__ = ["register", "run_api", "run_doctor_command"]
-
-
-class Commands(Protocol):
-    def add(
-        self, name: str, *, help: str, handler: Callable[[argparse.Namespace], int]
-    ) -> argparse.ArgumentParser: ...
-
-
-def _connection_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--base-url", help=f"the service (default ${ENV_BASE_URL})")
-    parser.add_argument("--client-id", help=f"the API key id (default ${ENV_CLIENT_ID})")
-    parser.add_argument(
-        "--env-file", type=Path, help="a .env file to read (default: .env found upwards)"
-    )
-
-
-def register(commands: Commands) -> None:
-    doctor = commands.add(
-        "doctor",
-        help="check the connection, credentials, IP whitelist, signing, permissions, clock"
-        " and rate limit",
-        handler=run_doctor_command,
-    )
-    _connection_arguments(doctor)
-    api = commands.add("api", help="send one signed request and print the answer", handler=run_api)
-    _connection_arguments(api)
-    api.add_argument("method", choices=["GET", "POST", "DELETE", "get", "post", "delete"])
-    api.add_argument("path", help="under /api/external, e.g. /balance or /statement?per_page=5")
-    api.add_argument("json", nargs="?", help="the JSON body of a POST")
-    api.add_argument("--camel", action="store_true", help="send and receive camelCase keys")
-    api.add_argument("--idempotency-key", help="reuse a key to replay a POST safely")
+__all__ = ["run_api", "run_doctor_command"]
 
 
 def _client(args: argparse.Namespace, **options: Any) -> Client:

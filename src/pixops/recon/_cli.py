@@ -1,15 +1,13 @@
 """`pixops recon`: reconcile business days from the shell, for people and schedulers.
 
-    pixops recon --date 2026-01-31 [--tz America/Sao_Paulo] --ledger PATH --out DIR
-    pixops recon --from 2026-01-01 --to 2026-01-31 --ledger PATH --out DIR
-                 [--balances PATH] [--store FILE.duckdb] [--quiet]
-
-The service is the real one (or a `pixops serve`) when ``PIXOPS_BASE_URL`` is set
-(credentials from the environment or ``.env``, `pixops.Client.from_env`); otherwise
-the demo month in the embedded sandbox. Exit codes: 0 everything reconciled, 1 some
-finding needs attention, 2 bad arguments or input files, 3 the service could not be
-read. The steps are small functions (`options_from`, `load_inputs`, `run_recon`,
-`write_outputs`) so that more outputs (an HTML report) slot in after `write_outputs`.
+Its arguments are registered by `pixops._cli_recon` (outside this package, so that
+`pixops --help` does not load pandas and DuckDB); this module runs it. The service is
+the real one (or a `pixops serve`) when ``PIXOPS_BASE_URL`` is set (credentials from
+the environment or ``.env``, `pixops.Client.from_env`); otherwise the demo month in the
+embedded sandbox. Exit codes: 0 everything reconciled, 1 some finding needs attention,
+2 bad arguments or input files, 3 the service could not be read. The steps are small
+functions (`options_from`, `load_inputs`, `run_recon`, `write_outputs`) so that more
+outputs (an HTML report) slot in after `write_outputs`.
 """
 
 from __future__ import annotations
@@ -22,18 +20,15 @@ import sys
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import Any, TextIO
 
 import pyarrow as pa
 
 from pixops.errors import PixopsError
-from pixops.frames import BUSINESS_TZ, LocalStore, day_window, load_statement_table, parse_day
+from pixops.frames import LocalStore, day_window, load_statement_table, parse_day
 from pixops.recon._inputs import LedgerError, read_ledger
 from pixops.recon._result import ReconResult
 from pixops.recon._run import balance_snapshot, reconcile
-
-if TYPE_CHECKING:
-    from pixops.cli import Commands
 
 __all__ = [
     "EXIT_ATTENTION",
@@ -41,7 +36,6 @@ __all__ = [
     "EXIT_CLEAN",
     "EXIT_SERVICE",
     "ReconOptions",
-    "register",
     "run",
 ]
 
@@ -49,13 +43,6 @@ EXIT_CLEAN = 0
 EXIT_ATTENTION = 1
 EXIT_BAD_INPUT = 2
 EXIT_SERVICE = 3
-
-_EPILOG = (
-    "exit status: 0 everything reconciled; 1 findings need attention; "
-    "2 bad arguments or input files; 3 the service could not be read. "
-    "Uses PIXOPS_BASE_URL / PIXOPS_CLIENT_ID / PIXOPS_CLIENT_SECRET when set, "
-    "else the demo month in the embedded sandbox."
-)
 
 
 class _BadInputError(Exception):
@@ -72,30 +59,6 @@ class ReconOptions:
     balances: Path | None
     store: Path | None
     progress: bool
-
-
-def register(commands: Commands) -> None:
-    """Add `pixops recon`."""
-    parser = commands.add(
-        "recon", help="reconcile business days against a merchant ledger", handler=run
-    )
-    parser.epilog = _EPILOG
-    days = parser.add_mutually_exclusive_group(required=True)
-    days.add_argument("--date", metavar="YYYY-MM-DD", help="one business day")
-    days.add_argument("--from", dest="first", metavar="YYYY-MM-DD", help="first business day")
-    parser.add_argument("--to", dest="last", metavar="YYYY-MM-DD", help="last day (with --from)")
-    parser.add_argument("--tz", default=BUSINESS_TZ, help=f"time zone of the days ({BUSINESS_TZ})")
-    parser.add_argument("--ledger", type=Path, required=True, help="ledger CSV or Parquet")
-    parser.add_argument("--out", type=Path, required=True, help="directory for the results")
-    parser.add_argument(
-        "--balances", type=Path, help="balance snapshots CSV (as_of, balance_base) to roll forward"
-    )
-    parser.add_argument("--store", type=Path, help="DuckDB file kept in sync (incremental)")
-    parser.add_argument("--quiet", action="store_true", help="no progress bars")
-    # pixops.report's hook: the daily notebook of the same day as an offline HTML page.
-    parser.add_argument(
-        "--html", type=Path, help="also write the daily notebook as an offline HTML report"
-    )
 
 
 def options_from(args: argparse.Namespace) -> ReconOptions:

@@ -1,0 +1,62 @@
+"""`pixops recon`: its arguments; the run is `pixops.recon._cli.run`.
+
+pixops recon --date 2026-01-31 [--tz America/Sao_Paulo] --ledger PATH --out DIR
+pixops recon --from 2026-01-01 --to 2026-01-31 --ledger PATH --out DIR
+             [--balances PATH] [--store FILE.duckdb] [--quiet] [--html FILE]
+
+Registered from here, outside `pixops.recon`, whose import loads pandas and DuckDB: the
+run imports them, `pixops --help` and the other commands do not.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pixops.cli import Commands
+
+__all__ = ["register"]
+
+#: `--tz` when not given: business days are counted in Brasília time
+#: (`pixops.frames.BUSINESS_TZ`, which a test keeps equal to this).
+DEFAULT_TZ = "America/Sao_Paulo"
+
+_EPILOG = (
+    "exit status: 0 everything reconciled; 1 findings need attention; "
+    "2 bad arguments or input files; 3 the service could not be read. "
+    "Uses PIXOPS_BASE_URL / PIXOPS_CLIENT_ID / PIXOPS_CLIENT_SECRET when set, "
+    "else the demo month in the embedded sandbox."
+)
+
+
+def register(commands: Commands) -> None:
+    """Add `pixops recon`."""
+    parser = commands.add(
+        "recon", help="reconcile business days against a merchant ledger", handler=run
+    )
+    parser.epilog = _EPILOG
+    days = parser.add_mutually_exclusive_group(required=True)
+    days.add_argument("--date", metavar="YYYY-MM-DD", help="one business day")
+    days.add_argument("--from", dest="first", metavar="YYYY-MM-DD", help="first business day")
+    parser.add_argument("--to", dest="last", metavar="YYYY-MM-DD", help="last day (with --from)")
+    parser.add_argument("--tz", default=DEFAULT_TZ, help=f"time zone of the days ({DEFAULT_TZ})")
+    parser.add_argument("--ledger", type=Path, required=True, help="ledger CSV or Parquet")
+    parser.add_argument("--out", type=Path, required=True, help="directory for the results")
+    parser.add_argument(
+        "--balances", type=Path, help="balance snapshots CSV (as_of, balance_base) to roll forward"
+    )
+    parser.add_argument("--store", type=Path, help="DuckDB file kept in sync (incremental)")
+    parser.add_argument("--quiet", action="store_true", help="no progress bars")
+    # pixops.report's hook: the daily notebook of the same day as an offline HTML page.
+    parser.add_argument(
+        "--html", type=Path, help="also write the daily notebook as an offline HTML report"
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    """The `pixops recon` handler: `pixops.recon._cli.run`, imported now."""
+    from pixops.recon._cli import run as run_recon
+
+    return run_recon(args)
