@@ -5,6 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import pytest
 
@@ -32,6 +33,10 @@ def test_without_settings_it_is_the_demo_month_and_says_so(
     assert line.startswith("Connected to the sandbox: demo month of 'Loja Simulada'")
     assert "No real money moves." in line
     connection = client.connection  # type: ignore[attr-defined]
+    # The clock reads in São Paulo, like every other time shown (UTC-3 all year).
+    local = connection.now().astimezone(ZoneInfo("America/Sao_Paulo"))
+    assert f"clock at {local:%d/%m/%Y %H:%M} (São Paulo)." in line
+    assert "UTC" not in line
     assert connection is connection_of(client)
     assert connection.mode == "sandbox"
     assert str(connection) == line.strip()

@@ -23,8 +23,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Final, Literal
 from urllib.parse import urlsplit
+from zoneinfo import ZoneInfo
 
 from pixops.errors import PixopsError
 
@@ -45,6 +46,8 @@ __all__ = [
 ENV_BASE_URL = "PIXOPS_BASE_URL"
 #: The in-process receiver's name on the sandbox; its URL is ``inproc://pixops-notebook``.
 RECEIVER_NAME = "pixops-notebook"
+#: Where the merchant's day is counted; the sandbox's clock is announced in its time.
+BUSINESS_TZ: Final = ZoneInfo("America/Sao_Paulo")
 
 Mode = Literal["service", "sandbox"]
 
@@ -177,10 +180,10 @@ def _sandbox(cache_dir: str | Path | None) -> tuple[Client, Connection]:
     url = sandbox.add_webhook_receiver(_receiver(inbox, sandbox.now), name=RECEIVER_NAME)
     subscription = client.webhooks.create(url=url, event_types=["*"])
     inbox.secret = _secret_of(subscription)
-    now = sandbox.now()
+    now = sandbox.now().astimezone(BUSINESS_TZ)
     description = (
         f"Connected to the sandbox: demo month of {month.merchant.name!r}, "
-        f"clock at {now:%Y-%m-%d %H:%M} UTC. No real money moves."
+        f"clock at {now:%d/%m/%Y %H:%M} (São Paulo). No real money moves."
     )
     connection = Connection(
         "sandbox",
