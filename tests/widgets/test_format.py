@@ -5,8 +5,22 @@ from __future__ import annotations
 import re
 from datetime import date
 
+import pandas as pd
+
 from pixops.widgets import brl, local_time
-from pixops.widgets._format import HtmlBlock, html_table, message, pairs, wire_json
+from pixops.widgets._format import (
+    HtmlBlock,
+    count_text,
+    event_label,
+    frame_table,
+    html_table,
+    label,
+    mask_document,
+    message,
+    pairs,
+    readable,
+    wire_json,
+)
 
 
 def test_money_is_shown_in_reais() -> None:
@@ -76,11 +90,77 @@ def test_html_blocks_render_as_html_and_read_as_text() -> None:
     assert "<b>" not in repr(block)
 
 
-def test_wire_json_shows_reais_beside_every_money_field() -> None:
+def test_wire_json_shows_every_money_field_in_reais_only() -> None:
     shown = wire_json(
-        {"amount": 50_000, "feeAmount": 2_475, "status": "accepted", "data": {"net_amount": -1}}
-    ).splitlines()
-    assert '  "amount": 50000,   ← R$ 5,00' in shown
-    assert '  "feeAmount": 2475,   ← R$ 0,25' in shown
-    assert '    "net_amount": -1   ← -R$ 0,0001' in shown
-    assert '  "status": "accepted",' in shown
+        {
+            "amount": 50_000,
+            "feeAmount": 2_475,
+            "status": "accepted",
+            "data": {"net_amount": -1, "items": [{"total_refunded": 656_700}]},
+            "count": 12_345,
+            "is_partial": True,
+        }
+    )
+    lines = shown.splitlines()
+    assert '  "amount": "R$ 5,00",' in lines
+    assert '  "feeAmount": "R$ 0,25",' in lines
+    assert '    "net_amount": "-R$ 0,0001",' in lines
+    assert '        "total_refunded": "R$ 65,67"' in lines
+    assert '  "status": "accepted",' in lines
+    assert '  "count": 12345,' in lines  # not money: left alone
+    assert '  "is_partial": true' in lines
+    assert not re.search(r"50000|2475|656700", shown)
+
+
+def test_documents_are_masked_like_the_receipt() -> None:
+    assert mask_document("39300374834") == "***.003.748-**"
+    assert mask_document("393.003.748-34") == "***.003.748-**"
+    assert mask_document("***.003.748-**") == "***.003.748-**"
+    assert mask_document("12345678000190") == "12345678000190"  # a CNPJ is public
+    shown = readable(
+        {
+            "payer_document": "39300374834",
+            "payerDocument": "39300374834",
+            "recipient": {"document": "39300374834", "name": "Ana"},
+            "recipient_document": None,
+        }
+    )
+    assert "39300374834" not in str(shown)
+    assert shown["payerDocument"] == "***.003.748-**"
+    assert shown["recipient"] == {"document": "***.003.748-**", "name": "Ana"}
+    assert shown["recipient_document"] is None
+
+
+def test_counts_and_codes_read_the_pt_br_and_plain_english_way() -> None:
+    assert count_text(8820) == "8.820"
+    assert count_text(1_234_567) == "1.234.567"
+    assert count_text(92) == "92"
+    assert count_text(-1429) == "-1.429"
+    assert label("OPEN") == "Open"
+    assert label("REFUND_REQUEST") == "Refund request"
+    assert label("settled") == "Settled"
+    assert label(None) == "—"
+    assert event_label("pix.refund.requested") == "Refund requested"
+    assert event_label("pix.payout.returned") == "Payout returned"
+
+
+def test_codes_read_as_words_with_the_code_in_the_tooltip() -> None:
+    table = html_table([{"status": "OPEN"}], [("status", "Status")], code_columns={"status"})
+    assert 'title="OPEN">Open</td>' in table
+
+
+def test_short_phrases_stay_on_one_line_without_a_wide_minimum() -> None:
+    table = html_table([{"left": "5 days left"}], [("left", "Time left")])
+    assert "white-space:nowrap" in table
+    assert "min-width:16em" not in table
+
+
+def test_frames_show_without_index_text_left_counts_and_money_right() -> None:
+    frame = pd.DataFrame({"Weekday": ["Monday"], "Payments": [1138], "Received": [11_185_717_100]})
+    block = frame_table(frame, money_columns={"Received"}, number_columns={"Payments"})
+    shown = block._repr_html_()
+    assert "1.138" in shown
+    assert "R$ 1.118.571,71" in shown
+    assert '<td style="text-align:left;padding:2px 8px;white-space:nowrap;' in shown
+    assert ">0<" not in shown  # no index column
+    assert re.search(r"Monday\s+1\.138\s+R\$ 1\.118\.571,71", repr(block))

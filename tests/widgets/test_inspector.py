@@ -48,9 +48,15 @@ def test_end_to_end_id_shows_the_whole_story(desk: Desk) -> None:
     assert sources[:2] == ["record", "record"]
     assert {"webhook", "MED", "refund"} <= set(sources)
     whats = " ".join(step["what"] for step in panel.timeline)
-    assert "pix.charge.paid" in whats
-    assert "pix.refund.requested" in whats
-    assert "pix.refund.completed" in whats
+    # Events and statuses read as words, never as codes.
+    assert "Charge paid" in whats
+    assert "Refund requested: open" in whats
+    assert "Refund completed (PIXRET" in whats
+    assert "opened: Fraud" in whats
+    assert "closed: Agreed" in whats
+    assert "pix." not in whats
+    assert "OPEN" not in whats
+    assert "AGREED" not in whats
     assert "07/02/2026 08:26" in panel.timeline_view.value  # the case, opened 11:26 UTC
     assert "authentication" in panel.receipt_view.value.lower()
 
@@ -70,7 +76,16 @@ def test_every_shape_the_api_returns(desk: Desk) -> None:
     for title, shape in panel.shapes.items():
         assert title in printed
         assert wire_json(shape, sort_keys=True) in printed
-    assert '"amount": 5000200,   ← R$ 500,02' in printed
+    # Money reads in reais, never as the wire's base units; CPFs are masked in every shape.
+    assert '"amount": "R$ 500,02"' in printed
+    assert "5000200" not in printed
+    document = panel.record["payer_document"]
+    assert isinstance(document, str)
+    assert len(document) == 11
+    assert document not in printed
+    masked = f"***.{document[3:6]}.{document[6:9]}-**"
+    assert f'"payer_document": "{masked}"' in printed
+    assert f'"payerDocument": "{masked}"' in printed
     assert panel.shapes["GET /statement (its row)"]["status"] == "completed"
     camel = panel.shapes[f"GET /transactions/{DISPUTED} (X-Key-Case: camelCase)"]
     assert camel["transactionId"] == DISPUTED

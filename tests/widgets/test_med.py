@@ -69,24 +69,30 @@ def test_submitting_a_defense_sends_it_once(desk: Desk) -> None:
     first, _ = two_cases(desk)
     panel = MedDefensePanel(desk.client, now=desk.now)
     panel.defense.value = "  Produto entregue em 02/01; nota fiscal 123.  "
-    assert "43 of 2000 characters" in panel.counter.value
+    assert "43 of 2.000 characters" in panel.counter.value
     panel.submit_button.click()
     assert desk.posts() == [
         (f"/med/{first}/defense", {"defense": "Produto entregue em 02/01; nota fiscal 123."})
     ]
-    assert "ACKNOWLEDGED" in panel.status.value
+    assert "case now Acknowledged" in panel.status.value
     assert panel.case is not None
     assert panel.case["status"] == "ACKNOWLEDGED"
     assert panel.submit_button.disabled
     assert "Defense submitted" in panel.details.value
     assert panel.defense.value == ""
+    # The outcome reads as a summary in reais: no base units, even folded away.
+    shown = panel.output.outputs[-1]["data"]["text/html"]
+    assert "Defense received" in shown
+    assert "R$ 65,67" in shown
+    assert "656700" not in shown
+    assert "Service response" not in shown
     panel.submit()
     assert len(desk.posts()) == 1
 
 
 @pytest.mark.parametrize(
     ("text", "complaint"),
-    [("   ", "Write the defense first"), ("x" * (MAX_DEFENSE_CHARS + 1), "at most 2000")],
+    [("   ", "Write the defense first"), ("x" * (MAX_DEFENSE_CHARS + 1), "at most 2.000")],
 )
 def test_empty_or_long_defenses_are_not_sent(desk: Desk, text: str, complaint: str) -> None:
     two_cases(desk)
@@ -119,10 +125,10 @@ def test_following_the_outcome_of_a_case_the_payer_wins(desk: Desk) -> None:
     desk.month.sandbox.resolve_med_case(first, "AGREED", details="fraude confirmada")
     desk.month.sandbox.advance(60)
     panel.outcome_button.click()
-    assert "closed: AGREED, the payer was refunded" in panel.status.value
+    assert "closed: Agreed, the payer was refunded" in panel.status.value
     assert "agreed with the payer: fraude confirmada" in panel.details.value
     assert "Automatic refund PIXRET" in panel.details.value
-    assert "R$ 65,67: settled" in panel.details.value
+    assert "R$ 65,67: Settled" in panel.details.value
 
 
 def test_following_the_outcome_of_a_case_the_merchant_wins(desk: Desk) -> None:
@@ -130,7 +136,7 @@ def test_following_the_outcome_of_a_case_the_merchant_wins(desk: Desk) -> None:
     panel = MedDefensePanel(desk.client, now=desk.now)
     desk.month.sandbox.resolve_med_case(first, "DISAGREED")
     panel.check_outcome()
-    assert "DISAGREED, the money stays with you" in panel.status.value
+    assert "Disagreed, the money stays with you" in panel.status.value
     panel.refresh_button.click()  # a closed case no longer needs attention
     assert [case["id"] for case in panel.cases] == [second]
     assert panel.case_picker.value == second

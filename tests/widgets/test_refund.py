@@ -171,11 +171,18 @@ def test_review_then_confirm_sends_one_refund_in_centavos(desk: Desk) -> None:
     ]
     assert panel.last_refund is not None
     assert "R$ 10,00" in panel.status.value
-    assert "accepted" in panel.status.value
+    assert "Accepted" in panel.status.value
     assert panel.confirm_button.disabled  # one confirmation, one refund
     assert panel.remaining_base == 88_600  # the accepted refund already counts
     assert "R$ 8,86" in panel.details.value
-    assert any("Service response" in o.get("text", "") for o in panel.output.outputs)
+    # The outcome reads as a summary in reais; the service's answer is folded away, and
+    # even there no money field is a bare base-unit integer.
+    shown = panel.output.outputs[-1]["data"]["text/html"]
+    assert "Refund sent" in shown
+    assert "MD06: agreement between the parties" in shown
+    assert "<details><summary>Technical details" in shown
+    assert "100000" not in shown
+    assert "&quot;amount&quot;: &quot;R$ 10,00&quot;" in shown
 
 
 def test_changing_the_amount_after_review_needs_a_new_review(desk: Desk) -> None:
@@ -204,7 +211,7 @@ def test_follow_up_shows_the_outcome(desk: Desk) -> None:
     panel.confirm_button.click()
     assert not panel.follow_button.disabled
     panel.follow_button.click()
-    assert "settled" in panel.status.value
+    assert "Settled" in panel.status.value
     assert "Webhook events of this refund" in repr(panel.output.outputs[-1])
 
 
@@ -238,7 +245,10 @@ def test_follow_up_lists_the_webhooks_of_the_refund_on_a_connected_client(
     panel.review_button.click()
     panel.confirm_button.click()
     panel.follow_button.click()
-    assert "settled" in panel.status.value
+    assert "Settled" in panel.status.value
     shown = panel.output.outputs[-1]["data"]["text/html"]
+    assert ">Refund completed<" in shown  # the event in words; its code beside it
+    assert ">Completed<" in shown
+    assert 'title="completed"' in shown
     assert "pix.refund.completed" in shown
     assert "13/02/2026 17:21" in shown  # the sandbox's clock, in São Paulo time

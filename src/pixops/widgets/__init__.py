@@ -21,7 +21,7 @@ from pixops.widgets._charts import (
     status_by_day_figure,
     volume_by_day_figure,
 )
-from pixops.widgets._format import brl, local_time
+from pixops.widgets._format import brl, count_text, frame_table, local_time
 from pixops.widgets._inspector import TransactionInspector
 from pixops.widgets._med import MAX_DEFENSE_CHARS, MedDefensePanel, urgency
 from pixops.widgets._recon import ReconDashboard, read_balance_snapshots
@@ -36,8 +36,10 @@ __all__ = [
     "RefundReason",
     "TransactionInspector",
     "brl",
+    "count_text",
     "fees_by_day_figure",
     "findings_figure",
+    "frame_table",
     "local_time",
     "payer_banks_figure",
     "read_balance_snapshots",

@@ -11,20 +11,31 @@ import json
 import re
 from collections.abc import Iterable, Sequence
 from datetime import date, datetime
-from typing import Any, Final
+from numbers import Integral
+from typing import TYPE_CHECKING, Any, Final
 from zoneinfo import ZoneInfo
 
 from pixops import money
 from pixops.widgets._api import Record, base_units, parse_time
 
+if TYPE_CHECKING:
+    import pandas as pd
+
 __all__ = [
     "BUSINESS_TZ",
     "HtmlBlock",
     "brl",
+    "count_text",
+    "event_label",
+    "frame_table",
     "html_table",
+    "label",
     "local_time",
+    "mask_document",
     "message",
+    "outcome",
     "pairs",
+    "readable",
     "wire_json",
 ]
 
@@ -44,25 +55,62 @@ def brl(amount_base: Any) -> str:
     return "—" if value is None else money.format_brl_display(value)
 
 
-#: A JSON line whose value is a whole number under a key that holds money on the wire
-#: (`amount`, `fee_amount`, `net_amount`, `total_refunded`, `remaining_refundable`, the
-#: balance figures, ...), in snake_case or camelCase.
-_MONEY_LINE: Final = re.compile(
-    r'^(?P<line>\s*"(?P<key>[A-Za-z_]*(?:amount|Amount|balance|Balance|refunded|Refunded'
-    r'|refundable|Refundable|ceiling|Ceiling))": (?P<value>-?\d+)(?P<comma>,?))$'
-)
+def count_text(number: int) -> str:
+    """A count the pt-BR way, with a dot between thousands (``9.483``)."""
+    return f"{number:,}".replace(",", ".")
+
+
+def label(code: Any) -> str:
+    """A status or reason code as words: ``OPEN`` → ``Open``, ``REFUND_REQUEST`` →
+    ``Refund request``; an em dash when there is none."""
+    if code is None or code == "":
+        return "—"
+    words = str(code).replace("_", " ").lower()
+    return words[:1].upper() + words[1:]
+
+
+def event_label(kind: Any) -> str:
+    """A webhook event type as words: ``pix.refund.requested`` → ``Refund requested``."""
+    return label(str(kind).removeprefix("pix.").replace(".", " "))
+
+
+_CPF: Final = re.compile(r"\d{3}\.?\d{3}\.?\d{3}-?\d{2}")
+
+
+def mask_document(value: str) -> str:
+    """A CPF as receipts print it (``***.003.748-**``); a CNPJ is public and stays whole."""
+    if not _CPF.fullmatch(value):
+        return value
+    digits = re.sub(r"\D", "", value)
+    return f"***.{digits[3:6]}.{digits[6:9]}-**"
+
+
+#: Keys that hold money on the wire (`amount`, `fee_amount`, `net_amount`,
+#: `total_refunded`, `remaining_refundable`, the balance figures, ...), any case.
+_MONEY_KEY: Final = re.compile(r"(amount|balance|refunded|refundable|ceiling)$", re.IGNORECASE)
+
+
+def readable(data: Any) -> Any:
+    """A copy of an API answer for people: money fields in reais, CPFs masked."""
+    if isinstance(data, dict):
+        return {key: _readable_field(str(key), value) for key, value in data.items()}
+    if isinstance(data, list):
+        return [readable(item) for item in data]
+    return data
+
+
+def _readable_field(key: str, value: Any) -> Any:
+    if isinstance(value, int) and not isinstance(value, bool) and _MONEY_KEY.search(key):
+        return money.format_brl_display(value)
+    if isinstance(value, str) and "document" in key.lower():
+        return mask_document(value)
+    return readable(value)
 
 
 def wire_json(data: Any, *, sort_keys: bool = False) -> str:
-    """An API answer as indented JSON, each money field followed by its value in reais
-    (``"amount": 50000,   ← R$ 5,00``): the wire's base units never stand alone."""
-    lines = []
-    for line in json.dumps(data, indent=2, ensure_ascii=False, sort_keys=sort_keys).splitlines():
-        found = _MONEY_LINE.match(line)
-        if found is not None:
-            line = f"{line}   ← {money.format_brl_display(int(found['value']))}"
-        lines.append(line)
-    return "\n".join(lines)
+    """An API answer as indented JSON for reading: money fields as reais text
+    (``"amount": "R$ 5,00"``, never the wire's base units) and CPFs masked."""
+    return json.dumps(readable(data), indent=2, ensure_ascii=False, sort_keys=sort_keys)
 
 
 def local_time(value: Any, *, seconds: bool = False) -> str:
@@ -80,10 +128,11 @@ def message(text: str, tone: str = "info") -> str:
     return f'<div style="color:{colour};padding:2px 0">{html.escape(text)}</div>'
 
 
-#: Amounts, times and one-word cells (ids, dates) never break, so they read and copy
-#: whole; prose wraps, but at a readable width rather than a word per line.
+#: Amounts, times, one-word cells (ids, dates) and short phrases never break, so they
+#: read and copy whole; longer prose wraps, but at a readable width, not a word per line.
 _NO_BREAK: Final = "white-space:nowrap"
 _PROSE: Final = "white-space:normal;min-width:16em"
+_SHORT_PHRASE: Final = 20
 
 
 def html_table(
@@ -92,30 +141,44 @@ def html_table(
     *,
     money_columns: Iterable[str] = (),
     time_columns: Iterable[str] = (),
+    code_columns: Iterable[str] = (),
+    number_columns: Iterable[str] = (),
     empty: str = "Nothing to show.",
 ) -> str:
-    """Rows as an HTML table; money columns in reais (right-aligned), times in São Paulo."""
+    """Rows as an HTML table: money in reais and counts pt-BR (both right-aligned), times
+    in São Paulo, codes as words (the code itself in the tooltip), other text left."""
     money_set, time_set = set(money_columns), set(time_columns)
+    code_set, number_set = set(code_columns), set(number_columns)
+    right = money_set | number_set
     head = "".join(
-        f'<th style="text-align:{"right" if key in money_set else "left"};padding:2px 8px">'
-        f"{html.escape(label)}</th>"
-        for key, label in columns
+        f'<th style="text-align:{"right" if key in right else "left"};padding:2px 8px">'
+        f"{html.escape(title)}</th>"
+        for key, title in columns
     )
     body: list[str] = []
     for row in rows:
         cells = []
         for key, _ in columns:
             value = row.get(key)
+            tip = ""
             if key in money_set:
                 text, align, wrap = brl(value), "right", _NO_BREAK
+            elif key in number_set:
+                text, align, wrap = _number_text(value), "right", _NO_BREAK
             elif key in time_set:
                 text, align, wrap = local_time(value), "left", _NO_BREAK
             else:
-                text = _cell_text(value)
-                align, wrap = "left", _NO_BREAK if " " not in text.strip() else _PROSE
+                if key in code_set:
+                    text = label(value)
+                    tip = "" if value is None else f' title="{html.escape(str(value))}"'
+                else:
+                    text = _cell_text(value)
+                    # Short phrases stay on one line (no 16em minimum); long ones wrap.
+                short = " " not in text.strip() or len(text) <= _SHORT_PHRASE
+                align, wrap = "left", _NO_BREAK if short else _PROSE
             cells.append(
                 f'<td style="text-align:{align};padding:2px 8px;{wrap};'
-                f'vertical-align:top">{html.escape(text)}</td>'
+                f'vertical-align:top"{tip}>{html.escape(text)}</td>'
             )
         body.append("<tr>" + "".join(cells) + "</tr>")
     if not body:
@@ -127,6 +190,41 @@ def html_table(
         '<table style="border-collapse:collapse;font-size:13px">'
         f"<thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table></div>"
     )
+
+
+def frame_table(
+    frame: pd.DataFrame,
+    *,
+    money_columns: Iterable[str] = (),
+    number_columns: Iterable[str] = (),
+) -> HtmlBlock:
+    """A small DataFrame for readers, without its index: text left-aligned, money (base
+    units) in reais and counts pt-BR, both right-aligned. Column names are the headers."""
+    columns = [(str(name), str(name)) for name in frame.columns]
+    rows = [
+        {str(name): value for name, value in row.items()} for row in frame.to_dict(orient="records")
+    ]
+    return HtmlBlock(
+        html_table(rows, columns, money_columns=money_columns, number_columns=number_columns)
+    )
+
+
+def outcome(title: str, items: Iterable[tuple[str, str]], answer: Any) -> HtmlBlock:
+    """What the service answered: a readable summary, the full answer folded away below
+    it (money in reais there too)."""
+    return HtmlBlock(
+        f"<b>{html.escape(title)}</b>{pairs(items)}"
+        "<details><summary>Technical details (the service's answer)</summary>"
+        f'<pre style="font-size:12px">{html.escape(wire_json(answer))}</pre></details>'
+    )
+
+
+def _number_text(value: Any) -> str:
+    if value is None:
+        return "—"
+    if isinstance(value, bool) or not isinstance(value, Integral):
+        return str(value)
+    return count_text(int(value))
 
 
 def _cell_text(value: Any) -> str:

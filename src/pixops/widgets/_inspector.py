@@ -25,11 +25,26 @@ from pixops.widgets._api import (
     time_key,
 )
 from pixops.widgets._base import Clock, check_client, clock_for, events_for, inbox_for
-from pixops.widgets._format import brl, html_table, local_time, message, pairs, wire_json
+from pixops.widgets._format import (
+    brl,
+    count_text,
+    event_label,
+    html_table,
+    label,
+    local_time,
+    message,
+    pairs,
+    wire_json,
+)
 
 __all__ = ["TransactionInspector"]
 
 TABS: Final = ("Summary", "Timeline", "Refunds", "MED", "Receipt", "API shapes")
+#: The shapes are for reading: the wire's money and documents are shown as people see them.
+SHAPES_NOTE: Final = (
+    "Money fields are shown in reais (the API sends integer base units, 100 per centavo);"
+    " CPFs are masked as on the receipt."
+)
 _TIMELINE_COLUMNS: Final = (("at", "When (São Paulo)"), ("source", "Source"), ("what", "What"))
 _REFUND_COLUMNS: Final = (
     ("transaction_id", "Refund"),
@@ -124,7 +139,9 @@ class TransactionInspector(w.VBox):  # type: ignore[misc]
             )
             return
         many = (
-            f"{len(options)} transactions carry it; showing the newest." if len(options) > 1 else ""
+            f"{count_text(len(options))} transactions carry it; showing the newest."
+            if len(options) > 1
+            else ""
         )
         self._set_status(f"Found. {many}".strip(), "ok")
         if self.matches.value == options[0][1]:
@@ -207,9 +224,13 @@ class TransactionInspector(w.VBox):  # type: ignore[misc]
         ids |= {str(c.get("id")) for c in self.cases}
         for event in events_for(self._inbox, ids):
             data = event.get("data") or {}
-            detail = data.get("status") or data.get("reason_code") or ""
-            about = "" if data.get("transaction_id") == tid else f" ({data.get('transaction_id')})"
-            add(event.get("created_at"), "webhook", f"{event.get('type')} {detail}{about}".strip())
+            what = event_label(event.get("type"))
+            detail = label(data.get("status") or data.get("reason_code")).lower()
+            if detail != "—" and detail not in what.lower():
+                what += f": {detail}"
+            if data.get("transaction_id") != tid:
+                what += f" ({data.get('transaction_id')})"
+            add(event.get("created_at"), "webhook", what)
         for refund in self.refunds:
             rid = refund.get("transaction_id")
             add(
@@ -220,9 +241,10 @@ class TransactionInspector(w.VBox):  # type: ignore[misc]
             add(refund.get("completed_at"), "refund", f"Refund {rid} settled")
         for case in self.cases:
             cid = case.get("id")
-            add(case.get("opened_at"), "MED", f"Case {cid} opened: {case.get('reason')}")
+            add(case.get("opened_at"), "MED", f"Case {cid} opened: {label(case.get('reason'))}")
             add(case.get("defended_at"), "MED", f"Case {cid}: defense submitted")
-            add(case.get("closed_at"), "MED", f"Case {cid} closed: {case.get('analysis_result')}")
+            result = label(case.get("analysis_result"))
+            add(case.get("closed_at"), "MED", f"Case {cid} closed: {result}")
         steps.sort(key=lambda s: time_key(s["at"]))
         return steps
 
@@ -238,7 +260,7 @@ class TransactionInspector(w.VBox):  # type: ignore[misc]
             ("External id", str(record.get("external_id") or "—")),
             ("Type", str(record.get("type"))),
             ("Direction", "received" if inbound else "sent"),
-            ("Status", str(record.get("status"))),
+            ("Status", label(record.get("status"))),
             ("Amount", brl(record.get("amount"))),
             ("Fee", brl(record.get("fee_amount"))),
             ("Net", brl(record.get("net_amount"))),
@@ -261,7 +283,8 @@ class TransactionInspector(w.VBox):  # type: ignore[misc]
             rows.append(("Refunded", brl(refunded_base(self.refunds))))
             rows.append(("Left to refund", brl(max(0, left))))
         if self.cases:
-            rows.append(("MED cases", ", ".join(f"{c['id']} ({c['status']})" for c in self.cases)))
+            cases = ", ".join(f"{c['id']} ({label(c['status'])})" for c in self.cases)
+            rows.append(("MED cases", cases))
         self.summary.value = pairs(rows)
         self.timeline_view.value = html_table(
             self.timeline, _TIMELINE_COLUMNS, time_columns={"at"}, empty="No events."
@@ -271,6 +294,7 @@ class TransactionInspector(w.VBox):  # type: ignore[misc]
             _REFUND_COLUMNS,
             money_columns={"amount"},
             time_columns={"created_at", "completed_at"},
+            code_columns={"status"},
             empty="No refund of this transaction.",
         )
         self.med_view.value = html_table(
@@ -278,10 +302,12 @@ class TransactionInspector(w.VBox):  # type: ignore[misc]
             _MED_COLUMNS,
             money_columns={"amount"},
             time_columns={"opened_at"},
+            code_columns={"reason", "status", "analysis_result"},
             empty="No MED case on this transaction.",
         )
         self.receipt_view.value = self._receipt_html()
         self.shapes_view.outputs = ()
+        self.shapes_view.append_stdout(f"{SHAPES_NOTE}\n\n")
         for title, shape in self.shapes.items():
             text = wire_json(shape, sort_keys=True)
             self.shapes_view.append_stdout(f"{title}\n{text}\n\n")
@@ -341,5 +367,5 @@ def _label(record: Record) -> str:
     when = local_time(record.get("created_at") or record.get("started_at"))
     return (
         f"{when} · {record.get('transaction_id')} · {brl(record.get('amount'))} · "
-        f"{record.get('status')}"
+        f"{label(record.get('status'))}"
     )

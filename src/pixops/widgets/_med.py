@@ -16,7 +16,17 @@ import ipywidgets as w
 from pixops.errors import PixopsError
 from pixops.widgets._api import Record, med_cases, parse_time, plain, time_key
 from pixops.widgets._base import Clock, check_client, clock_for, events_for, inbox_for
-from pixops.widgets._format import brl, html_table, local_time, message, pairs, wire_json
+from pixops.widgets._format import (
+    brl,
+    count_text,
+    event_label,
+    html_table,
+    label,
+    local_time,
+    message,
+    outcome,
+    pairs,
+)
 
 __all__ = ["MAX_DEFENSE_CHARS", "MedDefensePanel", "urgency"]
 
@@ -134,6 +144,7 @@ class MedDefensePanel(w.VBox):  # type: ignore[misc]
             _CASE_COLUMNS,
             money_columns={"amount"},
             time_columns={"defense_deadline"},
+            code_columns={"reason", "status"},
             empty="No MED case needs attention.",
         )
         current = None if self.case is None else self.case.get("id")
@@ -176,7 +187,7 @@ class MedDefensePanel(w.VBox):  # type: ignore[misc]
         summary = pairs(
             [
                 ("Case", str(case.get("id"))),
-                ("Status", str(case.get("status"))),
+                ("Status", label(case.get("status"))),
                 ("Reason", _REASONS.get(str(case.get("reason")), str(case.get("reason")))),
                 ("Disputed amount", brl(case.get("amount"))),
                 ("Blocked meanwhile", brl(case.get("blocked_amount"))),
@@ -213,7 +224,8 @@ class MedDefensePanel(w.VBox):  # type: ignore[misc]
                 what += f": {case['analysis_details']}"
             steps.append({"at": case["closed_at"], "what": what})
         for event in events_for(self._inbox, {str(case.get("id"))}):
-            steps.append({"at": event.get("created_at"), "what": f"Webhook {event.get('type')}"})
+            what = f"{event_label(event.get('type'))} (webhook notice)"
+            steps.append({"at": event.get("created_at"), "what": what})
         refund_id = case.get("refund_transaction_id")
         if refund_id:
             steps.extend(self._refund_steps(str(refund_id)))
@@ -230,7 +242,7 @@ class MedDefensePanel(w.VBox):  # type: ignore[misc]
             {
                 "at": when,
                 "what": f"Automatic refund {refund_id} of {brl(refund.get('amount'))}: "
-                f"{refund.get('status')}",
+                f"{label(refund.get('status'))}",
             }
         ]
 
@@ -239,7 +251,9 @@ class MedDefensePanel(w.VBox):  # type: ignore[misc]
     def _count(self) -> None:
         used = len(self.defense.value.strip())
         tone = "error" if used > MAX_DEFENSE_CHARS else "info"
-        self.counter.value = message(f"{used} of {MAX_DEFENSE_CHARS} characters", tone)
+        self.counter.value = message(
+            f"{count_text(used)} of {count_text(MAX_DEFENSE_CHARS)} characters", tone
+        )
 
     def submit(self) -> None:
         """Send the defense of the selected case."""
@@ -252,7 +266,8 @@ class MedDefensePanel(w.VBox):  # type: ignore[misc]
             return
         if len(text) > MAX_DEFENSE_CHARS:
             self._set_status(
-                f"The defense must be at most {MAX_DEFENSE_CHARS} characters.", "error"
+                f"The defense must be at most {count_text(MAX_DEFENSE_CHARS)} characters.",
+                "error",
             )
             return
         if not self._can_defend():
@@ -264,8 +279,22 @@ class MedDefensePanel(w.VBox):  # type: ignore[misc]
         except PixopsError as error:
             self._set_status(f"The service refused the defense: {error}", "error")
             return
-        self._set_status(f"Defense of {case_id} received; case now {answer.get('status')}.", "ok")
-        self.output.append_stdout("Service response:\n" + wire_json(answer) + "\n")
+        status = label(answer.get("status"))
+        self._set_status(f"Defense of {case_id} received; case now {status}.", "ok")
+        self.output.append_display_data(
+            outcome(
+                "Defense received",
+                [
+                    ("Case", case_id),
+                    ("Status", status),
+                    ("Submitted", local_time(answer.get("defended_at"))),
+                    ("Disputed amount", brl(answer.get("amount"))),
+                    ("Blocked meanwhile", brl(answer.get("blocked_amount"))),
+                    ("Defense deadline", local_time(answer.get("defense_deadline"))),
+                ],
+                answer,
+            )
+        )
         self.defense.value = ""
         self.refresh()
         self.select(case_id)
@@ -282,10 +311,10 @@ class MedDefensePanel(w.VBox):  # type: ignore[misc]
         result = self.case.get("analysis_result")
         if self.case.get("status") == "CLOSED":
             verdict = "the payer was refunded" if result == "AGREED" else "the money stays with you"
-            self._set_status(f"Case {case_id} closed: {result}, {verdict}.", "ok")
+            self._set_status(f"Case {case_id} closed: {label(result)}, {verdict}.", "ok")
         else:
             self._set_status(
-                f"Case {case_id} is {self.case.get('status')}: no decision yet.", "info"
+                f"Case {case_id} is {label(self.case.get('status'))}: no decision yet.", "info"
             )
 
     def _set_status(self, text: str, tone: str = "info") -> None:
@@ -300,4 +329,4 @@ def _priority(case: Record) -> tuple[int, datetime]:
 
 def _label(case: Record, now: datetime) -> str:
     text, _ = urgency(case, now)
-    return f"{case.get('id')} · {brl(case.get('amount'))} · {case.get('status')} · {text}"
+    return f"{case.get('id')} · {brl(case.get('amount'))} · {label(case.get('status'))} · {text}"

@@ -26,7 +26,18 @@ from pixops.widgets._api import (
     refunds_of,
 )
 from pixops.widgets._base import Clock, check_client, clock_for, events_for, inbox_for
-from pixops.widgets._format import HtmlBlock, brl, html_table, local_time, message, pairs, wire_json
+from pixops.widgets._format import (
+    HtmlBlock,
+    brl,
+    count_text,
+    event_label,
+    html_table,
+    label,
+    local_time,
+    message,
+    outcome,
+    pairs,
+)
 
 __all__ = ["REFUND_REASONS", "RefundPanel", "RefundReason"]
 
@@ -56,7 +67,12 @@ _REFUNDED_COLUMNS: Final = (
     ("amount", "Amount"),
     ("status", "Status"),
 )
-_EVENT_COLUMNS: Final = (("created_at", "When"), ("type", "Event"), ("status", "Status"))
+_EVENT_COLUMNS: Final = (
+    ("created_at", "When"),
+    ("event", "What happened"),
+    ("status", "Status"),
+    ("type", "Event code"),
+)
 
 
 class RefundPanel(w.VBox):  # type: ignore[misc]
@@ -148,7 +164,7 @@ class RefundPanel(w.VBox):  # type: ignore[misc]
             self.select(None)
             self._set_status("No received payment matches that search.", "warn")
             return
-        self._set_status(f"{len(options)} received payment(s) found.", "ok")
+        self._set_status(f"{count_text(len(options))} received payment(s) found.", "ok")
         self.results.value = options[0][1]
         if self.selected is None or self.selected.get("transaction_id") != options[0][1]:
             self.select(options[0][1])
@@ -200,6 +216,7 @@ class RefundPanel(w.VBox):  # type: ignore[misc]
             _REFUNDED_COLUMNS,
             money_columns={"amount"},
             time_columns={"created_at"},
+            code_columns={"status"},
             empty="No refund yet.",
         )
         self.details.value = f"{summary}<h4 style='margin:6px 0 2px'>Refunds</h4>{table}"
@@ -297,12 +314,27 @@ class RefundPanel(w.VBox):  # type: ignore[misc]
         self.last_refund = response
         self.select(str(self.selected["transaction_id"]))
         self.follow_button.disabled = False
+        refund_id, status = response.get("transaction_id"), label(response.get("status"))
         self._set_status(
-            f"Refund {response.get('transaction_id')} of {brl(response.get('amount'))}: "
-            f"{response.get('status')}. The outcome arrives shortly (Follow up).",
+            f"Refund {refund_id} of {brl(response.get('amount'))}: {status}. "
+            "The outcome arrives shortly (Follow up).",
             "ok",
         )
-        self.output.append_stdout("Service response:\n" + wire_json(response) + "\n")
+        reason = _REASONS[self.reason.value]
+        self.output.append_display_data(
+            outcome(
+                "Refund sent",
+                [
+                    ("Refund", str(refund_id)),
+                    ("Of payment", str(self.selected["transaction_id"])),
+                    ("Amount", brl(response.get("amount"))),
+                    ("Status", status),
+                    ("Reason", f"{reason.code}: {reason.meaning}"),
+                    ("Requested", local_time(response.get("created_at"))),
+                ],
+                response,
+            )
+        )
 
     def follow_up(self) -> None:
         """Wait until the last refund is final, then show its status and its events."""
@@ -319,10 +351,17 @@ class RefundPanel(w.VBox):  # type: ignore[misc]
         tone = "ok" if status == "settled" else "error"
         reason = final.get("reason_code")
         self._set_status(
-            f"Refund {refund_id}: {status}" + (f" ({reason})." if reason else "."), tone
+            f"Refund {refund_id}: {label(status)}" + (f" ({reason})." if reason else "."), tone
         )
         events = events_for(self._inbox, {refund_id})
-        rows = [{**e, "status": (e.get("data") or {}).get("status")} for e in events]
+        rows = [
+            {
+                **e,
+                "event": event_label(e.get("type")),
+                "status": (e.get("data") or {}).get("status"),
+            }
+            for e in events
+        ]
         self.output.append_display_data(
             HtmlBlock(
                 "<b>Webhook events of this refund</b>"
@@ -330,6 +369,7 @@ class RefundPanel(w.VBox):  # type: ignore[misc]
                     rows,
                     _EVENT_COLUMNS,
                     time_columns={"created_at"},
+                    code_columns={"status"},
                     empty="No webhook inbox here, or no event received yet.",
                 )
             )
