@@ -48,9 +48,29 @@ def test_volumes_match_the_integer_sums(day: pd.DataFrame) -> None:
         total = int(settled[settled["direction"] == direction]["amount_base"].sum())
         assert list(trace.x) == ["20/01"]
         assert list(trace.y) == [whole_reais(total)]
-        assert list(trace.hovertext) == [f"20/01: {format_brl_base(total)}"]
+        assert list(trace.hovertext) == [f"20/01/2026: {format_brl_base(total)}"]
     assert figure.layout.separators == ",."
     assert figure.layout.yaxis.tickprefix == "R$ "
+
+
+def test_day_charts_name_their_days_and_leave_empty_series_out(day: pd.DataFrame) -> None:
+    figures = [volume_by_day_figure(day), fees_by_day_figure(day), status_by_day_figure(day)]
+    for figure in figures:
+        assert figure.layout.xaxis.title.text == "day (São Paulo time)"
+        for trace in figure.data:
+            assert any(trace.y), f"{trace.name} is empty yet listed in the legend"
+    # Each legend entry carries its total, so a series too small to see still reads.
+    settled = day[day["payment_status"] == "settled"]
+    sent_fees = int(settled[settled["direction"] == "outbound"]["fee_base"].sum())
+    assert f"fees on sent ({format_brl_base(sent_fees)})" in [t.name for t in figures[1].data]
+    statuses = {t.name.split(" (")[0]: t.name for t in figures[2].data}
+    assert statuses["settled"] == f"settled ({len(settled):,})".replace(",", ".")
+    # Nothing sent that day: no "sent" series at all, and no empty fees on it.
+    received_only = day[day["direction"] == "inbound"]
+    names = [t.name for t in volume_by_day_figure(received_only).data]
+    assert [name.split(" (")[0] for name in names] == ["received"]
+    names = [t.name for t in fees_by_day_figure(received_only).data]
+    assert [name.split(" (")[0] for name in names] == ["fees on received"]
 
 
 def test_fees_and_statuses_add_up(day: pd.DataFrame) -> None:

@@ -13,6 +13,7 @@ from datetime import date
 from typing import TYPE_CHECKING, Any, Final
 
 from pixops.money import format_brl_display
+from pixops.widgets._format import count_text
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -75,18 +76,29 @@ def _money_bar(
 ) -> go.Bar:
     import plotly.graph_objects as go
 
+    hover = _full_date if label is _day_label else label
     return go.Bar(
-        name=name,
+        # The total in the legend: a series too small to see still says what it holds.
+        name=f"{name} ({format_brl_display(sum(totals.get(k, 0) for k in keys))})",
         x=[label(k) for k in keys],
         y=[whole_reais(totals.get(k, 0)) for k in keys],
         marker_color=colour,
-        hovertext=[f"{label(k)}: {format_brl_display(totals.get(k, 0))}" for k in keys],
+        hovertext=[f"{hover(k)}: {format_brl_display(totals.get(k, 0))}" for k in keys],
         hoverinfo="text",
     )
 
 
 def _day_label(day: date) -> str:
     return day.strftime("%d/%m")
+
+
+def _full_date(day: date) -> str:
+    return day.strftime("%d/%m/%Y")
+
+
+def _day_axis(tz: str) -> str:
+    """The day axis's title: calendar days (weekends too) in the zone they are counted in."""
+    return "day (São Paulo time)" if tz == "America/Sao_Paulo" else f"day ({tz} time)"
 
 
 def volume_by_day_figure(statement: pd.DataFrame, tz: str = "America/Sao_Paulo") -> go.Figure:
@@ -103,10 +115,10 @@ def volume_by_day_figure(statement: pd.DataFrame, tz: str = "America/Sao_Paulo")
             [d for d, keep in zip(days, mask, strict=True) if keep],
             settled["amount_base"][mask],
         )
-        figure.add_trace(
-            _money_bar(_DIRECTION_NAMES[direction], every_day, totals, colour, _day_label)
-        )
-    figure.update_layout(barmode="group", xaxis_title="business day")
+        name = _DIRECTION_NAMES[direction]
+        if any(totals.values()):  # a series that is all zeros only clutters the legend
+            figure.add_trace(_money_bar(name, every_day, totals, colour, _day_label))
+    figure.update_layout(barmode="group", xaxis_title=_day_axis(tz))
     return _layout(figure, "Money received and sent per day")
 
 
@@ -124,8 +136,9 @@ def fees_by_day_figure(statement: pd.DataFrame, tz: str = "America/Sao_Paulo") -
             [d for d, keep in zip(days, mask, strict=True) if keep], settled["fee_base"][mask]
         )
         name = f"fees on {_DIRECTION_NAMES[direction]}"
-        figure.add_trace(_money_bar(name, every_day, totals, colour, _day_label))
-    figure.update_layout(barmode="stack", xaxis_title="business day")
+        if any(totals.values()):  # a series that is all zeros only clutters the legend
+            figure.add_trace(_money_bar(name, every_day, totals, colour, _day_label))
+    figure.update_layout(barmode="stack", xaxis_title=_day_axis(tz))
     return _layout(figure, "Fees per day")
 
 
@@ -136,22 +149,33 @@ def status_by_day_figure(statement: pd.DataFrame, tz: str = "America/Sao_Paulo")
     days = _days(statement, tz)
     every_day = sorted(set(days))
     statuses = sorted({str(s) for s in statement["payment_status"]})
-    colours = {"settled": "#2e7d32", "processing": "#f9a825", "rejected": "#c62828"}
+    colours = {
+        "settled": "#2e7d32",
+        "processing": "#f9a825",
+        "failed": "#ef6c00",
+        "rejected": "#c62828",
+    }
     figure = go.Figure()
     for status in statuses:
         counts: dict[date, int] = defaultdict(int)
         for day, value in zip(days, statement["payment_status"], strict=True):
             if str(value) == status:
                 counts[day] += 1
+        if not any(counts.values()):
+            continue
         figure.add_trace(
             go.Bar(
-                name=status,
+                name=f"{status} ({count_text(sum(counts.values()))})",
                 x=[_day_label(d) for d in every_day],
                 y=[counts.get(d, 0) for d in every_day],
                 marker_color=colours.get(status, "#6d4c41"),
+                hovertext=[
+                    f"{_full_date(d)}: {count_text(counts.get(d, 0))} {status}" for d in every_day
+                ],
+                hoverinfo="text",
             )
         )
-    figure.update_layout(barmode="stack", xaxis_title="business day", yaxis_title="movements")
+    figure.update_layout(barmode="stack", xaxis_title=_day_axis(tz), yaxis_title="movements")
     return _layout(figure, "Movements per day by status", money=False)
 
 
@@ -226,7 +250,8 @@ def findings_figure(result: ReconResult) -> go.Figure:
     matched = int(rows["matched"]["items"]) if "matched" in rows else 0
     figure.update_layout(yaxis_title="items", xaxis_tickangle=-30)
     figure.update_yaxes(rangemode="tozero", dtick=1 if max(counts, default=0) <= 10 else None)
-    return _layout(figure, f"Findings to check ({matched} items matched)", money=False)
+    title = f"Findings to check ({count_text(matched)} items matched)"
+    return _layout(figure, title, money=False)
 
 
 def append_figure(output: Any, figure: go.Figure) -> None:
