@@ -41,7 +41,7 @@ def test_the_planted_day_needs_attention(tmp_path: Path, monkeypatch: pytest.Mon
     summary = json.loads((tmp_path / "summary.json").read_text())
     assert summary["exit_status"] == EXIT_ATTENTION
     assert summary["counts"]["unit_error"] == 1
-    assert summary["counts"]["balance_difference"] == 2
+    assert summary["counts"]["balance_difference"] == 1
     for name in (
         "discrepancies.parquet",
         "discrepancies.csv",

@@ -12,6 +12,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from pixops.recon import CATEGORIES, ReconResult, reconcile
+from pixops.recon._result import EXCEL_HEADERS
 from tests.recon.builders import DAY, ledger_row, ledger_table, statement_row, statement_table
 
 MONEY = pd.ArrowDtype(pa.int64())
@@ -63,11 +64,13 @@ def test_excel_file_is_pt_br(result: ReconResult, tmp_path: Path) -> None:
     raw = path.read_bytes()
     assert raw.startswith(b"\xef\xbb\xbf")
     rows = list(csv.DictReader(raw.decode("utf-8-sig").splitlines(), delimiter=";"))
-    ghost = next(row for row in rows if row["category"] == "missing_in_statement")
-    assert ghost["ledger_amount_base"] == "500,00"
-    assert ghost["difference_base"] == "-500,00"
-    missing = next(row for row in rows if row["category"] == "missing_in_ledger")
-    assert missing["statement_amount_base"] == "1.234,5603"
+    assert list(rows[0]) == list(EXCEL_HEADERS.values())  # every column, in words
+    ghost = next(row for row in rows if row["Category"] == "In the ledger, not in the statement")
+    assert ghost["Ledger amount (R$)"] == "500,00"
+    assert ghost["Difference (R$)"] == "-500,00"
+    assert ghost["Booked on"] == f"{DAY:%d/%m/%Y}"
+    missing = next(row for row in rows if row["Category"] == "In the statement, not in the ledger")
+    assert missing["Statement amount (R$)"] == "1.234,5603"  # exact: a sub-centavo amount
 
 
 def test_summary_text_and_figures_show_reais(result: ReconResult) -> None:
@@ -80,7 +83,7 @@ def test_summary_text_and_figures_show_reais(result: ReconResult) -> None:
     assert payload["layout"]["separators"] == ",."
     assert all(isinstance(value, int) for value in bar["y"])
     waterfall = result.rollforward_figure()
-    assert waterfall.layout.annotations[0].text == "sem saldos informados"
+    assert waterfall.layout.annotations[0].text == "no balance snapshots given"
 
 
 def test_rollforward_figure_in_reais() -> None:
@@ -105,7 +108,33 @@ def test_repr_is_one_line_and_the_notebook_card_shows_reais(result: ReconResult)
     assert line.startswith(f"<ReconResult {DAY:%d/%m/%Y} (America/Sao_Paulo): 3 matched, ")
     assert line.endswith("needs attention>")
     card = result._repr_html_()
-    assert "No razão, sem extrato" in card  # the categories as finance names them
+    assert "In the ledger, not in the statement" in card  # categories in words
     assert "R$ 500,00" in card  # the ledger's R$ 500,00 with no statement movement
     assert "5000000" not in card  # never raw base units
     assert card.count("<tr>") == len(CATEGORIES) + 1
+
+
+def test_rollforward_figure_shows_the_reconciled_days_not_the_live_period() -> None:
+    from datetime import UTC, datetime
+
+    stmt = statement_table([statement_row(0, amount_base=1_000_000, fee_base=9_900)])
+    balances = [
+        (datetime(2026, 1, 15, 3, tzinfo=UTC), 100_000_000),
+        (datetime(2026, 1, 16, 3, tzinfo=UTC), 100_990_100 - 1_500_000),  # R$ 150,00 short
+        (datetime(2026, 2, 13, 20, tzinfo=UTC), 100_990_100),  # the live balance
+    ]
+    result = reconcile(
+        stmt,
+        ledger_table([ledger_row("L0", "PIXIN000000")]),
+        balances=balances,
+        start=DAY,
+        end=DAY,
+    )
+    figure = result.rollforward_figure()
+    assert figure.layout.title.text == (
+        "Balance 15/01/2026 00:00 to 16/01/2026 00:00: opening + movements = closing"
+    )
+    trace = json.loads(figure.to_json())["data"][0]
+    assert trace["x"] == ["Opening", "In", "Out", "Fees", "Expected", "Reported"]
+    assert trace["text"][0] == "R$ 10.000,00"
+    assert trace["text"][-2:] == ["R$ 10.099,01", "R$ 9.949,01"]

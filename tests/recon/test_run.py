@@ -144,7 +144,7 @@ def test_findings_name_the_right_rows(planted: object) -> None:
     assert (timing["booked_on"], timing["business_date"]) == (DAY, date(2026, 1, 16))
     assert list(by("unbooked_refund")["transaction_id"]) == ["PIXOUT000019"]
     assert list(by("unit_error")["entry_id"]) == ["L-unit"]
-    assert int(by("balance_difference")["difference_base"].iloc[0]) == -300
+    assert int(by("balance_difference")["difference_base"].iloc[0]) == 300
 
 
 def test_refunds_are_linked_with_the_refundable_remainder(planted: object) -> None:

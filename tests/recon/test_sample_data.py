@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import sys
+from datetime import date
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -72,7 +73,7 @@ def test_every_category_occurs_on_the_planted_day(planted_day: ReconResult) -> N
         "timing_difference": 1,
         "unbooked_refund": 1,
         "unit_error": 1,
-        "balance_difference": 2,
+        "balance_difference": 1,
     }
 
 
@@ -84,12 +85,12 @@ def test_the_findings_are_the_documented_ones(planted_day: ReconResult) -> None:
             continue
         reference = row.reference if isinstance(row.reference, str) else row.transaction_id
         assert f"`{reference}`" in readme, (row.category, reference)
-    assert sorted(
-        int(v) for v in found.loc[found["category"] == "balance_difference", "difference_base"]
-    ) == [
-        -1_500_000,
-        1_500_000,
-    ]
+    # The treasury's closing of the 15th is R$ 150,00 short: one finding on that balance
+    # (the period from it to the live balance, off by the opposite, is not listed again).
+    balance = found.loc[found["category"] == "balance_difference"]
+    assert list(balance["difference_base"]) == [1_500_000]
+    assert list(balance["business_date"]) == [date(2026, 1, 15)]
+    assert list(balance["detail"].str.startswith("this reported balance is off")) == [True]
 
 
 def test_the_rest_of_the_month_is_clean(client: Any) -> None:

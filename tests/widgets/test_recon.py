@@ -35,7 +35,7 @@ def ran(tmp_path_factory: pytest.TempPathFactory) -> tuple[ReconDashboard, Recor
 def test_the_planted_day_shows_every_finding(ran: tuple[ReconDashboard, Recorder]) -> None:
     board, _ = ran
     assert board.result is not None
-    assert "15/01/2026 (America/Sao_Paulo): 307 matched, 11 finding(s) to check." in (
+    assert "15/01/2026 (America/Sao_Paulo): 307 matched, 10 finding(s) to check." in (
         board.status.value
     )
     assert "R$ 316.462,30" in board.summary.value  # matched, both sides
@@ -77,7 +77,14 @@ def test_charts_are_in_reais_and_by_day(ran: tuple[ReconDashboard, Recorder]) ->
     assert len(figures) == 5  # findings, volumes, fees, statuses, balance roll-forward
     titles = [f["layout"]["title"]["text"] for f in figures]
     assert titles[0] == "Findings to check (307 items matched)"
-    assert sum(figures[0]["data"][0]["y"]) == 11
+    assert sum(figures[0]["data"][0]["y"]) == 10
+    # The balance over the day reconciled (the treasury's closing is R$ 150,00 short),
+    # not the period from it to the live balance.
+    assert titles[4] == (
+        "Balance 15/01/2026 00:00 to 16/01/2026 00:00: opening + movements = closing"
+    )
+    assert figures[4]["data"][0]["text"][0] == "R$ 8.238.105,24"
+    assert figures[4]["data"][0]["text"][-1] == "R$ 8.477.949,19"
     assert titles[1:4] == [
         "Money received and sent per day",
         "Fees per day",
@@ -88,7 +95,9 @@ def test_charts_are_in_reais_and_by_day(ran: tuple[ReconDashboard, Recorder]) ->
     assert [trace["x"] for trace in volumes["data"]] == [["15/01"], ["15/01"]]
     for trace in volumes["data"]:
         assert all(isinstance(y, int) for y in trace["y"])
-        assert all(text.startswith("15/01: R$ ") for text in trace["hovertext"])
+        assert all(text.startswith("15/01/2026: R$ ") for text in trace["hovertext"]), trace[
+            "hovertext"
+        ]
 
 
 def test_the_dashboard_only_reads(ran: tuple[ReconDashboard, Recorder]) -> None:

@@ -6,7 +6,9 @@ pt-BR text in the hover label, computed from the integers.
 
 from __future__ import annotations
 
+from datetime import datetime, time, timedelta
 from typing import TYPE_CHECKING
+from zoneinfo import ZoneInfo
 
 import plotly.graph_objects as go
 
@@ -14,6 +16,8 @@ from pixops.money import format_brl_display
 from pixops.recon._result import CATEGORY_LABELS
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from pixops.recon._result import ReconResult
 
 __all__ = ["rollforward_figure", "summary_figure"]
@@ -35,8 +39,8 @@ def summary_figure(result: ReconResult) -> go.Figure:
     summary = result.summary
     labels = [CATEGORY_LABELS.get(str(c), str(c)) for c in summary["category"]]
     hover = [
-        f"{label}<br>itens: {int(items)}<br>razão: {format_brl_display(int(ledger))}"
-        f"<br>extrato: {format_brl_display(int(statement))}"
+        f"{label}<br>items: {int(items)}<br>ledger: {format_brl_display(int(ledger))}"
+        f"<br>statement: {format_brl_display(int(statement))}"
         for label, items, ledger, statement in zip(
             labels,
             summary["items"],
@@ -56,36 +60,49 @@ def summary_figure(result: ReconResult) -> go.Figure:
         )
     )
     figure.update_layout(
-        title="Conciliação: itens por categoria",
+        title="Reconciliation: items per category",
         separators=_PT_BR_SEPARATORS,
-        yaxis_title="itens",
+        yaxis_title="items",
         template="plotly_white",
     )
     return figure
 
 
 def rollforward_figure(result: ReconResult) -> go.Figure:
-    """Waterfall of the last roll-forward period: opening, in, out, fees, closing."""
+    """Waterfall of the balance over the reconciled days: opening, in, out, fees, the
+    expected closing and the reported one (periods outside the days, such as the one up
+    to the live balance, are in `ReconResult.rollforward`)."""
     figure = go.Figure()
     figure.update_layout(
-        title="Saldo: abertura + movimentos = fechamento",
         separators=_PT_BR_SEPARATORS,
         yaxis_tickprefix="R$ ",
         yaxis_tickformat=",d",
         template="plotly_white",
     )
-    if result.rollforward.empty:
-        figure.add_annotation(text="sem saldos informados", showarrow=False)
+    periods = _periods_shown(result)
+    if periods.empty:
+        figure.update_layout(title="Balance roll-forward")
+        figure.add_annotation(text="no balance snapshots given", showarrow=False)
         return figure
-    row = result.rollforward.iloc[-1]
+    first, last = periods.iloc[0], periods.iloc[-1]
+    opening_base = int(first["opening_base"])
+    inflow_base = sum(int(v) for v in periods["inflow_base"])
+    outflow_base = sum(int(v) for v in periods["outflow_base"])
+    fees_base = sum(int(v) for v in periods["fees_base"])
     steps = [
-        ("Abertura", int(row["opening_base"]), "absolute"),
-        ("Entradas", int(row["inflow_base"]), "relative"),
-        ("Saídas", -int(row["outflow_base"]), "relative"),
-        ("Tarifas", -int(row["fees_base"]), "relative"),
-        ("Esperado", int(row["expected_closing_base"]), "total"),
-        ("Informado", int(row["closing_base"]), "absolute"),
+        ("Opening", opening_base, "absolute"),
+        ("In", inflow_base, "relative"),
+        ("Out", -outflow_base, "relative"),
+        ("Fees", -fees_base, "relative"),
+        ("Expected", opening_base + inflow_base - outflow_base - fees_base, "total"),
+        ("Reported", int(last["closing_base"]), "absolute"),
     ]
+    figure.update_layout(
+        title=(
+            f"Balance {_instant(first['opening_at'], result.tz)} to"
+            f" {_instant(last['closing_at'], result.tz)}: opening + movements = closing"
+        )
+    )
     figure.add_trace(
         go.Waterfall(
             x=[name for name, _, _ in steps],
@@ -95,6 +112,29 @@ def rollforward_figure(result: ReconResult) -> go.Figure:
             hoverinfo="text",
             text=[format_brl_display(amount) for _, amount, _ in steps],
             textposition="outside",
+            cliponaxis=False,
         )
     )
     return figure
+
+
+def _periods_shown(result: ReconResult) -> pd.DataFrame:
+    """The roll-forward periods inside the reconciled days (all of them when the days are
+    open-ended); when none is, the last period."""
+    periods = result.rollforward
+    if periods.empty or result.first_day is None or result.last_day is None:
+        return periods
+    zone = ZoneInfo(result.tz)
+    start = datetime.combine(result.first_day, time(), zone)
+    end = datetime.combine(result.last_day + timedelta(days=1), time(), zone)
+    inside = periods[
+        [
+            start <= opening and closing <= end
+            for opening, closing in zip(periods["opening_at"], periods["closing_at"], strict=True)
+        ]
+    ]
+    return inside if not inside.empty else periods.iloc[[-1]]
+
+
+def _instant(at: datetime, tz: str) -> str:
+    return f"{at.astimezone(ZoneInfo(tz)):%d/%m/%Y %H:%M}"

@@ -5,12 +5,17 @@ Stable API (the dashboard and the CLI rely on it):
 - ``matched``: pairs that agree on amount, fee, status and business day.
 - ``discrepancies``: one row per finding, ``category`` in `CATEGORIES`; columns
   entry_id, reference, transaction_id, statement_id, ledger_amount_base,
-  statement_amount_base, difference_base, ledger_fee_base, statement_fee_base,
-  ledger_status, statement_status, booked_on, business_date, detail.
+  statement_amount_base, difference_base (statement minus ledger), ledger_fee_base,
+  statement_fee_base, ledger_status, statement_status, booked_on, business_date, detail.
+  A ``balance_difference`` row is a reported balance (ledger_amount_base) against the
+  opening plus the statement's settled movements (statement_amount_base), on the day it
+  closes; a reported balance that is off breaks the period after it too, by the opposite
+  amount, and is listed once.
 - ``refunds``: each refund or return linked to its original, with the original's
   amount, the total refunded and the remaining refundable amount.
 - ``rollforward``: per pair of balance snapshots, opening + inflows - outflows - fees
-  against the closing balance.
+  (expected_closing_base) against the closing balance reported; difference_base is
+  reported minus expected.
 - ``summary``: one row per category (``matched`` first): items, ledger_amount_base,
   statement_amount_base (both 0 for balance rows) and difference_base (their sum).
 Money columns are ``int64[pyarrow]`` base units; `brl_text` shows them to people.
@@ -53,17 +58,36 @@ CATEGORIES: Final = ("matched", *ATTENTION_CATEGORIES)
 
 #: What each category means, for people (reports, the dashboard, the CLI).
 CATEGORY_LABELS: Final[dict[str, str]] = {
-    "matched": "Conciliado",
-    "missing_in_statement": "No razão, sem extrato",
-    "missing_in_ledger": "No extrato, sem razão",
-    "amount_mismatch": "Valor divergente",
-    "fee_mismatch": "Tarifa divergente",
-    "status_mismatch": "Status divergente",
-    "duplicate": "Duplicado",
-    "timing_difference": "Dia diferente",
-    "unbooked_refund": "Devolução não lançada",
-    "unit_error": "Erro de unidade (100x/10000x)",
-    "balance_difference": "Saldo não fecha",
+    "matched": "Matched",
+    "missing_in_statement": "In the ledger, not in the statement",
+    "missing_in_ledger": "In the statement, not in the ledger",
+    "amount_mismatch": "Amount differs",
+    "fee_mismatch": "Fee differs",
+    "status_mismatch": "Status differs",
+    "duplicate": "Duplicate",
+    "timing_difference": "Booked on another day",
+    "unbooked_refund": "Refund not booked",
+    "unit_error": "Unit error (100x or 10000x)",
+    "balance_difference": "Balance does not close",
+}
+
+#: The Excel-friendly file's header of each discrepancies column.
+EXCEL_HEADERS: Final[dict[str, str]] = {
+    "category": "Category",
+    "entry_id": "Ledger entry",
+    "reference": "Reference",
+    "transaction_id": "Transaction",
+    "statement_id": "Statement id",
+    "ledger_amount_base": "Ledger amount (R$)",
+    "statement_amount_base": "Statement amount (R$)",
+    "difference_base": "Difference (R$)",
+    "ledger_fee_base": "Ledger fee (R$)",
+    "statement_fee_base": "Statement fee (R$)",
+    "ledger_status": "Ledger status",
+    "statement_status": "Statement status",
+    "booked_on": "Booked on",
+    "business_date": "Business day",
+    "detail": "Detail",
 }
 
 _FRAMES: Final = ("matched", "discrepancies", "refunds", "rollforward", "summary")
@@ -130,20 +154,20 @@ class ReconResult:
 
     def to_excel_csv(self, path: str | Path) -> Path:
         """The discrepancies for a spreadsheet in pt-BR: ``;`` separated, UTF-8 with BOM,
-        money as ``1.234,56`` text in reais (Excel in Brazil opens it as numbers)."""
+        headers and categories in words, money as ``1.234,56`` text in reais (exact: a
+        sub-centavo fee keeps its four decimals) and days as ``31/01/2026``, which Excel
+        in Brazil opens as numbers and dates. The machine-readable columns are in
+        `to_csv` and `to_parquet`."""
         target = Path(path)
         target.parent.mkdir(parents=True, exist_ok=True)
         frame = self.discrepancies
+        columns = [str(name) for name in frame.columns]
         with target.open("w", encoding="utf-8-sig", newline="") as handle:
             writer = csv.writer(handle, delimiter=";")
-            writer.writerow([str(name) for name in frame.columns])
-            money = [str(name).endswith("_base") for name in frame.columns]
+            writer.writerow([EXCEL_HEADERS.get(name, name) for name in columns])
             for row in frame.itertuples(index=False):
                 writer.writerow(
-                    [
-                        _excel_money(value) if is_money else _excel_text(value)
-                        for value, is_money in zip(row, money, strict=True)
-                    ]
+                    [_excel_cell(name, value) for name, value in zip(columns, row, strict=True)]
                 )
         return target
 
@@ -236,14 +260,14 @@ def _directory(directory: str | Path) -> Path:
     return out
 
 
-def _excel_money(value: object) -> str:
-    if value is None or value is pd.NA:
+def _excel_cell(column: str, value: object) -> str:
+    if value is None or value is pd.NA or value is pd.NaT:
         return ""
-    text = format_brl_base(int(value))  # type: ignore[call-overload]
-    return text.replace("R$\xa0", "").replace("R$ ", "")
-
-
-def _excel_text(value: object) -> str:
-    if value is None or value is pd.NA:
-        return ""
+    if column.endswith("_base"):
+        text = format_brl_base(int(value))  # type: ignore[call-overload]
+        return text.replace("R$\xa0", "").replace("R$ ", "")
+    if column == "category":
+        return CATEGORY_LABELS.get(str(value), str(value))
+    if isinstance(value, date):
+        return f"{value:%d/%m/%Y}"
     return str(value)

@@ -25,6 +25,7 @@ from __future__ import annotations
 from typing import Final
 
 from pixops.recon._sql._findings import (
+    BALANCE_BREAKS,
     DISCREPANCIES,
     DOUBLE_BOOKED,
     FINDINGS,
@@ -81,6 +82,7 @@ STEPS: Final[tuple[tuple[str, str, bool], ...]] = (
     ("hook_hits", HOOK_HITS, True),
     ("snapshots", SNAPSHOTS, True),
     ("rollforward", ROLLFORWARD, True),
+    ("balance_breaks", BALANCE_BREAKS, True),
     ("findings", FINDINGS, True),
     ("discrepancies", DISCREPANCIES, True),
     ("matched", MATCHED, True),

@@ -4,6 +4,7 @@ rows, refunds linked to their originals, the balance roll-forward and the summar
 from __future__ import annotations
 
 __all__ = [
+    "BALANCE_BREAKS",
     "DISCREPANCIES",
     "DOUBLE_BOOKED",
     "FINDINGS",
@@ -196,11 +197,15 @@ WHERE s.in_scope AND s.payment_status IN ('settled', 'rejected', 'failed')
   AND s.webhook_status <> s.payment_status
 UNION ALL
 SELECT 'balance_difference', CAST(NULL AS BIGINT), CAST(NULL AS BIGINT),
-       b.expected_closing_base, b.closing_base, b.difference_base,
+       b.closing_base, b.expected_closing_base, b.expected_closing_base - b.closing_base,
        CAST(NULL AS BIGINT), CAST(NULL AS BIGINT), CAST(NULL AS STRING), CAST(NULL AS STRING),
-       CAST(NULL AS DATE), CAST(b.closing_at AS DATE),
-       'opening balance plus settled movements does not reach the closing balance'
-FROM rollforward b WHERE b.difference_base <> 0
+       CAST(NULL AS DATE), b.closing_day,
+       CASE WHEN b.next_closes_from_it
+            THEN 'this reported balance is off: the period before it does not close, and'
+                 ' the next one, which opens from it, is off by the opposite amount'
+            ELSE 'the opening balance plus the settled movements of the statement does not'
+                 ' reach this reported balance' END
+FROM balance_breaks b
 """  # noqa: S608 (fixed fragments of this module, no input)
 
 # The findings' ids: the inputs filtered to the findings' rows first, so each join builds
@@ -296,6 +301,43 @@ LEFT JOIN (
                AND s.completed_at > p.as_of AND s.completed_at <= q.as_of
     GROUP BY p.n
 ) m ON m.n = a.n
+"""
+
+# The periods that do not close. A reported balance that is off by d breaks both periods
+# it bounds, by -d and then by d; such a pair is ONE finding, on that balance, and the
+# later period is not listed again. Within a run of periods each off by the opposite of
+# the one before, they pair up in order (1st with 2nd, 3rd with 4th, ...), so a run of
+# three still lists its third. ``closing_day``: the business day the balance closes (a
+# balance at midnight closes the day before).
+BALANCE_BREAKS = """
+SELECT closing_at, closing_day, expected_closing_base, closing_base,
+       pos < run_size AS next_closes_from_it
+FROM (
+    SELECT r.*, ROW_NUMBER() OVER (PARTITION BY run ORDER BY n ASC NULLS LAST) AS pos,
+           COUNT(*) OVER (PARTITION BY run) AS run_size
+    FROM (
+        SELECT c.*,
+               COUNT(CASE WHEN NOT c.continues THEN 1 END)
+                   OVER (ORDER BY n ASC NULLS LAST) AS run
+        FROM (
+            SELECT f.*,
+                   f.difference_base <> 0
+                   AND COALESCE(LAG(f.difference_base) OVER (ORDER BY n ASC NULLS LAST), 0)
+                       = 0 - f.difference_base AS continues
+            FROM (
+                SELECT ROW_NUMBER() OVER (ORDER BY opening_at ASC NULLS LAST) AS n,
+                       closing_at,
+                       CASE WHEN HOUR(closing_at) = 0 AND MINUTE(closing_at) = 0
+                                 AND SECOND(closing_at) = 0
+                            THEN CAST(closing_at AS DATE) - 1
+                            ELSE CAST(closing_at AS DATE) END AS closing_day,
+                       expected_closing_base, closing_base, difference_base
+                FROM rollforward
+            ) f
+        ) c
+    ) r
+) x
+WHERE difference_base <> 0 AND pos % 2 = 1
 """
 
 SUMMARY = """
