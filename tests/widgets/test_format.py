@@ -88,6 +88,9 @@ def test_html_blocks_render_as_html_and_read_as_text() -> None:
     assert block._repr_html_() == "<b>Total</b> <i>R$ 1,00</i>"
     assert "Total" in repr(block)
     assert "<b>" not in repr(block)
+    rows = [{"a": "x y", "b": "<z>"}, {"a": "w", "b": "v"}]
+    table = HtmlBlock(html_table(rows, [("a", "A"), ("b", "B")]))
+    assert repr(table) == "A  B\nx y  <z>\nw  v"  # a row per line, as a notebook prints it
 
 
 def test_wire_json_shows_every_money_field_in_reais_only() -> None:

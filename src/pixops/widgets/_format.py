@@ -256,4 +256,9 @@ class HtmlBlock:
         return self.markup
 
     def __repr__(self) -> str:
-        return re.sub(r"<[^>]+>", " ", html.unescape(self.markup)).strip()
+        """The text, a table row per line, cells two spaces apart."""
+        lines = re.sub(r"</tr>|</p>|<br>|</summary>", "\n", self.markup).splitlines()
+        texts = (re.sub(r"<[^>]+>", "  ", line).strip() for line in lines)
+        return "\n".join(
+            re.sub(r" {3,}", "  ", html.unescape(text)) for text in texts if text
+        ).strip()
