@@ -80,3 +80,24 @@ def test_the_source_notebook_is_left_untouched() -> None:
 def test_a_title_is_required(title: object) -> None:
     with pytest.raises(ReportError, match="title"):
         export_html(_notebook_with_widget_chart(), title=title)  # type: ignore[arg-type]
+
+
+def test_notebook_only_cells_are_left_out_of_the_page() -> None:
+    from nbformat.v4 import new_markdown_cell
+
+    from pixops.report import NOTEBOOK_ONLY_TAG
+
+    kept = new_markdown_cell("The day's summary.")
+    live = new_markdown_cell("Choose other days below.")
+    live.metadata["tags"] = [NOTEBOOK_ONLY_TAG]
+    printed = new_code_cell(
+        "print('x')",
+        outputs=[new_output("stream", name="stdout", text="live controls here\n")],
+    )
+    printed.metadata["tags"] = [NOTEBOOK_ONLY_TAG, "other"]
+    notebook = new_notebook(cells=[kept, live, printed])
+    page = export_html(notebook, title="Daily")
+    assert "The day&#39;s summary." in page or "The day's summary." in page
+    assert "Choose other days" not in page
+    assert "live controls here" not in page
+    assert len(notebook.cells) == 3  # the notebook itself is untouched

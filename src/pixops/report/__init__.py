@@ -8,7 +8,8 @@ The notebook runs on a fresh kernel with papermill (values go into its cell tagg
 `parameters`), then nbconvert writes the outputs without code. Charts carry plotly.js
 inline and widgets are drawn by the `@jupyter-widgets/html-manager` renderer shipped in
 this package, so the page renders with no network; a page that would still fetch a
-script from the web is refused with `ReportError`.
+script from the web is refused with `ReportError`. Cells tagged `NOTEBOOK_ONLY_TAG`
+(live controls, how to connect) are left out of the page.
 """
 
 from pixops.report._assets import WIDGET_RENDERER_PATH, WIDGET_RENDERER_VERSION
@@ -25,7 +26,7 @@ from pixops.report._daily import (
 )
 from pixops.report._errors import ReportError
 from pixops.report._execute import PLOTLY_RENDERER, declared_parameters, execute_notebook
-from pixops.report._export import export_html
+from pixops.report._export import NOTEBOOK_ONLY_TAG, export_html
 from pixops.report._offline import remote_references, strip_remote_scripts
 from pixops.report._render import render_report
 
@@ -34,6 +35,7 @@ __all__ = [
     "DATE_PARAMETER",
     "DEFAULT_TIMEZONE",
     "LEDGER_PARAMETER",
+    "NOTEBOOK_ONLY_TAG",
     "PLOTLY_RENDERER",
     "TIMEZONE_PARAMETER",
     "WIDGET_RENDERER_PATH",

@@ -13,6 +13,10 @@ from pixops.report._offline import (
     strip_remote_scripts_in,
 )
 
+#: A cell with this tag is left out of the page: what only makes sense in a live notebook
+#: (controls that need a kernel, how to connect, what to explore next).
+NOTEBOOK_ONLY_TAG = "notebook-only"
+
 _WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
 _PLOTLY_JSON = "application/vnd.plotly.v1+json"
 #: What plotly's notebook renderer writes once with plotly.js inlined.
@@ -20,7 +24,8 @@ _PLOTLY_JS_MARK = "window.PlotlyConfig"
 
 
 def export_html(notebook: Any, *, title: str) -> str:
-    """The page of an executed `nbformat` notebook: outputs and prose, inputs hidden.
+    """The page of an executed `nbformat` notebook: outputs and prose, inputs hidden, and
+    cells tagged `NOTEBOOK_ONLY_TAG` left out.
 
     Charts keep the plotly.js their cells inlined, widgets are drawn by the renderer that
     ships with pixops, and a page that would still fetch anything from the web is refused.
@@ -50,8 +55,14 @@ def export_html(notebook: Any, *, title: str) -> str:
 
 
 def _without_remote_scripts(notebook: Any) -> Any:
-    """A copy of `notebook` whose HTML outputs and widget state load nothing remote."""
+    """A copy of `notebook` without its notebook-only cells, whose HTML outputs and widget
+    state load nothing remote."""
     cleaned = copy.deepcopy(notebook)
+    cleaned.cells = [
+        cell
+        for cell in cleaned.cells
+        if NOTEBOOK_ONLY_TAG not in cell.get("metadata", {}).get("tags", [])
+    ]
     for cell in cleaned.cells:
         for output in cell.get("outputs", []):
             data = output.get("data", {})
