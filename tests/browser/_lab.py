@@ -194,6 +194,26 @@ _CLIPPED_TABLES_JS = """() => {
 }"""
 
 
+_SCROLLING_TABLES_JS = """panel => {
+  const found = [];
+  for (const table of panel.querySelectorAll('table')) {
+    for (let e = table.parentElement; e && e !== panel; e = e.parentElement) {
+      if (e.scrollWidth > e.clientWidth + 1) {
+        found.push(table.innerText.slice(0, 80));
+        break;
+      }
+    }
+  }
+  return found;
+}"""
+
+
+def scrolling_tables(panel: Any) -> list[str]:
+    """The start of every table in `panel` wider than its box (it scrolls or is cut off)."""
+    found: list[str] = panel.evaluate(_SCROLLING_TABLES_JS)
+    return found
+
+
 def clipped_tables(page: Page) -> list[str]:
     """The start of every output table that is cut off on the right (empty when none)."""
     found: list[str] = page.evaluate(_CLIPPED_TABLES_JS)

@@ -20,6 +20,7 @@ from tests.browser._lab import (
     screenshot,
     screenshot_at,
     screenshot_notebook,
+    scrolling_tables,
     widget_button,
 )
 from tests.browser._notebooks import PAYMENT, PAYMENT_AMOUNT_TEXT, PAYMENT_PAYER, notebook_named
@@ -28,7 +29,16 @@ from tests.browser._notebooks import PAYMENT, PAYMENT_AMOUNT_TEXT, PAYMENT_PAYER
 pytestmark = pytest.mark.timeout(600)
 
 _MONEY = re.compile(r"R\$\s?-?\d{1,3}(\.\d{3})*,\d{2}")
-_RAW_BASE_UNITS = re.compile(r"\b\d{7,}\b")
+#: Base units shown raw: a money-named JSON key with a bare integer, or a run of five or
+#: more digits standing alone (R$ text groups digits by three; ids, dates and masked
+#: documents join theirs to letters or separators, JSON quotes its ids like an ISPB).
+_RAW_BASE_UNITS = re.compile(
+    r'"\w*(?:amount|balance|refunded|refundable)"\s*:\s*-?\d'
+    r'|(?<![\w.,/:*"-])\d{5,}(?![\w.,/:*"-])',
+    re.IGNORECASE,
+)
+#: A CPF or CNPJ field of an API shape holding a whole, unmasked CPF.
+_WHOLE_CPF = re.compile(r'document"\s*:\s*"\d{11}"', re.IGNORECASE)
 
 
 def _run(page: Page, lab: Server, workspace: Path, pattern: str) -> str:
@@ -96,20 +106,27 @@ def test_refunds_panel_refunds_part_of_a_payment(page: Page, lab: Server, worksp
     widget_button(panel, "Review refund").click()
     expect(panel).to_contain_text(f"Refund R$ 5,00 to {PAYMENT_PAYER}")
     widget_button(panel, "Confirm refund").click()
-    expect(panel).to_contain_text("accepted")
+    expect(panel).to_contain_text("Accepted")
+    expect(panel).to_contain_text("Refund sent")
     assert not _RAW_BASE_UNITS.search(panel.inner_text()), "raw base units shown to the reader"
-    screenshot_at(page, panel.get_by_text(re.compile("accepted")).first, "refunds-panel")
+    assert not _RAW_BASE_UNITS.search(_outputs_text(page)), "raw base units in the outputs"
+    screenshot_at(page, panel.get_by_text("Refund sent").first, "refunds-panel")
 
 
 def test_med_panel_submits_a_defense(page: Page, lab: Server, workspace: Path) -> None:
     _run(page, lab, workspace, "*med*.ipynb")
     panel = page.locator(".widget-vbox").filter(has_text="MED disputes").first
     expect(panel).to_contain_text(_MONEY)
+    assert scrolling_tables(panel) == [], "a MED table is wider than the panel"
     panel.get_by_placeholder(re.compile("Your defense")).fill(
         "Mercadoria entregue em 02/01 com comprovante de entrega assinado pelo pagador."
     )
     widget_button(panel, "Submit defense").click()
     expect(panel).to_contain_text(re.compile(r"Defense of \S+ received"))
+    expect(panel).to_contain_text("Defense received")
+    assert not _RAW_BASE_UNITS.search(panel.inner_text()), "raw base units shown to the reader"
+    assert not _RAW_BASE_UNITS.search(_outputs_text(page)), "raw base units in the outputs"
+    assert scrolling_tables(panel) == [], "a MED table is wider than the panel"
     screenshot_at(page, panel.get_by_text(re.compile("Defense of")).first, "med-panel")
 
 
@@ -122,3 +139,14 @@ def test_investigation_inspects_a_payment(page: Page, lab: Server, workspace: Pa
     expect(panel).to_contain_text(PAYMENT_AMOUNT_TEXT)
     expect(panel).to_contain_text(PAYMENT_PAYER)
     screenshot_at(page, panel.get_by_text("Found.").first, "investigation-panel")
+    panel.get_by_role("tab", name="Timeline").click()
+    expect(panel).to_contain_text("Charge paid")
+    assert "pix." not in panel.inner_text(), "a raw event code shown in the timeline"
+    screenshot_at(page, panel.get_by_text("Charge paid").first, "investigation-timeline")
+    panel.get_by_role("tab", name="API shapes").click()
+    expect(panel).to_contain_text("payer_document")
+    shapes = panel.inner_text()
+    assert "***." in shapes, "the payer's CPF is not masked"
+    assert not _WHOLE_CPF.search(shapes), "a whole CPF in the API shapes"
+    assert not _RAW_BASE_UNITS.search(shapes), "raw base units or a whole CPF in the API shapes"
+    screenshot_at(page, panel.get_by_text("payer_document").first, "investigation-shapes")

@@ -81,6 +81,8 @@ def test_messages_and_pairs_escape_their_text() -> None:
     assert "&lt;b&gt;" in message("<b>", "error")
     assert "#b00020" in message("x", "error")
     assert "&amp;" in pairs([("A & B", "C")])
+    # Values read left-aligned even where a notebook's CSS right-aligns table cells.
+    assert '<td style="text-align:left">C</td>' in pairs([("A", "C")])
 
 
 def test_html_blocks_render_as_html_and_read_as_text() -> None:

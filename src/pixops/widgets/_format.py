@@ -240,7 +240,7 @@ def pairs(items: Iterable[tuple[str, str]]) -> str:
     """Label/value pairs as a compact two-column HTML table (values escaped)."""
     rows = "".join(
         f'<tr><th style="text-align:left;padding:1px 10px 1px 0;font-weight:600">'
-        f"{html.escape(label)}</th><td>{html.escape(value)}</td></tr>"
+        f'{html.escape(label)}</th><td style="text-align:left">{html.escape(value)}</td></tr>'
         for label, value in items
     )
     return f'<table style="font-size:13px">{rows}</table>'

@@ -53,7 +53,8 @@ def urgency(case: Record, now: datetime) -> tuple[str, str]:
     """How pressing a case is: a short text and a tone (error, warn, ok, info)."""
     status = case.get("status")
     if status == "ACKNOWLEDGED":
-        return "answered; awaiting the central bank", "info"
+        # Short, so the cases table keeps fitting the panel ("Acknowledged" says answered).
+        return "awaiting decision", "info"
     if status != "OPEN":
         return "closed", "info"
     deadline = parse_time(case.get("defense_deadline"))
