@@ -87,3 +87,15 @@ def test_breaks_pair_up_only_with_the_next_opposite(
 ) -> None:
     rows = _balance_rows(_reconcile(*off_by_base))
     assert list(rows["difference_base"]) == expected
+
+
+def test_the_summary_leaves_balances_unsummed_and_the_text_says_local_times() -> None:
+    result = _reconcile(-300, 0)
+    row = result.summary.set_index("category").loc["balance_difference"]
+    assert pd.isna(row["ledger_amount_base"])
+    assert pd.isna(row["statement_amount_base"])
+    assert str(result.summary["ledger_amount_base"].dtype) == "int64[pyarrow]"
+    text = result.summary_text()
+    assert "balance 15/01/2026 00:00 -> 16/01/2026 00:00 (America/Sao_Paulo):" in text
+    assert "ledger                    —" in text
+    assert "—" in result._repr_html_()

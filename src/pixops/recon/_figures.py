@@ -13,7 +13,7 @@ from zoneinfo import ZoneInfo
 import plotly.graph_objects as go
 
 from pixops.money import format_brl_display
-from pixops.recon._result import CATEGORY_LABELS
+from pixops.recon._result import CATEGORY_LABELS, money_or_dash
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -39,8 +39,8 @@ def summary_figure(result: ReconResult) -> go.Figure:
     summary = result.summary
     labels = [CATEGORY_LABELS.get(str(c), str(c)) for c in summary["category"]]
     hover = [
-        f"{label}<br>items: {int(items)}<br>ledger: {format_brl_display(int(ledger))}"
-        f"<br>statement: {format_brl_display(int(statement))}"
+        f"{label}<br>items: {int(items)}<br>ledger: {money_or_dash(ledger, format_brl_display)}"
+        f"<br>statement: {money_or_dash(statement, format_brl_display)}"
         for label, items, ledger, statement in zip(
             labels,
             summary["items"],

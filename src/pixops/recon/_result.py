@@ -17,7 +17,8 @@ Stable API (the dashboard and the CLI rely on it):
   (expected_closing_base) against the closing balance reported; difference_base is
   reported minus expected.
 - ``summary``: one row per category (``matched`` first): items, ledger_amount_base,
-  statement_amount_base (both 0 for balance rows) and difference_base (their sum).
+  statement_amount_base (their sums; empty for balance rows, balances do not add up) and
+  difference_base (the sum of the differences).
 Money columns are ``int64[pyarrow]`` base units; `brl_text` shows them to people.
 """
 
@@ -25,10 +26,12 @@ from __future__ import annotations
 
 import csv
 import html
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
+from zoneinfo import ZoneInfo
 
 import pandas as pd
 import pyarrow as pa
@@ -194,19 +197,19 @@ class ReconResult:
         head = "".join(
             f'<th style="text-align:{align}">{label}</th>'
             for label, align in (
-                ("Categoria", "left"),
-                ("Itens", "right"),
-                ("Razão", "right"),
-                ("Extrato", "right"),
-                ("Diferença", "right"),
+                ("Category", "left"),
+                ("Items", "right"),
+                ("Ledger", "right"),
+                ("Statement", "right"),
+                ("Difference", "right"),
             )
         )
         body = []
         for row in self.summary.to_dict(orient="records"):
             cells = [f"<td>{html.escape(CATEGORY_LABELS[str(row['category'])])}</td>"]
-            cells.append(f'<td style="text-align:right">{int(row["items"])}</td>')
+            cells.append(f'<td style="text-align:right">{_count(int(row["items"]))}</td>')
             for column in ("ledger_amount_base", "statement_amount_base", "difference_base"):
-                shown = format_brl_display(int(row[column]))
+                shown = money_or_dash(row[column], format_brl_display)
                 cells.append(f'<td style="text-align:right;white-space:nowrap">{shown}</td>')
             body.append("<tr>" + "".join(cells) + "</tr>")
         title = html.escape(self.__repr__().strip("<>").removeprefix("ReconResult "))
@@ -227,14 +230,17 @@ class ReconResult:
         lines = []
         for row in self.summary.to_dict(orient="records"):
             lines.append(
-                f"{row['category']:<22} {int(row['items']):>8}  "
-                f"ledger {format_brl_base(int(row['ledger_amount_base'])):>20}  "
-                f"statement {format_brl_base(int(row['statement_amount_base'])):>20}  "
+                f"{row['category']:<22} {_count(int(row['items'])):>8}  "
+                f"ledger {money_or_dash(row['ledger_amount_base'], format_brl_base):>20}  "
+                f"statement {money_or_dash(row['statement_amount_base'], format_brl_base):>20}  "
                 f"difference {format_brl_base(int(row['difference_base'])):>16}"
             )
+        zone = ZoneInfo(self.tz)
         for row in self.rollforward.to_dict(orient="records"):
+            opening = row["opening_at"].astimezone(zone)
+            closing = row["closing_at"].astimezone(zone)
             lines.append(
-                f"balance {row['opening_at']:%Y-%m-%d %H:%M} -> {row['closing_at']:%Y-%m-%d %H:%M}:"
+                f"balance {opening:%d/%m/%Y %H:%M} -> {closing:%d/%m/%Y %H:%M} ({self.tz}):"
                 f" expected {format_brl_base(int(row['expected_closing_base']))},"
                 f" reported {format_brl_base(int(row['closing_base']))},"
                 f" difference {format_brl_base(int(row['difference_base']))}"
@@ -258,6 +264,18 @@ def _directory(directory: str | Path) -> Path:
     out = Path(directory)
     out.mkdir(parents=True, exist_ok=True)
     return out
+
+
+def money_or_dash(amount_base: object, formatted: Callable[[int], str]) -> str:
+    """Money as pt-BR text, or a dash where there is none (a balance row of the summary)."""
+    if amount_base is None or amount_base is pd.NA:
+        return "—"
+    return formatted(int(amount_base))  # type: ignore[call-overload]
+
+
+def _count(number: int) -> str:
+    """A count the pt-BR way (``9.483``)."""
+    return f"{number:,}".replace(",", ".")
 
 
 def _excel_cell(column: str, value: object) -> str:

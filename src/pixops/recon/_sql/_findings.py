@@ -340,21 +340,20 @@ FROM (
 WHERE difference_base <> 0 AND pos % 2 = 1
 """
 
+# Balances do not add up across findings: their ledger and statement columns stay empty.
 SUMMARY = """
 SELECT k.category, k.position,
        COALESCE(d.items, 0) AS items,
-       COALESCE(d.ledger_amount_base, 0) AS ledger_amount_base,
-       COALESCE(d.statement_amount_base, 0) AS statement_amount_base,
+       CASE WHEN k.category = 'balance_difference' THEN CAST(NULL AS BIGINT)
+            ELSE COALESCE(d.ledger_amount_base, 0) END AS ledger_amount_base,
+       CASE WHEN k.category = 'balance_difference' THEN CAST(NULL AS BIGINT)
+            ELSE COALESCE(d.statement_amount_base, 0) END AS statement_amount_base,
        COALESCE(d.difference_base, 0) AS difference_base
 FROM categories_in k
 LEFT JOIN (
     SELECT category, COUNT(*) AS items,
-           CAST(SUM(CASE WHEN category = 'balance_difference' THEN 0
-                         ELSE COALESCE(ledger_amount_base, 0) END) AS BIGINT)
-               AS ledger_amount_base,
-           CAST(SUM(CASE WHEN category = 'balance_difference' THEN 0
-                         ELSE COALESCE(statement_amount_base, 0) END) AS BIGINT)
-               AS statement_amount_base,
+           CAST(SUM(COALESCE(ledger_amount_base, 0)) AS BIGINT) AS ledger_amount_base,
+           CAST(SUM(COALESCE(statement_amount_base, 0)) AS BIGINT) AS statement_amount_base,
            CAST(SUM(COALESCE(difference_base, 0)) AS BIGINT) AS difference_base
     FROM discrepancies GROUP BY category
     UNION ALL
