@@ -57,6 +57,7 @@ def test_day_charts_name_their_days_and_leave_empty_series_out(day: pd.DataFrame
     figures = [volume_by_day_figure(day), fees_by_day_figure(day), status_by_day_figure(day)]
     for figure in figures:
         assert figure.layout.xaxis.title.text == "day (São Paulo time)"
+        assert figure.layout.legend.yanchor == "bottom"  # above the plot, clear of the axis
         for trace in figure.data:
             assert any(trace.y), f"{trace.name} is empty yet listed in the legend"
     # Each legend entry carries its total, so a series too small to see still reads.

@@ -52,7 +52,8 @@ def _layout(figure: go.Figure, title: str, *, money: bool = True) -> go.Figure:
         template="plotly_white",
         height=380,
         margin={"l": 70, "r": 20, "t": 60, "b": 50},
-        legend={"orientation": "h", "y": -0.18},
+        # Above the plot, right of the title: below, it would cover the day axis's title.
+        legend={"orientation": "h", "x": 1, "xanchor": "right", "y": 1.02, "yanchor": "bottom"},
     )
     if money:
         figure.update_yaxes(tickprefix="R$ ", tickformat=",d")
