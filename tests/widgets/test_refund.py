@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 import pixops
-from pixops.widgets import REFUND_REASONS, RefundPanel
+from pixops.widgets import REFUND_REASONS, RefundPanel, local_time
 from tests.widgets.conftest import Desk
 
 # A received payment of the demo month: R$ 23,57 from Felipe Marques Gomes on
@@ -180,6 +180,7 @@ def test_review_then_confirm_sends_one_refund_in_centavos(desk: Desk) -> None:
     shown = panel.output.outputs[-1]["data"]["text/html"]
     assert "Refund sent" in shown
     assert "MD06: agreement between the parties" in shown
+    assert local_time(desk.now()) in shown  # when it was asked for, not a dash
     assert "<details><summary>Technical details" in shown
     assert "100000" not in shown
     assert "&quot;amount&quot;: &quot;R$ 10,00&quot;" in shown

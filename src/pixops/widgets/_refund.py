@@ -330,7 +330,7 @@ class RefundPanel(w.VBox):  # type: ignore[misc]
                     ("Amount", brl(response.get("amount"))),
                     ("Status", status),
                     ("Reason", f"{reason.code}: {reason.meaning}"),
-                    ("Requested", local_time(response.get("created_at"))),
+                    ("Requested", local_time(self._now())),
                 ],
                 response,
             )
