@@ -199,7 +199,8 @@ def frame_table(
     number_columns: Iterable[str] = (),
 ) -> HtmlBlock:
     """A small DataFrame for readers, without its index: text left-aligned, money (base
-    units) in reais and counts pt-BR, both right-aligned. Column names are the headers."""
+    units or `Money`) in reais and counts pt-BR, both right-aligned. Column names are the
+    headers."""
     columns = [(str(name), str(name)) for name in frame.columns]
     rows = [
         {str(name): value for name, value in row.items()} for row in frame.to_dict(orient="records")
