@@ -19,8 +19,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pixops.devcert import write_dev_certificate
 from pixops._serve_options import HTTP_IMPLEMENTATIONS, LOOP_IMPLEMENTATIONS, ServeOptions
+from pixops.devcert import write_dev_certificate
 
 if TYPE_CHECKING:
     from pixops.cli import Commands

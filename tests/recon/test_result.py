@@ -138,3 +138,6 @@ def test_rollforward_figure_shows_the_reconciled_days_not_the_live_period() -> N
     assert trace["x"] == ["Opening", "In", "Out", "Fees", "Expected", "Reported"]
     assert trace["text"][0] == "R$ 10.000,00"
     assert trace["text"][-2:] == ["R$ 10.099,01", "R$ 9.949,01"]
+    # The axis starts near the lowest level, so R$ 100 of movements is seen beside R$ 10.000.
+    low, high = figure.layout.yaxis.range
+    assert 9_000 < low < 9_949 < 10_099 < high < 11_000

@@ -101,7 +101,10 @@ def rollforward_figure(result: ReconResult) -> go.Figure:
         title=(
             f"Balance {_instant(first['opening_at'], result.tz)} to"
             f" {_instant(last['closing_at'], result.tz)}: opening + movements = closing"
-        )
+        ),
+        # The day's movements are small beside the balance: the axis starts near the
+        # lowest level reached, not at zero, so they are seen.
+        yaxis_range=_axis_range([_whole_reais(level) for level in _levels(steps)]),
     )
     figure.add_trace(
         go.Waterfall(
@@ -116,6 +119,29 @@ def rollforward_figure(result: ReconResult) -> go.Figure:
         )
     )
     return figure
+
+
+def _levels(steps: list[tuple[str, int, str]]) -> list[int]:
+    """The balance after each step of the waterfall (base units)."""
+    levels, level = [], 0
+    for _, amount, measure in steps:
+        if measure == "absolute":
+            level = amount
+        elif measure == "relative":
+            level += amount
+        levels.append(level)  # a "total" shows the level reached
+    return levels
+
+
+def _axis_range(levels: list[int]) -> list[int]:
+    """From a little under the lowest level to a little over the highest (whole reais),
+    never below zero when every level is positive."""
+    low, high = min(levels), max(levels)
+    margin = max((high - low) // 2, 1)
+    bottom = low - margin
+    if low >= 0:
+        bottom = max(bottom, 0)
+    return [bottom, high + margin]
 
 
 def _periods_shown(result: ReconResult) -> pd.DataFrame:

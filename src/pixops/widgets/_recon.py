@@ -223,6 +223,7 @@ class ReconDashboard(w.VBox):  # type: ignore[misc]
             rows,
             _SUMMARY_COLUMNS,
             money_columns={"ledger_amount_base", "statement_amount_base", "difference_base"},
+            number_columns={"items"},
         )
         self.charts.outputs = ()
         window = statement[
