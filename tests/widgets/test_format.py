@@ -169,3 +169,12 @@ def test_frames_show_without_index_text_left_counts_and_money_right() -> None:
     assert '<td style="text-align:left;padding:2px 8px;white-space:nowrap;' in shown
     assert ">0<" not in shown  # no index column
     assert re.search(r"Monday\s+1\.138\s+R\$ 1\.118\.571,71", repr(block))
+
+
+def test_frame_codes_read_as_words_with_the_code_in_the_tooltip() -> None:
+    frame = pd.DataFrame({"Case": ["med_1"], "Status": ["OPEN"], "Reason": ["REFUND_REQUEST"]})
+    shown = frame_table(frame, code_columns={"Status", "Reason"})._repr_html_()
+    assert ">Open<" in shown
+    assert 'title="OPEN"' in shown
+    assert ">OPEN<" not in shown
+    assert ">Refund request<" in shown

@@ -197,16 +197,23 @@ def frame_table(
     *,
     money_columns: Iterable[str] = (),
     number_columns: Iterable[str] = (),
+    code_columns: Iterable[str] = (),
 ) -> HtmlBlock:
     """A small DataFrame for readers, without its index: text left-aligned, money (base
-    units or `Money`) in reais and counts pt-BR, both right-aligned. Column names are the
-    headers."""
+    units or `Money`) in reais and counts pt-BR, both right-aligned, API codes as words
+    (the code in the tooltip). Column names are the headers."""
     columns = [(str(name), str(name)) for name in frame.columns]
     rows = [
         {str(name): value for name, value in row.items()} for row in frame.to_dict(orient="records")
     ]
     return HtmlBlock(
-        html_table(rows, columns, money_columns=money_columns, number_columns=number_columns)
+        html_table(
+            rows,
+            columns,
+            money_columns=money_columns,
+            number_columns=number_columns,
+            code_columns=code_columns,
+        )
     )
 
 
