@@ -141,3 +141,20 @@ def test_rollforward_figure_shows_the_reconciled_days_not_the_live_period() -> N
     # The axis starts near the lowest level, so R$ 100 of movements is seen beside R$ 10.000.
     low, high = figure.layout.yaxis.range
     assert 9_000 < low < 9_949 < 10_099 < high < 11_000
+
+
+def test_rollforward_figure_starts_at_the_opening_snapshot_before_the_days() -> None:
+    from datetime import UTC, datetime
+
+    stmt = statement_table([statement_row(0, amount_base=1_000_000, fee_base=9_900)])
+    balances = [
+        (datetime(2026, 1, 14, 3, tzinfo=UTC), 100_000_000),  # no snapshot on the 15th
+        (datetime(2026, 1, 16, 3, tzinfo=UTC), 100_990_100),
+        (datetime(2026, 2, 13, 20, tzinfo=UTC), 100_990_100),  # the live balance
+    ]
+    result = reconcile(
+        stmt, ledger_table([ledger_row("L0", "PIXIN000000")]), balances=balances, start=DAY, end=DAY
+    )
+    assert result.rollforward_figure().layout.title.text == (
+        "Balance 14/01/2026 00:00 to 16/01/2026 00:00: opening + movements = closing"
+    )

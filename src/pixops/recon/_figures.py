@@ -70,8 +70,9 @@ def summary_figure(result: ReconResult) -> go.Figure:
 
 def rollforward_figure(result: ReconResult) -> go.Figure:
     """Waterfall of the balance over the reconciled days: opening, in, out, fees, the
-    expected closing and the reported one (periods outside the days, such as the one up
-    to the live balance, are in `ReconResult.rollforward`)."""
+    expected closing and the reported one, from the periods that close within the days
+    (the others, such as the one up to the live balance, are in
+    `ReconResult.rollforward`)."""
     figure = go.Figure()
     figure.update_layout(
         separators=_PT_BR_SEPARATORS,
@@ -145,21 +146,16 @@ def _axis_range(levels: list[int]) -> list[int]:
 
 
 def _periods_shown(result: ReconResult) -> pd.DataFrame:
-    """The roll-forward periods inside the reconciled days (all of them when the days are
-    open-ended); when none is, the last period."""
+    """The roll-forward periods that close within the reconciled days (all of them when
+    the days are open-ended); when none does, the last period."""
     periods = result.rollforward
     if periods.empty or result.first_day is None or result.last_day is None:
         return periods
     zone = ZoneInfo(result.tz)
     start = datetime.combine(result.first_day, time(), zone)
     end = datetime.combine(result.last_day + timedelta(days=1), time(), zone)
-    inside = periods[
-        [
-            start <= opening and closing <= end
-            for opening, closing in zip(periods["opening_at"], periods["closing_at"], strict=True)
-        ]
-    ]
-    return inside if not inside.empty else periods.iloc[[-1]]
+    closing_inside = periods[[start < closing <= end for closing in periods["closing_at"]]]
+    return closing_inside if not closing_inside.empty else periods.iloc[[-1]]
 
 
 def _instant(at: datetime, tz: str) -> str:
