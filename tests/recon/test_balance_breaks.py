@@ -96,6 +96,9 @@ def test_the_summary_leaves_balances_unsummed_and_the_text_says_local_times() ->
     assert pd.isna(row["statement_amount_base"])
     assert str(result.summary["ledger_amount_base"].dtype) == "int64[pyarrow]"
     text = result.summary_text()
-    assert "balance 15/01/2026 00:00 -> 16/01/2026 00:00 (America/Sao_Paulo):" in text
-    assert "ledger                    —" in text
+    assert "Balance 15/01/2026 00:00 to 16/01/2026 00:00 (America/Sao_Paulo):" in text
+    assert "R$ 0,03 short" in text  # the reported closing is 300 base units short
+    assert "R$ 0,03 over" in text  # so the next period, opening from it, is over
+    balance_line = next(line for line in text.splitlines() if line.startswith("Balance does"))
+    assert "ledger                  —" in balance_line
     assert "—" in result._repr_html_()

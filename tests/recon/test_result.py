@@ -69,6 +69,7 @@ def test_excel_file_is_pt_br(result: ReconResult, tmp_path: Path) -> None:
     assert ghost["Ledger amount (R$)"] == "500,00"
     assert ghost["Difference (R$)"] == "-500,00"
     assert ghost["Booked on"] == f"{DAY:%d/%m/%Y}"
+    assert ghost["Ledger status"] == "Settled"  # a status as a word
     missing = next(row for row in rows if row["Category"] == "In the statement, not in the ledger")
     assert missing["Statement amount (R$)"] == "1.234,5603"  # exact: a sub-centavo amount
 

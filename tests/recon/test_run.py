@@ -333,3 +333,15 @@ def test_run_steps_stops_at_a_step_and_drops_everything_after() -> None:
     ):
         pass
     con.close()
+
+
+def test_every_finding_adds_up(planted: object) -> None:
+    """Difference = statement - ledger on every row, a side with nothing counted as 0: a
+    finance reader checks a row by subtracting its two amounts."""
+    found = planted.discrepancies  # type: ignore[attr-defined]
+    for row in found.to_dict(orient="records"):
+        ledger = 0 if row["ledger_amount_base"] is None else row["ledger_amount_base"]
+        statement = 0 if row["statement_amount_base"] is None else row["statement_amount_base"]
+        assert row["difference_base"] == statement - ledger, row
+    double = found[found["detail"] == "ledger entry books a movement another entry already booked"]
+    assert list(double["statement_amount_base"].isna()) == [True]

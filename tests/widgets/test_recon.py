@@ -35,7 +35,7 @@ def ran(tmp_path_factory: pytest.TempPathFactory) -> tuple[ReconDashboard, Recor
 def test_the_planted_day_shows_every_finding(ran: tuple[ReconDashboard, Recorder]) -> None:
     board, _ = ran
     assert board.result is not None
-    assert "15/01/2026 (America/Sao_Paulo): 307 matched, 10 finding(s) to check." in (
+    assert "15/01/2026 (America/Sao_Paulo): 307 matched, 10 findings to check." in (
         board.status.value
     )
     assert "R$ 316.462,30" in board.summary.value  # matched, both sides
@@ -57,8 +57,9 @@ def test_findings_are_filtered_by_category_and_text(ran: tuple[ReconDashboard, R
     assert "R$ 198,00" in board.table.value
     board.category.value = "missing_in_statement"
     # Columns with nothing to say for these rows (no statement side) are left out.
-    assert "Statement status" not in board.table.value
-    assert "Ledger status" in board.table.value
+    assert "Statement" not in board.table.value
+    assert "Ledger reference" in board.table.value
+    assert "pedido-20260115-9001" in board.table.value
     board.category.value = "matched"
     assert len(board.rows()) == 307
     assert "more rows" in board.table.value  # only the first 200 are drawn
@@ -116,7 +117,9 @@ def test_export_writes_the_result(ran: tuple[ReconDashboard, Recorder]) -> None:
     assert "discrepancies_excel.csv" in names
     assert "discrepancies.parquet" in names
     assert all(path.is_file() for path in board.written)
-    assert "Exported 11 files" in board.status.value
+    # Said beside the button; the reconciliation's headline stays.
+    assert "Exported 11 files" in board.export_status.value
+    assert "10 findings to check" in board.status.value
 
 
 def test_without_balances_there_is_no_roll_forward(desk: Desk) -> None:
@@ -147,7 +150,7 @@ def test_bad_choices_are_explained_without_calling_the_api(desk: Desk, tmp_path:
     assert "could not run" in board.status.value
     assert desk.calls_since(mark) == []
     board.export()
-    assert "Reconcile first" in board.status.value
+    assert "Reconcile first" in board.export_status.value
 
 
 def test_a_bad_ledger_or_balances_file_is_explained(desk: Desk, tmp_path: Path) -> None:
@@ -200,3 +203,25 @@ def test_a_range_of_business_days(desk: Desk, tmp_path: Path) -> None:
     assert volumes["data"][0]["x"] == ["30/01", "31/01"]
     board.export_button.click()
     assert any(path.parent.name == "recon-2026-01-30-to-2026-01-31" for path in board.written)
+
+
+def test_each_category_shows_its_own_figures(ran: tuple[ReconDashboard, Recorder]) -> None:
+    board, _ = ran
+    board.category.value = "fee_mismatch"
+    table = board.table.value
+    assert "Ledger fee" in table
+    assert "Statement fee" in table
+    assert ">R$ 0,40<" in table
+    assert ">R$ 0,50<" in table
+    assert ">R$ 0,10<" in table  # the fee difference, statement minus ledger
+    assert "Booked on" not in table
+    board.category.value = "status_mismatch"
+    assert ">Failed<" in board.table.value  # a status as a word, the code in the tooltip
+    assert 'title="failed"' in board.table.value
+    board.category.value = "amount_mismatch"
+    # The ledger wrote the transaction id down: it is not shown twice.
+    assert board.table.value.count("PIXINE607469482026011503240L1SI9RGrO3") == 1
+    assert "Ledger reference" not in board.table.value
+    board.category.value = "balance_difference"
+    assert "At the close of 15/01/2026" in board.table.value
+    assert "Opening + movements" in board.table.value

@@ -226,24 +226,33 @@ class ReconResult:
         return f"{self.first_day:%d/%m/%Y} to {self.last_day:%d/%m/%Y}"
 
     def summary_text(self) -> str:
-        """The summary as plain text lines (counts and amounts in pt-BR)."""
+        """The summary as plain text for people: categories in words, counts and amounts
+        in pt-BR to the centavo (the exact amounts are in the CSV and Parquet files), then
+        each balance period with how far its reported closing is from the expected one."""
+        width = max(len(label) for label in CATEGORY_LABELS.values())
         lines = []
         for row in self.summary.to_dict(orient="records"):
             lines.append(
-                f"{row['category']:<22} {_count(int(row['items'])):>8}  "
-                f"ledger {money_or_dash(row['ledger_amount_base'], format_brl_base):>20}  "
-                f"statement {money_or_dash(row['statement_amount_base'], format_brl_base):>20}  "
-                f"difference {format_brl_base(int(row['difference_base'])):>16}"
+                f"{CATEGORY_LABELS.get(str(row['category']), str(row['category'])):<{width}}"
+                f" {_count(int(row['items'])):>7}"
+                f"  ledger {money_or_dash(row['ledger_amount_base'], format_brl_display):>18}"
+                f"  statement {money_or_dash(row['statement_amount_base'], format_brl_display):>18}"
+                f"  difference {format_brl_display(int(row['difference_base'])):>14}"
             )
         zone = ZoneInfo(self.tz)
         for row in self.rollforward.to_dict(orient="records"):
             opening = row["opening_at"].astimezone(zone)
             closing = row["closing_at"].astimezone(zone)
+            off_base = int(row["difference_base"])  # reported minus expected
+            verdict = (
+                "closes"
+                if off_base == 0
+                else f"{format_brl_display(abs(off_base))} {'over' if off_base > 0 else 'short'}"
+            )
             lines.append(
-                f"balance {opening:%d/%m/%Y %H:%M} -> {closing:%d/%m/%Y %H:%M} ({self.tz}):"
-                f" expected {format_brl_base(int(row['expected_closing_base']))},"
-                f" reported {format_brl_base(int(row['closing_base']))},"
-                f" difference {format_brl_base(int(row['difference_base']))}"
+                f"Balance {opening:%d/%m/%Y %H:%M} to {closing:%d/%m/%Y %H:%M} ({self.tz}):"
+                f" expected {format_brl_display(int(row['expected_closing_base']))},"
+                f" reported {format_brl_display(int(row['closing_base']))}: {verdict}"
             )
         return "\n".join(lines)
 
@@ -286,6 +295,8 @@ def _excel_cell(column: str, value: object) -> str:
         return text.replace("R$\xa0", "").replace("R$ ", "")
     if column == "category":
         return CATEGORY_LABELS.get(str(value), str(value))
+    if column.endswith("_status"):
+        return str(value).replace("_", " ").capitalize()  # settled -> Settled
     if isinstance(value, date):
         return f"{value:%d/%m/%Y}"
     return str(value)

@@ -25,7 +25,7 @@ from pixops.widgets._charts import (
     status_by_day_figure,
     volume_by_day_figure,
 )
-from pixops.widgets._format import html_table, message
+from pixops.widgets._format import count_text, html_table, message
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -35,26 +35,51 @@ if TYPE_CHECKING:
 __all__ = ["ReconDashboard", "read_balance_snapshots"]
 
 _SHOWN_ROWS: Final = 200
-_TABLE_COLUMNS: Final = (
-    ("reference", "Reference"),
-    ("transaction_id", "Transaction"),
-    ("booked_on", "Booked on"),
-    ("business_date", "Statement day"),
+# A finding's table says what its category is about, and fits the notebook: the movement
+# (and the ledger's reference only where it differs), then that category's figures.
+_IDS: Final = (("transaction_id", "Transaction"), ("ledger_reference", "Ledger reference"))
+_AMOUNTS: Final = (
     ("ledger_amount_base", "Ledger"),
     ("statement_amount_base", "Statement"),
     ("difference_base", "Difference"),
-    ("ledger_status", "Ledger status"),
-    ("statement_status", "Statement status"),
-    ("detail", "Detail"),
 )
-_MATCHED_COLUMNS: Final = (
-    ("reference", "Reference"),
-    ("transaction_id", "Transaction"),
-    ("business_date", "Day"),
-    ("amount_base", "Amount"),
-    ("fee_base", "Fee"),
-    ("status", "Status"),
-)
+_DETAIL: Final = (("detail", "Detail"),)
+_TABLE_COLUMNS: Final[dict[str, tuple[tuple[str, str], ...]]] = {
+    "fee_mismatch": (
+        *_IDS,
+        ("ledger_fee_base", "Ledger fee"),
+        ("statement_fee_base", "Statement fee"),
+        ("fee_difference_base", "Fee difference"),
+    ),
+    "status_mismatch": (
+        *_IDS,
+        ("statement_amount_base", "Amount"),
+        ("ledger_status", "Ledger status"),
+        ("statement_status", "Statement status"),
+        *_DETAIL,
+    ),
+    "timing_difference": (
+        *_IDS,
+        ("statement_amount_base", "Amount"),
+        ("booked_on", "Booked on"),
+        ("business_date", "Statement day"),
+    ),
+    "balance_difference": (
+        ("transaction_id", "Balance"),
+        ("ledger_amount_base", "Reported"),
+        ("statement_amount_base", "Opening + movements"),
+        ("difference_base", "Difference"),
+        *_DETAIL,
+    ),
+    "matched": (
+        *_IDS,
+        ("business_date", "Day"),
+        ("amount_base", "Amount"),
+        ("fee_base", "Fee"),
+    ),
+}
+_OTHER_COLUMNS: Final = (*_IDS, *_AMOUNTS, *_DETAIL)
+_STATUS_COLUMNS: Final = frozenset({"ledger_status", "statement_status"})
 _SUMMARY_COLUMNS: Final = (
     ("label", "Category"),
     ("items", "Items"),
@@ -128,6 +153,7 @@ class ReconDashboard(w.VBox):  # type: ignore[misc]
         self.filter = w.Text(description="Filter", placeholder="reference, transaction or text")
         self.table = w.HTML()
         self.export_button = w.Button(description="Export", icon="download", disabled=True)
+        self.export_status = w.HTML()
 
         self.run_button.on_click(lambda _: self.run())
         self.category.observe(lambda _: self._show_table(), names="value")
@@ -141,6 +167,7 @@ class ReconDashboard(w.VBox):  # type: ignore[misc]
                 self.summary,
                 self.charts,
                 w.HBox([self.category, self.filter, self.export_button]),
+                self.export_status,
                 self.table,
             ]
         )
@@ -170,6 +197,7 @@ class ReconDashboard(w.VBox):  # type: ignore[misc]
             self._set_status(f"The reconciliation could not run: {error}", "error")
             return
         self.statement, self.result = statement, result
+        self.export_status.value = ""  # an export of the previous run no longer applies
         self._render(first, last, tz)
 
     def _balances(
@@ -207,11 +235,14 @@ class ReconDashboard(w.VBox):  # type: ignore[misc]
         days = first.strftime("%d/%m/%Y") + ("" if first == last else f" to {last:%d/%m/%Y}")
         if findings:
             self._set_status(
-                f"{days} ({tz}): {counts['matched']} matched, {findings} finding(s) to check.",
+                f"{days} ({tz}): {count_text(counts['matched'])} matched,"
+                f" {count_text(findings)} {_plural(findings, 'finding')} to check.",
                 "warn",
             )
         else:
-            self._set_status(f"{days} ({tz}): {counts['matched']} matched, nothing to check.", "ok")
+            self._set_status(
+                f"{days} ({tz}): {count_text(counts['matched'])} matched, nothing to check.", "ok"
+            )
         rows = [
             {
                 **{str(k): v for k, v in row.items()},
@@ -269,30 +300,43 @@ class ReconDashboard(w.VBox):  # type: ignore[misc]
 
     def _show_table(self) -> None:
         records = self.rows()
-        shown = [_displayable(r) for r in records[:_SHOWN_ROWS]]
-        candidates = _MATCHED_COLUMNS if self.category.value == "matched" else _TABLE_COLUMNS
+        shown = [_finding_row(r) for r in records[:_SHOWN_ROWS]]
+        candidates = _TABLE_COLUMNS.get(str(self.category.value), _OTHER_COLUMNS)
         # Only columns that say something for these rows: a table of dashes is wider, not clearer.
         columns = [
             (k, label) for k, label in candidates if any(r.get(k) is not None for r in shown)
         ]
         more = len(records) - len(shown)
-        note = f"<p><i>{more} more rows: narrow the filter or export.</i></p>" if more > 0 else ""
-        money = {k for k, _ in columns if k.endswith("_base")}
-        self.table.value = html_table(shown, columns, money_columns=money, empty="No rows.") + note
+        note = (
+            f"<p><i>{count_text(more)} more {_plural(more, 'row')}: narrow the filter or"
+            " export.</i></p>"
+            if more > 0
+            else ""
+        )
+        self.table.value = (
+            html_table(
+                shown,
+                columns,
+                money_columns={k for k, _ in columns if k.endswith("_base")},
+                code_columns=_STATUS_COLUMNS,
+                empty="No rows.",
+            )
+            + note
+        )
 
     def export(self) -> None:
         """Write the result's frames (Parquet, CSV, Excel-friendly CSV) under `out_dir`."""
         if self.result is None:
-            self._set_status("Reconcile first.", "error")
+            self.export_status.value = message("Reconcile first.", "error")
             return
         first, last = self.first_day.value, self.last_day.value
         name = f"recon-{first}" if first == last else f"recon-{first}-to-{last}"
         try:
             self.written = self.result.write(self.out_dir / name)
         except OSError as error:
-            self._set_status(f"Could not write the files: {error}", "error")
+            self.export_status.value = message(f"Could not write the files: {error}", "error")
             return
-        self._set_status(
+        self.export_status.value = message(
             f"Exported {len(self.written)} files to {self.out_dir / name} "
             "(discrepancies_excel.csv opens in Excel with reais).",
             "ok",
@@ -300,6 +344,24 @@ class ReconDashboard(w.VBox):  # type: ignore[misc]
 
     def _set_status(self, text: str, tone: str = "info") -> None:
         self.status.value = message(text, tone) if text else ""
+
+
+def _finding_row(record: dict[str, Any]) -> dict[str, Any]:
+    """A row of the result as its table shows it: the ledger's reference only where it
+    is not the transaction id, a balance named by its day, the fee difference."""
+    row = _displayable(record)
+    reference, transaction = row.get("reference"), row.get("transaction_id")
+    row["ledger_reference"] = reference if reference != transaction else None
+    if row.get("category") == "balance_difference" and row.get("business_date") is not None:
+        row["transaction_id"] = f"At the close of {row['business_date']:%d/%m/%Y}"
+    ledger_fee, statement_fee = row.get("ledger_fee_base"), row.get("statement_fee_base")
+    if ledger_fee is not None and statement_fee is not None:
+        row["fee_difference_base"] = statement_fee - ledger_fee
+    return row
+
+
+def _plural(count: int, word: str) -> str:
+    return word if count == 1 else f"{word}s"
 
 
 def _displayable(record: dict[str, Any]) -> dict[str, Any]:

@@ -119,9 +119,11 @@ JOIN stmt s ON s.sn = t.sn
 """
 
 # Every finding on row numbers (``ln``, ``sn``); their ids are read in `discrepancies`.
+# Each row adds up: difference = statement - ledger, a side with nothing counted as 0 (an
+# entry booking a movement already booked has no statement amount of its own).
 FINDINGS = f"""
 SELECT 'unit_error' AS category, {_PAIR_COLUMNS},
-       'amounts differ by a factor of 100 or 10000 (centavos, base units, reais)' AS detail
+       'amounts differ by a factor of 100 or 10000: one side is in another unit' AS detail
 FROM pair_issues p WHERE p.in_scope AND p.unit_error
 UNION ALL
 SELECT 'amount_mismatch', {_PAIR_COLUMNS},
@@ -156,8 +158,9 @@ FROM led l JOIN unpicked u ON u.ln = l.ln
 WHERE l.in_scope
 UNION ALL
 SELECT 'duplicate', l.ln, s.sn,
-       l.amount_base, s.amount_base, 0 - l.amount_base,
-       l.fee_base, s.fee_base, l.status, s.payment_status, l.booked_on, s.business_date,
+       l.amount_base, CAST(NULL AS BIGINT), 0 - l.amount_base,
+       l.fee_base, CAST(NULL AS BIGINT), l.status, s.payment_status, l.booked_on,
+       s.business_date,
        'ledger entry books a movement another entry already booked'
 FROM double_booked d
 JOIN led l ON l.ln = d.ln
