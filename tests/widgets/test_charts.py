@@ -65,7 +65,9 @@ def test_day_charts_name_their_days_and_leave_empty_series_out(day: pd.DataFrame
     sent_fees = int(settled[settled["direction"] == "outbound"]["fee_base"].sum())
     assert f"fees on sent ({format_brl_base(sent_fees)})" in [t.name for t in figures[1].data]
     statuses = {t.name.split(" (")[0]: t.name for t in figures[2].data}
-    assert statuses["settled"] == f"settled ({len(settled):,})".replace(",", ".")
+    # Statuses read as words, not as the API's codes.
+    assert statuses["Settled"] == f"Settled ({len(settled):,})".replace(",", ".")
+    assert all(name[:1].isupper() for name in statuses)
     # Nothing sent that day: no "sent" series at all, and no empty fees on it.
     received_only = day[day["direction"] == "inbound"]
     names = [t.name for t in volume_by_day_figure(received_only).data]

@@ -18,6 +18,7 @@ from pixops.widgets._format import (
     mask_document,
     message,
     pairs,
+    plural,
     readable,
     wire_json,
 )
@@ -145,8 +146,18 @@ def test_counts_and_codes_read_the_pt_br_and_plain_english_way() -> None:
     assert label("REFUND_REQUEST") == "Refund request"
     assert label("settled") == "Settled"
     assert label(None) == "—"
-    assert event_label("pix.refund.requested") == "Refund requested"
-    assert event_label("pix.payout.returned") == "Payout returned"
+    assert event_label("pix.refund.requested") == "Refund requested (MED case opened)"
+    assert event_label("pix.payout.returned") == "Refund completed"
+    assert event_label("pix.payout.confirmed") == "Payment delivered"
+    assert event_label("pix.something.new") == "Something new"
+
+
+def test_counts_with_nouns_are_singular_for_one() -> None:
+    assert plural(1, "day") == "1 day"
+    assert plural(47, "day") == "47 days"
+    assert plural(0, "case") == "0 cases"
+    assert plural(8820, "received payment") == "8.820 received payments"
+    assert plural(2, "entry", "entries") == "2 entries"
 
 
 def test_codes_read_as_words_with_the_code_in_the_tooltip() -> None:

@@ -47,10 +47,16 @@ def inbox_for(client: Any, inbox: Any) -> Any:
 
 
 def events_for(inbox: Any, ids: set[str]) -> list[Record]:
-    """Webhook events about any of these ids (transaction, original or MED case), in order."""
+    """Webhook events about any of these ids (transaction, original or MED case), in order,
+    each refund's completion once."""
     if inbox is None or not ids:
         return []
     found: list[Record] = []
+    completed = {
+        (event.get("data") or {}).get("transaction_id")
+        for event in inbox.events
+        if event.get("type") == "pix.refund.completed"
+    }
     for event in inbox.events:
         data = event.get("data")
         if not isinstance(data, dict):
@@ -61,6 +67,10 @@ def events_for(inbox: Any, ids: set[str]) -> list[Record]:
             data.get("med_case_id"),
             data.get("charge_txid"),
         }
-        if keys & ids:
+        # `pix.payout.returned` repeats a refund's `pix.refund.completed`: shown once.
+        repeated = (
+            event.get("type") == "pix.payout.returned" and data.get("transaction_id") in completed
+        )
+        if keys & ids and not repeated:
             found.append(event)
     return found

@@ -13,7 +13,7 @@ from datetime import date
 from typing import TYPE_CHECKING, Any, Final
 
 from pixops.money import format_brl_display
-from pixops.widgets._format import count_text
+from pixops.widgets._format import count_text, label, plural
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -166,12 +166,13 @@ def status_by_day_figure(statement: pd.DataFrame, tz: str = "America/Sao_Paulo")
             continue
         figure.add_trace(
             go.Bar(
-                name=f"{status} ({count_text(sum(counts.values()))})",
+                name=f"{label(status)} ({count_text(sum(counts.values()))})",
                 x=[_day_label(d) for d in every_day],
                 y=[counts.get(d, 0) for d in every_day],
                 marker_color=colours.get(status, "#6d4c41"),
                 hovertext=[
-                    f"{_full_date(d)}: {count_text(counts.get(d, 0))} {status}" for d in every_day
+                    f"{_full_date(d)}: {count_text(counts.get(d, 0))} {label(status).lower()}"
+                    for d in every_day
                 ],
                 hoverinfo="text",
             )
@@ -242,8 +243,8 @@ def findings_figure(result: ReconResult) -> go.Figure:
             y=counts,
             marker_color=["#c62828" if n else "#9e9e9e" for n in counts],
             hovertext=[
-                f"{label}: {n} item(s), difference {format_brl_display(d)}"
-                for label, n, d in zip(labels, counts, differences, strict=True)
+                f"{name}: {plural(n, 'item')}, difference {format_brl_display(d)}"
+                for name, n, d in zip(labels, counts, differences, strict=True)
             ],
             hoverinfo="text",
         )

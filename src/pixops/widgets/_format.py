@@ -35,6 +35,7 @@ __all__ = [
     "message",
     "outcome",
     "pairs",
+    "plural",
     "readable",
     "wire_json",
 ]
@@ -60,6 +61,12 @@ def count_text(number: int) -> str:
     return f"{number:,}".replace(",", ".")
 
 
+def plural(number: int, one: str, many: str | None = None) -> str:
+    """A count with its noun, singular for one: ``1 day``, ``47 days``, ``1.200 cases``."""
+    noun = one if number == 1 else (many or f"{one}s")
+    return f"{count_text(number)} {noun}"
+
+
 def label(code: Any) -> str:
     """A status or reason code as words: ``OPEN`` → ``Open``, ``REFUND_REQUEST`` →
     ``Refund request``; an em dash when there is none."""
@@ -69,9 +76,24 @@ def label(code: Any) -> str:
     return words[:1].upper() + words[1:]
 
 
+#: The service's notices in a reader's words; an unknown one is spelled out from its code.
+_EVENT_WORDS: Final = {
+    "pix.charge.paid": "Charge paid",
+    "pix.payout.queued": "Payment queued",
+    "pix.payout.confirmed": "Payment delivered",
+    "pix.payout.rejected": "Payment rejected",
+    "pix.payout.failed": "Payment failed",
+    # The service's other name for a refund's completion (same refund, same data).
+    "pix.payout.returned": "Refund completed",
+    "pix.refund.requested": "Refund requested (MED case opened)",
+    "pix.refund.completed": "Refund completed",
+}
+
+
 def event_label(kind: Any) -> str:
-    """A webhook event type as words: ``pix.refund.requested`` → ``Refund requested``."""
-    return label(str(kind).removeprefix("pix.").replace(".", " "))
+    """A webhook event type as words: ``pix.refund.completed`` → ``Refund completed``."""
+    known = _EVENT_WORDS.get(str(kind))
+    return known or label(str(kind).removeprefix("pix.").replace(".", " "))
 
 
 _CPF: Final = re.compile(r"\d{3}\.?\d{3}\.?\d{3}-?\d{2}")
@@ -143,12 +165,14 @@ def html_table(
     time_columns: Iterable[str] = (),
     code_columns: Iterable[str] = (),
     number_columns: Iterable[str] = (),
+    event_columns: Iterable[str] = (),
     empty: str = "Nothing to show.",
 ) -> str:
     """Rows as an HTML table: money in reais and counts pt-BR (both right-aligned), times
-    in São Paulo, codes as words (the code itself in the tooltip), other text left."""
+    in São Paulo, codes and webhook event types as words (the code itself in the
+    tooltip), other text left."""
     money_set, time_set = set(money_columns), set(time_columns)
-    code_set, number_set = set(code_columns), set(number_columns)
+    code_set, number_set, event_set = set(code_columns), set(number_columns), set(event_columns)
     right = money_set | number_set
     head = "".join(
         f'<th style="text-align:{"right" if key in right else "left"};padding:2px 8px">'
@@ -168,8 +192,8 @@ def html_table(
             elif key in time_set:
                 text, align, wrap = local_time(value), "left", _NO_BREAK
             else:
-                if key in code_set:
-                    text = label(value)
+                if key in code_set or key in event_set:
+                    text = event_label(value) if key in event_set else label(value)
                     tip = "" if value is None else f' title="{html.escape(str(value))}"'
                 else:
                     text = _cell_text(value)
