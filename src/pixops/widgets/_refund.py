@@ -29,14 +29,13 @@ from pixops.widgets._base import Clock, check_client, clock_for, events_for, inb
 from pixops.widgets._format import (
     HtmlBlock,
     brl,
-    count_text,
-    event_label,
     html_table,
     label,
     local_time,
     message,
     outcome,
     pairs,
+    plural,
 )
 
 __all__ = ["REFUND_REASONS", "RefundPanel", "RefundReason"]
@@ -69,9 +68,8 @@ _REFUNDED_COLUMNS: Final = (
 )
 _EVENT_COLUMNS: Final = (
     ("created_at", "When"),
-    ("event", "What happened"),
+    ("type", "What happened"),
     ("status", "Status"),
-    ("type", "Event code"),
 )
 
 
@@ -87,6 +85,8 @@ class RefundPanel(w.VBox):  # type: ignore[misc]
         self.refunds: list[Record] = []
         self.last_refund: Record | None = None
         self._pending_centavos: int | None = None
+        #: The "Refund sent" card's lines, its status left out (it changes on Follow up).
+        self._sent_items: list[tuple[str, str]] = []
 
         today = self._now().date()
         self.search = w.Text(
@@ -164,7 +164,7 @@ class RefundPanel(w.VBox):  # type: ignore[misc]
             self.select(None)
             self._set_status("No received payment matches that search.", "warn")
             return
-        self._set_status(f"{count_text(len(options))} received payment(s) found.", "ok")
+        self._set_status(f"{plural(len(options), 'received payment')} found.", "ok")
         self.results.value = options[0][1]
         if self.selected is None or self.selected.get("transaction_id") != options[0][1]:
             self.select(options[0][1])
@@ -234,10 +234,10 @@ class RefundPanel(w.VBox):  # type: ignore[misc]
         days_left = (deadline.date() - self._now().date()).days
         text += f" after settlement: until {local_time(deadline)}"
         if days_left < 0:
-            text += f", {-days_left} day(s) ago. The central bank will refuse it (DT05)."
+            text += f", {plural(-days_left, 'day')} ago. The central bank will refuse it (DT05)."
             self.reason_help.value = message(text, "error")
         else:
-            text += f" ({days_left} day(s) left)."
+            text += f" ({plural(days_left, 'day')} left)."
             self.reason_help.value = message(text, "warn" if days_left <= 7 else "info")
 
     def _invalidate_review(self) -> None:
@@ -312,6 +312,9 @@ class RefundPanel(w.VBox):  # type: ignore[misc]
             self._set_status(f"The service refused the refund: {error}", "error")
             return
         self.last_refund = response
+        # The next refund starts from scratch: a new amount, a new review.
+        self.amount.value = ""
+        self.description.value = ""
         self.select(str(self.selected["transaction_id"]))
         self.follow_button.disabled = False
         refund_id, status = response.get("transaction_id"), label(response.get("status"))
@@ -321,19 +324,23 @@ class RefundPanel(w.VBox):  # type: ignore[misc]
             "ok",
         )
         reason = _REASONS[self.reason.value]
+        self._sent_items = [
+            ("Refund", str(refund_id)),
+            ("Of payment", str(self.selected["transaction_id"])),
+            ("Amount", brl(response.get("amount"))),
+            ("Reason", f"{reason.code}: {reason.meaning}"),
+            ("Requested", local_time(self._now())),
+        ]
+        self._show_sent(response)
+
+    def _show_sent(self, refund: Record) -> None:
+        """The "Refund sent" card with the refund's latest status (it replaces the last)."""
+        items = [*self._sent_items[:3], ("Status", label(refund.get("status")))]
+        if refund.get("completed_at"):
+            items.append(("Completed", local_time(refund.get("completed_at"))))
+        self.output.outputs = ()
         self.output.append_display_data(
-            outcome(
-                "Refund sent",
-                [
-                    ("Refund", str(refund_id)),
-                    ("Of payment", str(self.selected["transaction_id"])),
-                    ("Amount", brl(response.get("amount"))),
-                    ("Status", status),
-                    ("Reason", f"{reason.code}: {reason.meaning}"),
-                    ("Requested", local_time(self._now())),
-                ],
-                response,
-            )
+            outcome("Refund sent", [*items, *self._sent_items[3:]], refund)
         )
 
     def follow_up(self) -> None:
@@ -353,15 +360,9 @@ class RefundPanel(w.VBox):  # type: ignore[misc]
         self._set_status(
             f"Refund {refund_id}: {label(status)}" + (f" ({reason})." if reason else "."), tone
         )
+        self._show_sent(final)
         events = events_for(self._inbox, {refund_id})
-        rows = [
-            {
-                **e,
-                "event": event_label(e.get("type")),
-                "status": (e.get("data") or {}).get("status"),
-            }
-            for e in events
-        ]
+        rows = [{**e, "status": (e.get("data") or {}).get("status")} for e in events]
         self.output.append_display_data(
             HtmlBlock(
                 "<b>Webhook events of this refund</b>"
@@ -370,6 +371,7 @@ class RefundPanel(w.VBox):  # type: ignore[misc]
                     _EVENT_COLUMNS,
                     time_columns={"created_at"},
                     code_columns={"status"},
+                    event_columns={"type"},
                     empty="No webhook inbox here, or no event received yet.",
                 )
             )
