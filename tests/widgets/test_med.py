@@ -31,6 +31,13 @@ def test_no_case_needs_attention_at_the_end_of_the_month(desk: Desk) -> None:
     panel.show.value = "all"  # the month's 22 closed cases
     assert len(panel.cases) == 22
     assert {case["status"] for case in panel.cases} == {"CLOSED"}
+    # Each closed case says how it was decided: in the table, the picker and the details.
+    assert ">Decision</th>" in panel.table.value
+    assert 'title="AGREED">Agreed</td>' in panel.table.value
+    assert 'title="DISAGREED">Disagreed</td>' in panel.table.value
+    pickers = [text for text, _ in panel.case_picker.options]
+    assert all("decided: agreed" in t or "decided: disagreed" in t for t in pickers)
+    assert "Closed: the central bank" in panel.details.value
 
 
 def test_open_cases_are_sorted_by_deadline_with_urgency(desk: Desk) -> None:

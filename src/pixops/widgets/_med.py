@@ -26,6 +26,7 @@ from pixops.widgets._format import (
     message,
     outcome,
     pairs,
+    plural,
 )
 
 __all__ = ["MAX_DEFENSE_CHARS", "MedDefensePanel", "urgency"]
@@ -38,6 +39,10 @@ _REASONS: Final = {
     "OPERATIONAL_FLAW": "operational flaw",
     "REFUND_REQUEST": "the payer asks for the money back",
 }
+_DECISIONS: Final = {
+    "AGREED": "Closed: the central bank agreed with the payer",
+    "DISAGREED": "Closed: the central bank sided with the merchant",
+}
 _CASE_COLUMNS: Final = (
     ("defense_deadline", "Deadline"),
     ("urgency", "Time left"),
@@ -45,6 +50,7 @@ _CASE_COLUMNS: Final = (
     ("amount", "Disputed"),
     ("reason", "Reason"),
     ("status", "Status"),
+    ("analysis_result", "Decision"),
 )
 _HISTORY_COLUMNS: Final = (("at", "When"), ("what", "What happened"))
 
@@ -67,7 +73,7 @@ def urgency(case: Record, now: datetime) -> tuple[str, str]:
         return f"{hours} h left", "error"
     if hours < 72:
         return f"{hours} h left", "warn"
-    return f"{hours // 24} days left", "ok"
+    return f"{plural(hours // 24, 'day')} left", "ok"
 
 
 class MedDefensePanel(w.VBox):  # type: ignore[misc]
@@ -145,7 +151,7 @@ class MedDefensePanel(w.VBox):  # type: ignore[misc]
             _CASE_COLUMNS,
             money_columns={"amount"},
             time_columns={"defense_deadline"},
-            code_columns={"reason", "status"},
+            code_columns={"reason", "status", "analysis_result"},
             empty="No MED case needs attention.",
         )
         current = None if self.case is None else self.case.get("id")
@@ -185,10 +191,14 @@ class MedDefensePanel(w.VBox):  # type: ignore[misc]
 
     def _render(self, case: Record, payment: Record) -> None:
         text, tone = urgency(case, self._now())
+        decision = _DECISIONS.get(str(case.get("analysis_result")))
+        if decision is not None:
+            text, tone = decision + ".", "ok"
         summary = pairs(
             [
                 ("Case", str(case.get("id"))),
                 ("Status", label(case.get("status"))),
+                ("Decision", label(case.get("analysis_result")) if decision else "not yet"),
                 ("Reason", _REASONS.get(str(case.get("reason")), str(case.get("reason")))),
                 ("Disputed amount", brl(case.get("amount"))),
                 ("Blocked meanwhile", brl(case.get("blocked_amount"))),
@@ -217,15 +227,12 @@ class MedDefensePanel(w.VBox):  # type: ignore[misc]
             steps.append({"at": case["defended_at"], "what": "Defense submitted"})
         if case.get("closed_at"):
             result = case.get("analysis_result") or case.get("status")
-            what = {
-                "AGREED": "Closed: the central bank agreed with the payer",
-                "DISAGREED": "Closed: the central bank sided with the merchant",
-            }.get(str(result), f"Closed ({result})")
+            what = _DECISIONS.get(str(result), f"Closed ({label(result)})")
             if case.get("analysis_details"):
                 what += f": {case['analysis_details']}"
             steps.append({"at": case["closed_at"], "what": what})
         for event in events_for(self._inbox, {str(case.get("id"))}):
-            what = f"{event_label(event.get('type'))} (webhook notice)"
+            what = f"{event_label(event.get('type'))} (the service's notice)"
             steps.append({"at": event.get("created_at"), "what": what})
         refund_id = case.get("refund_transaction_id")
         if refund_id:
@@ -329,5 +336,8 @@ def _priority(case: Record) -> tuple[int, datetime]:
 
 
 def _label(case: Record, now: datetime) -> str:
+    """The picker's line: the case, its amount, and its time left or its decision."""
     text, _ = urgency(case, now)
+    if case.get("analysis_result"):
+        text = f"decided: {label(case['analysis_result']).lower()}"
     return f"{case.get('id')} · {brl(case.get('amount'))} · {label(case.get('status'))} · {text}"
