@@ -45,13 +45,16 @@ def test_end_to_end_id_shows_the_whole_story(desk: Desk) -> None:
     assert "AGREED" in panel.med_view.value
     assert "PIXRET" in panel.refunds_view.value
     sources = [step["source"] for step in panel.timeline]
-    assert sources[:2] == ["record", "record"]
-    assert {"webhook", "MED", "refund"} <= set(sources)
+    assert sources[:2] == ["Transaction", "Transaction"]
+    assert {"Service notice", "MED case", "Refund"} <= set(sources)
     whats = " ".join(step["what"] for step in panel.timeline)
     # Events and statuses read as words, never as codes.
     assert "Charge paid" in whats
-    assert "Refund requested: open" in whats
+    assert "Refund requested (MED case opened)" in whats
     assert "Refund completed (PIXRET" in whats
+    # The service's second name for the same completion is not a second step.
+    assert whats.count("Refund completed") == 1
+    assert ": open" not in whats
     assert "opened: Fraud" in whats
     assert "closed: Agreed" in whats
     assert "pix." not in whats
@@ -151,12 +154,31 @@ def test_unknown_identifiers_say_nothing_was_found(desk: Desk) -> None:
     assert panel.shapes_view.outputs == ()
 
 
-def test_identifiers_with_spaces_find_nothing_without_asking(desk: Desk) -> None:
+def test_text_that_is_no_identifier_and_no_payer_finds_nothing(desk: Desk) -> None:
     panel = inspector(desk)
-    mark = desk.mark()
     panel.inspect("two words")
     assert "Nothing found" in panel.status.value
-    assert desk.calls_since(mark) == []
+    assert "payer" in panel.status.value  # it says what was searched
+    assert panel.record is None
+
+
+def test_a_payer_name_finds_their_received_payments(desk: Desk) -> None:
+    panel = inspector(desk)
+    assert "payer name" in panel.identifier.placeholder
+    panel.inspect("juliana lima soares")
+    assert panel.record is not None
+    assert panel.record["counterparty_name"] == "Juliana Lima Soares"
+    assert panel.record["direction"] == "inbound"
+    assert "Found." in panel.status.value
+
+
+def test_the_summary_and_timeline_use_words_and_the_shapes_say_utc(desk: Desk) -> None:
+    panel = inspector(desk)
+    panel.inspect(DISPUTED)
+    assert "PIX transfer" in panel.summary.value
+    assert ">pix<" not in panel.summary.value
+    text = "".join(str(o.get("text", "")) for o in panel.shapes_view.outputs)
+    assert "Times here are UTC" in text
 
 
 def test_inspector_only_reads(desk: Desk) -> None:

@@ -1,13 +1,15 @@
 """`TransactionInspector`: support's tool. Paste any identifier, see everything about it.
 
 Any of transaction_id, end-to-end id, external_id, tag, QR tx_id or MED case id finds
-the transaction; the panel shows its summary, a timeline of what happened (the record's
-own times, webhook events, refunds, MED cases), its refunds and disputes, the receipt,
-and the record in every shape the API returns it.
+the transaction, and so does a payer's name, CPF/CNPJ or amount (received payments of
+the last `NAME_SEARCH_DAYS` days). The panel shows its summary, a timeline of what
+happened (the record's own times, webhook events, refunds, MED cases), its refunds and
+disputes, the receipt, and the record in every shape the API returns it.
 """
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any, Final
 
 import ipywidgets as w
@@ -15,6 +17,7 @@ import ipywidgets as w
 from pixops.errors import PixopsError
 from pixops.widgets._api import (
     Record,
+    find_received,
     lookup,
     med_cases,
     parse_time,
@@ -27,24 +30,36 @@ from pixops.widgets._api import (
 from pixops.widgets._base import Clock, check_client, clock_for, events_for, inbox_for
 from pixops.widgets._format import (
     brl,
-    count_text,
     event_label,
     html_table,
     label,
     local_time,
     message,
     pairs,
+    plural,
     wire_json,
 )
 
 __all__ = ["TransactionInspector"]
 
 TABS: Final = ("Summary", "Timeline", "Refunds", "MED", "Receipt", "API shapes")
+#: How far back a payer's name, document or amount is looked for.
+NAME_SEARCH_DAYS: Final = 90
 #: The shapes are for reading: the wire's money and documents are shown as people see them.
 SHAPES_NOTE: Final = (
     "Money fields are shown in reais (the API sends integer base units, 100 per centavo);"
-    " CPFs are masked as on the receipt."
+    " CPFs are masked as on the receipt. Times here are UTC, as the API sends them (the"
+    " Z at the end): São Paulo is 3 hours behind, so 05:03:49Z is 02:03:49 in the other tabs."
 )
+_TYPES: Final = {
+    "pix": "PIX transfer",
+    "pix_return": "PIX refund",
+    "pix_qrcode": "QR code charge",
+    "ted": "TED bank transfer",
+    "internal": "Transfer between accounts",
+}
+#: Where each timeline step comes from, in words.
+_RECORD, _NOTICE, _REFUND, _MED = "Transaction", "Service notice", "Refund", "MED case"
 _TIMELINE_COLUMNS: Final = (("at", "When (São Paulo)"), ("source", "Source"), ("what", "What"))
 _REFUND_COLUMNS: Final = (
     ("transaction_id", "Refund"),
@@ -78,8 +93,11 @@ class TransactionInspector(w.VBox):  # type: ignore[misc]
         self.cases: list[Record] = []
 
         self.identifier = w.Text(
-            placeholder="transaction_id, end-to-end id, external_id, tag, QR tx_id or MED case",
-            layout=w.Layout(width="560px"),
+            placeholder=(
+                "transaction id, end-to-end id, order number, tag, QR code id, MED case,"
+                " payer name, CPF/CNPJ or R$ amount"
+            ),
+            layout=w.Layout(width="640px"),
         )
         self.inspect_button = w.Button(description="Inspect", button_style="primary", icon="search")
         self.matches = w.Dropdown(description="Matches", options=[], layout=w.Layout(width="720px"))
@@ -123,7 +141,7 @@ class TransactionInspector(w.VBox):  # type: ignore[misc]
                 raise TypeError("the identifier must be text")
             self.identifier.value = identifier
         try:
-            found = lookup(self.client, self.identifier.value)
+            found = lookup(self.client, self.identifier.value) or self._received_by_payer()
         except (PixopsError, ValueError) as error:
             self._set_status(str(error), "error")
             return
@@ -134,12 +152,13 @@ class TransactionInspector(w.VBox):  # type: ignore[misc]
             self._clear()
             self._set_status(
                 f"Nothing found for {self.identifier.value.strip()!r}: no transaction, QR code, "
-                "external id, tag or MED case has it.",
+                "order number, tag or MED case has it, and no payment received in the last "
+                f"{NAME_SEARCH_DAYS} days has that payer, CPF/CNPJ or amount.",
                 "warn",
             )
             return
         many = (
-            f"{count_text(len(options))} transactions carry it; showing the newest."
+            f"{plural(len(options), 'transaction')} match; showing the newest."
             if len(options) > 1
             else ""
         )
@@ -159,6 +178,18 @@ class TransactionInspector(w.VBox):  # type: ignore[misc]
             self._set_status(f"Could not read {transaction_id}: {error}", "error")
             return
         self._render()
+
+    def _received_by_payer(self) -> list[Record]:
+        """Received payments of the last days whose payer, CPF/CNPJ or amount matches."""
+        now = self._now()
+        today = now.date()
+        return find_received(
+            self.client,
+            self.identifier.value,
+            today - timedelta(days=NAME_SEARCH_DAYS),
+            today,
+            now,
+        )
 
     # -- loading -------------------------------------------------------------------
 
@@ -212,12 +243,12 @@ class TransactionInspector(w.VBox):  # type: ignore[misc]
                 steps.append({"at": at, "source": source, "what": what})
 
         amount = brl(record.get("amount"))
-        add(record.get("created_at") or record.get("started_at"), "record", f"Created ({amount})")
+        add(record.get("created_at") or record.get("started_at"), _RECORD, f"Created ({amount})")
         if record.get("status") == "settled":
-            add(record.get("completed_at"), "record", "Settled")
+            add(record.get("completed_at"), _RECORD, "Settled")
         add(
             record.get("failed_at"),
-            "record",
+            _RECORD,
             f"Failed: {record.get('reason_code')} {record.get('reason_description') or ''}".strip(),
         )
         ids = {tid} | {str(r.get("transaction_id")) for r in self.refunds}
@@ -225,26 +256,25 @@ class TransactionInspector(w.VBox):  # type: ignore[misc]
         for event in events_for(self._inbox, ids):
             data = event.get("data") or {}
             what = event_label(event.get("type"))
-            detail = label(data.get("status") or data.get("reason_code")).lower()
-            if detail != "—" and detail not in what.lower():
-                what += f": {detail}"
+            if data.get("reason_code"):
+                what += f": {data['reason_code']} {data.get('reason_description') or ''}".rstrip()
             if data.get("transaction_id") != tid:
                 what += f" ({data.get('transaction_id')})"
-            add(event.get("created_at"), "webhook", what)
+            add(event.get("created_at"), _NOTICE, what)
         for refund in self.refunds:
             rid = refund.get("transaction_id")
             add(
                 refund.get("created_at"),
-                "refund",
+                _REFUND,
                 f"Refund {rid} requested, {brl(refund.get('amount'))}",
             )
-            add(refund.get("completed_at"), "refund", f"Refund {rid} settled")
+            add(refund.get("completed_at"), _REFUND, f"Refund {rid} settled")
         for case in self.cases:
             cid = case.get("id")
-            add(case.get("opened_at"), "MED", f"Case {cid} opened: {label(case.get('reason'))}")
-            add(case.get("defended_at"), "MED", f"Case {cid}: defense submitted")
+            add(case.get("opened_at"), _MED, f"Case {cid} opened: {label(case.get('reason'))}")
+            add(case.get("defended_at"), _MED, f"Case {cid}: defense submitted")
             result = label(case.get("analysis_result"))
-            add(case.get("closed_at"), "MED", f"Case {cid} closed: {result}")
+            add(case.get("closed_at"), _MED, f"Case {cid} closed: {result}")
         steps.sort(key=lambda s: time_key(s["at"]))
         return steps
 
@@ -258,7 +288,7 @@ class TransactionInspector(w.VBox):  # type: ignore[misc]
             ("Transaction", str(record.get("transaction_id"))),
             ("End-to-end id", str(record.get("end_to_end_id") or "—")),
             ("External id", str(record.get("external_id") or "—")),
-            ("Type", str(record.get("type"))),
+            ("Type", _TYPES.get(str(record.get("type")), label(record.get("type")))),
             ("Direction", "received" if inbound else "sent"),
             ("Status", label(record.get("status"))),
             ("Amount", brl(record.get("amount"))),
