@@ -63,7 +63,7 @@ def test_desk_serves_one_notebook_without_its_code(tmp_path: Path) -> None:
     notebook.write_text("{}")
     command = desk_command(notebook, port=9124)
     argv = list(command.argv)
-    assert argv[:4] == [sys.executable, "-m", "voila", str(notebook.resolve())]
+    assert argv[:4] == [sys.executable, "-m", "pixops.desk._voila", str(notebook.resolve())]
     assert "--strip_sources=True" in argv
     assert "--show_tracebacks=False" in argv
     assert "--Voila.ip=127.0.0.1" in argv

@@ -145,14 +145,15 @@ def desk_command(
     port: int = 0,
     base_env: Mapping[str, str] | None = None,
 ) -> ServerCommand:
-    """Voilà serving one notebook as a page: outputs and widgets only, never the code."""
+    """Voilà serving one notebook as a page: outputs and widgets only, never the code, and
+    without the cells tagged `notebook-only` (`pixops.desk._voila`)."""
     if not notebook.is_file():
         raise ServerError(f"no such notebook: {notebook}")
     chosen_port = port or free_port(host)
     argv = [
         sys.executable,
         "-m",
-        "voila",
+        "pixops.desk._voila",
         str(notebook.resolve()),
         "--no-browser",
         f"--Voila.ip={host}",
