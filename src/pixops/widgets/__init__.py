@@ -21,7 +21,15 @@ from pixops.widgets._charts import (
     status_by_day_figure,
     volume_by_day_figure,
 )
-from pixops.widgets._format import brl, count_text, frame_table, local_time
+from pixops.widgets._format import (
+    brl,
+    count_text,
+    event_label,
+    frame_table,
+    label,
+    local_time,
+    plural,
+)
 from pixops.widgets._inspector import TransactionInspector
 from pixops.widgets._med import MAX_DEFENSE_CHARS, MedDefensePanel, urgency
 from pixops.widgets._recon import ReconDashboard, read_balance_snapshots
@@ -37,11 +45,14 @@ __all__ = [
     "TransactionInspector",
     "brl",
     "count_text",
+    "event_label",
     "fees_by_day_figure",
     "findings_figure",
     "frame_table",
+    "label",
     "local_time",
     "payer_banks_figure",
+    "plural",
     "read_balance_snapshots",
     "received_by_hour_figure",
     "status_by_day_figure",
