@@ -216,8 +216,8 @@ def test_each_category_shows_its_own_figures(ran: tuple[ReconDashboard, Recorder
     assert ">R$ 0,10<" in table  # the fee difference, statement minus ledger
     assert "Booked on" not in table
     board.category.value = "status_mismatch"
-    assert ">Failed<" in board.table.value  # a status as a word, the code in the tooltip
-    assert 'title="failed"' in board.table.value
+    assert "ledger expects failed, statement shows settled" in board.table.value
+    assert "Ledger status" not in board.table.value  # the detail says whose status it is
     board.category.value = "amount_mismatch"
     # The ledger wrote the transaction id down: it is not shown twice.
     assert board.table.value.count("PIXINE607469482026011503240L1SI9RGrO3") == 1

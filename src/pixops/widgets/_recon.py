@@ -51,13 +51,8 @@ _TABLE_COLUMNS: Final[dict[str, tuple[tuple[str, str], ...]]] = {
         ("statement_fee_base", "Statement fee"),
         ("fee_difference_base", "Fee difference"),
     ),
-    "status_mismatch": (
-        *_IDS,
-        ("statement_amount_base", "Amount"),
-        ("ledger_status", "Ledger status"),
-        ("statement_status", "Statement status"),
-        *_DETAIL,
-    ),
+    # The detail names both statuses, and whose: the ledger's or a webhook's.
+    "status_mismatch": (*_IDS, ("statement_amount_base", "Amount"), *_DETAIL),
     "timing_difference": (
         *_IDS,
         ("statement_amount_base", "Amount"),
@@ -79,7 +74,6 @@ _TABLE_COLUMNS: Final[dict[str, tuple[tuple[str, str], ...]]] = {
     ),
 }
 _OTHER_COLUMNS: Final = (*_IDS, *_AMOUNTS, *_DETAIL)
-_STATUS_COLUMNS: Final = frozenset({"ledger_status", "statement_status"})
 _SUMMARY_COLUMNS: Final = (
     ("label", "Category"),
     ("items", "Items"),
@@ -318,7 +312,6 @@ class ReconDashboard(w.VBox):  # type: ignore[misc]
                 shown,
                 columns,
                 money_columns={k for k, _ in columns if k.endswith("_base")},
-                code_columns=_STATUS_COLUMNS,
                 empty="No rows.",
             )
             + note
