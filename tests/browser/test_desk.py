@@ -38,14 +38,18 @@ def desk(workspace: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[
 def test_support_pastes_an_identifier_and_sees_the_payment(page: Page, desk: Server) -> None:
     # Voilà streams the page while the notebook runs: wait for the panel, not the load event.
     page.goto(desk.base_url + "/", wait_until="commit", timeout=180_000)
-    search = page.get_by_placeholder(re.compile("transaction_id, end-to-end id"))
+    search = page.get_by_placeholder(re.compile("transaction id, end-to-end id"))
     expect(search).to_be_visible(timeout=180_000)
+    # The page is the panel for support: no notes on connecting, no demo case preselected.
+    expect(search).to_have_value("")
     # Support staff see the page, never the code behind it.
     editors = page.locator(".jp-InputArea .cm-editor, .jp-InputArea .CodeMirror, .jp-InputArea pre")
     expect(editors).to_have_count(0)
     shown = page.inner_text("body")
     assert "import pixops" not in shown
     assert "TransactionInspector(client)" not in shown
+    assert "PIXOPS_BASE_URL" not in shown
+    assert "med_" not in shown
 
     search.fill(PAYMENT)
     widget_button(page, "Inspect").click()
@@ -55,3 +59,11 @@ def test_support_pastes_an_identifier_and_sees_the_payment(page: Page, desk: Ser
     expect(panel).to_contain_text(PAYMENT_AMOUNT_TEXT)
     expect(panel).to_contain_text(PAYMENT_PAYER)
     screenshot(page, "desk-voila")
+
+    # A payer's name finds their received payments too.
+    search.fill(PAYMENT_PAYER)
+    widget_button(page, "Inspect").click()
+    expect(panel).to_contain_text("Found.")
+    expect(panel).to_contain_text(PAYMENT_AMOUNT_TEXT)
+    assert "Nothing found" not in panel.inner_text()
+    screenshot(page, "desk-payer-name")
