@@ -170,6 +170,7 @@ def test_a_payer_name_finds_their_received_payments(desk: Desk) -> None:
     assert panel.record["counterparty_name"] == "Juliana Lima Soares"
     assert panel.record["direction"] == "inbound"
     assert "Found." in panel.status.value
+    assert panel.matches.options[0][0].endswith("· Settled")  # as the Summary says
 
 
 def test_the_summary_and_timeline_use_words_and_the_shapes_say_utc(desk: Desk) -> None:

@@ -397,5 +397,6 @@ def _label(record: Record) -> str:
     when = local_time(record.get("created_at") or record.get("started_at"))
     return (
         f"{when} · {record.get('transaction_id')} · {brl(record.get('amount'))} · "
-        f"{label(record.get('status'))}"
+        # A statement row (a payer-name match) has its payment's status apart.
+        f"{label(record.get('payment_status') or record.get('status'))}"
     )
