@@ -108,6 +108,14 @@ def test_refunds_panel_refunds_part_of_a_payment(page: Page, lab: Server, worksp
     widget_button(panel, "Confirm refund").click()
     expect(panel).to_contain_text("Accepted")
     expect(panel).to_contain_text("Refund sent")
+    # A sent refund clears the amount: a second one starts from scratch.
+    expect(panel.get_by_placeholder(re.compile("R\\$ 0,00"))).to_have_value("")
+    widget_button(panel, "Follow up").click()
+    expect(panel).to_contain_text(re.compile(r"Refund \S+: Settled"))
+    card = panel.locator("table").filter(has_text="Of payment").first
+    expect(card).to_contain_text("Settled")
+    expect(card).not_to_contain_text("Accepted")
+    assert "Event code" not in panel.inner_text()
     assert not _RAW_BASE_UNITS.search(panel.inner_text()), "raw base units shown to the reader"
     assert not _RAW_BASE_UNITS.search(_outputs_text(page)), "raw base units in the outputs"
     screenshot_at(page, panel.get_by_text("Refund sent").first, "refunds-panel")
@@ -128,12 +136,17 @@ def test_med_panel_submits_a_defense(page: Page, lab: Server, workspace: Path) -
     assert not _RAW_BASE_UNITS.search(_outputs_text(page)), "raw base units in the outputs"
     assert scrolling_tables(panel) == [], "a MED table is wider than the panel"
     screenshot_at(page, panel.get_by_text(re.compile("Defense of")).first, "med-panel")
+    # All cases: a closed case says how the central bank decided, and the table still fits.
+    panel.locator(".widget-toggle-button").filter(has_text="All cases").click()
+    expect(panel.locator("td").filter(has_text=re.compile("^Disagreed$")).first).to_be_visible()
+    assert scrolling_tables(panel) == [], "a MED table is wider than the panel"
+    screenshot_at(page, panel.get_by_text("Disagreed", exact=True).first, "med-all-cases")
 
 
 def test_investigation_inspects_a_payment(page: Page, lab: Server, workspace: Path) -> None:
     _run(page, lab, workspace, "*investigation*.ipynb")
     panel = page.locator(".widget-vbox").filter(has_text="Transaction inspector").first
-    panel.get_by_placeholder(re.compile("transaction_id, end-to-end id")).fill(PAYMENT)
+    panel.get_by_placeholder(re.compile("transaction id, end-to-end id")).fill(PAYMENT)
     widget_button(panel, "Inspect").click()
     expect(panel).to_contain_text("Found.")
     expect(panel).to_contain_text(PAYMENT_AMOUNT_TEXT)
@@ -142,6 +155,7 @@ def test_investigation_inspects_a_payment(page: Page, lab: Server, workspace: Pa
     panel.get_by_role("tab", name="Timeline").click()
     expect(panel).to_contain_text("Charge paid")
     assert "pix." not in panel.inner_text(), "a raw event code shown in the timeline"
+    assert "webhook" not in panel.inner_text(), "a developer's word in the timeline"
     screenshot_at(page, panel.get_by_text("Charge paid").first, "investigation-timeline")
     panel.get_by_role("tab", name="API shapes").click()
     expect(panel).to_contain_text("payer_document")

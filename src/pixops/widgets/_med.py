@@ -49,8 +49,7 @@ _CASE_COLUMNS: Final = (
     ("id", "Case"),
     ("amount", "Disputed"),
     ("reason", "Reason"),
-    ("status", "Status"),
-    ("analysis_result", "Decision"),
+    ("state", "Status"),
 )
 _HISTORY_COLUMNS: Final = (("at", "When"), ("what", "What happened"))
 
@@ -145,13 +144,13 @@ class MedDefensePanel(w.VBox):  # type: ignore[misc]
         cases.sort(key=_priority)
         self.cases = cases
         now = self._now()
-        rows = [{**c, "urgency": urgency(c, now)[0]} for c in cases]
+        rows = [{**c, "urgency": urgency(c, now)[0], "state": _state(c)} for c in cases]
         self.table.value = html_table(
             rows,
             _CASE_COLUMNS,
             money_columns={"amount"},
             time_columns={"defense_deadline"},
-            code_columns={"reason", "status", "analysis_result"},
+            code_columns={"reason"},
             empty="No MED case needs attention.",
         )
         current = None if self.case is None else self.case.get("id")
@@ -327,6 +326,12 @@ class MedDefensePanel(w.VBox):  # type: ignore[misc]
 
     def _set_status(self, text: str, tone: str = "info") -> None:
         self.status.value = message(text, tone) if text else ""
+
+
+def _state(case: Record) -> str:
+    """The status in words; a decided case's decision (``Agreed``), its time left saying
+    "closed" beside it (one short word each, so the table fits the panel)."""
+    return label(case.get("analysis_result") or case.get("status"))
 
 
 def _priority(case: Record) -> tuple[int, datetime]:
