@@ -9,18 +9,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from pixops.report import NOTEBOOK_ONLY_TAG
+from pixops.report import shared_cells
 
 __all__ = ["main", "without_notebook_only"]
 
 
 def without_notebook_only(handler: Any, notebook: Any, cwd: str) -> Any:
     """Voilà's pre-launch hook: the notebook minus the cells tagged `notebook-only`."""
-    notebook.cells = [
-        cell
-        for cell in notebook.cells
-        if NOTEBOOK_ONLY_TAG not in cell.get("metadata", {}).get("tags", [])
-    ]
+    notebook.cells = shared_cells(notebook.cells)
     return notebook
 
 

@@ -26,7 +26,7 @@ from pixops.report._daily import (
 )
 from pixops.report._errors import ReportError
 from pixops.report._execute import PLOTLY_RENDERER, declared_parameters, execute_notebook
-from pixops.report._export import NOTEBOOK_ONLY_TAG, export_html
+from pixops.report._export import NOTEBOOK_ONLY_TAG, export_html, shared_cells
 from pixops.report._offline import remote_references, strip_remote_scripts
 from pixops.report._render import render_report
 
@@ -50,5 +50,6 @@ __all__ = [
     "register",
     "remote_references",
     "render_report",
+    "shared_cells",
     "strip_remote_scripts",
 ]

@@ -23,6 +23,13 @@ _PLOTLY_JSON = "application/vnd.plotly.v1+json"
 _PLOTLY_JS_MARK = "window.PlotlyConfig"
 
 
+def shared_cells(cells: list[Any]) -> list[Any]:
+    """The cells a page shows (a report, the desk): those not tagged `NOTEBOOK_ONLY_TAG`."""
+    return [
+        cell for cell in cells if NOTEBOOK_ONLY_TAG not in cell.get("metadata", {}).get("tags", [])
+    ]
+
+
 def export_html(notebook: Any, *, title: str) -> str:
     """The page of an executed `nbformat` notebook: outputs and prose, inputs hidden, and
     cells tagged `NOTEBOOK_ONLY_TAG` left out.
@@ -58,11 +65,7 @@ def _without_remote_scripts(notebook: Any) -> Any:
     """A copy of `notebook` without its notebook-only cells, whose HTML outputs and widget
     state load nothing remote."""
     cleaned = copy.deepcopy(notebook)
-    cleaned.cells = [
-        cell
-        for cell in cleaned.cells
-        if NOTEBOOK_ONLY_TAG not in cell.get("metadata", {}).get("tags", [])
-    ]
+    cleaned.cells = shared_cells(cleaned.cells)
     for cell in cleaned.cells:
         for output in cell.get("outputs", []):
             data = output.get("data", {})
