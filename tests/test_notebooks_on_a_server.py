@@ -144,7 +144,7 @@ def test_the_quickstart_waits_for_the_customer_to_pay_the_qr(
     assert failures == []
     text = "\n".join(text for _, text in printed(ran))
     assert "Pay it with this copia e cola: 000201" in text  # the BR Code to pay, shown
-    assert "Status:    settled" in text
+    assert "Status:    Settled" in text
     assert "Paid by:   Cliente do Quickstart" in text
     assert "Amount:    R$ 49,90" in text
     assert "not paid" not in text.lower()
