@@ -33,3 +33,15 @@ def test_a_missing_notebook_is_refused(tmp_path: Path) -> None:
 def test_the_timeout_is_a_positive_integer(report_notebook: Path, timeout: object) -> None:
     with pytest.raises(ReportError, match="timeout_seconds"):
         execute_notebook(report_notebook, {}, timeout_seconds=timeout)  # type: ignore[arg-type]
+
+
+def test_the_kernel_talks_over_ipc_and_prints_no_warning(
+    report_notebook: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """A scheduled run prints nothing but its result: the kernel uses IPC sockets, so it
+    has no unencrypted-TCP warning to write to the scheduler's log."""
+    executed = execute_notebook(report_notebook, {"count": 2})
+    assert executed.cells  # it ran
+    captured = capfd.readouterr()
+    assert "without encryption" not in captured.err
+    assert "WARNING" not in captured.err

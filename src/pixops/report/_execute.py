@@ -63,6 +63,7 @@ def execute_notebook(
                     progress_bar=False,
                     log_output=False,
                     execution_timeout=timeout_seconds,
+                    kernel_manager_class=_ipc_kernel_manager(),
                 )
             except papermill.PapermillExecutionError as failure:
                 raise ReportError(
@@ -70,6 +71,19 @@ def execute_notebook(
                     f"{failure.ename}: {failure.evalue}"
                 ) from failure
         return nbformat.read(executed, as_version=4)  # type: ignore[no-untyped-call]
+
+
+def _ipc_kernel_manager() -> type:
+    """A kernel manager that talks to its kernel over IPC sockets (files in Jupyter's
+    private runtime folder) instead of TCP on loopback: no port another local user could
+    reach, and no "running over TCP without encryption" warning on every scheduled run."""
+    from jupyter_client.manager import AsyncKernelManager
+    from traitlets import CaselessStrEnum
+
+    class IpcKernelManager(AsyncKernelManager):
+        transport = CaselessStrEnum(["tcp", "ipc"], default_value="ipc", config=True)
+
+    return IpcKernelManager
 
 
 @contextmanager
