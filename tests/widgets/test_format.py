@@ -189,3 +189,9 @@ def test_frame_codes_read_as_words_with_the_code_in_the_tooltip() -> None:
     assert 'title="OPEN"' in shown
     assert ">OPEN<" not in shown
     assert ">Refund request<" in shown
+
+
+def test_tables_keep_math_typesetting_off() -> None:
+    """Two amounts in reais in one table are not a LaTeX formula between dollar signs."""
+    table = html_table([{"a": 100, "b": 200}], [("a", "A"), ("b", "B")], money_columns={"a", "b"})
+    assert 'class="tex2jax_ignore mathjax_ignore"' in table

@@ -210,7 +210,9 @@ def html_table(
     return (
         # `width:0; min-width:100%`: the table adds no width to the boxes around it (which
         # would grow past the notebook and clip it), yet fills them and scrolls sideways.
-        '<div style="overflow-x:auto;width:0;min-width:100%">'
+        # The classes keep JupyterLab's math typesetting off: "R$ 1 ... R$ 2" is no formula.
+        '<div class="tex2jax_ignore mathjax_ignore"'
+        ' style="overflow-x:auto;width:0;min-width:100%">'
         '<table style="border-collapse:collapse;font-size:13px">'
         f"<thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table></div>"
     )
