@@ -106,7 +106,7 @@ def test_refunds_panel_refunds_part_of_a_payment(page: Page, lab: Server, worksp
     widget_button(panel, "Review refund").click()
     expect(panel).to_contain_text(f"Refund R$ 5,00 to {PAYMENT_PAYER}")
     widget_button(panel, "Confirm refund").click()
-    expect(panel).to_contain_text("Accepted")
+    expect(panel).to_contain_text("Processing (accepted by the service)")
     expect(panel).to_contain_text("Refund sent")
     # A sent refund clears the amount: a second one starts from scratch.
     expect(panel.get_by_placeholder(re.compile("R\\$ 0,00"))).to_have_value("")

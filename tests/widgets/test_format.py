@@ -146,7 +146,7 @@ def test_counts_and_codes_read_the_pt_br_and_plain_english_way() -> None:
     assert label("REFUND_REQUEST") == "Refund request"
     assert label("settled") == "Settled"
     assert label(None) == "—"
-    assert event_label("pix.refund.requested") == "Refund requested (MED case opened)"
+    assert event_label("pix.refund.requested") == "MED case notified by the central bank"
     assert event_label("pix.payout.returned") == "Refund completed"
     assert event_label("pix.payout.confirmed") == "Payment delivered"
     assert event_label("pix.something.new") == "Something new"
@@ -195,3 +195,10 @@ def test_tables_keep_math_typesetting_off() -> None:
     """Two amounts in reais in one table are not a LaTeX formula between dollar signs."""
     table = html_table([{"a": 100, "b": 200}], [("a", "A"), ("b", "B")], money_columns={"a", "b"})
     assert 'class="tex2jax_ignore mathjax_ignore"' in table
+
+
+def test_one_state_reads_as_one_word() -> None:
+    """The statement's `completed` and the transaction's `settled` are the same state."""
+    assert label("completed") == "Settled"
+    assert label("settled") == "Settled"
+    assert label("OPEN") == "Open"

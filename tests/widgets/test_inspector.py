@@ -50,7 +50,7 @@ def test_end_to_end_id_shows_the_whole_story(desk: Desk) -> None:
     whats = " ".join(step["what"] for step in panel.timeline)
     # Events and statuses read as words, never as codes.
     assert "Charge paid" in whats
-    assert "Refund requested (MED case opened)" in whats
+    assert "MED case notified by the central bank" in whats
     assert "Refund completed (PIXRET" in whats
     # The service's second name for the same completion is not a second step.
     assert whats.count("Refund completed") == 1

@@ -171,7 +171,7 @@ def test_review_then_confirm_sends_one_refund_in_centavos(desk: Desk) -> None:
     ]
     assert panel.last_refund is not None
     assert "R$ 10,00" in panel.status.value
-    assert "Accepted" in panel.status.value
+    assert "Processing (accepted by the service)" in panel.status.value
     assert panel.confirm_button.disabled  # one confirmation, one refund
     assert panel.remaining_base == 88_600  # the accepted refund already counts
     assert "R$ 8,86" in panel.details.value
@@ -228,7 +228,9 @@ def test_a_sent_refund_clears_the_amount_and_its_card_follows_the_status(desk: D
     assert panel.confirm_button.disabled
     card = panel.output.outputs[0]["data"]["text/html"]
     assert "Refund sent" in card
-    assert '<td style="text-align:left">Accepted</td>' in card
+    # The same word as the payment's refunds table above it.
+    assert '<td style="text-align:left">Processing (accepted by the service)</td>' in card
+    assert ">Processing<" in panel.details.value
     panel.follow_button.click()
     assert "Settled" in panel.status.value
     card = panel.output.outputs[0]["data"]["text/html"]
@@ -272,6 +274,6 @@ def test_follow_up_lists_the_webhooks_of_the_refund_on_a_connected_client(
     shown = panel.output.outputs[-1]["data"]["text/html"]
     assert 'title="pix.refund.completed">Refund completed<' in shown  # code: tooltip only
     assert "Event code" not in shown
-    assert ">Completed<" in shown
+    assert ">Settled<" in shown  # the event's status `completed`: the same state, one word
     assert 'title="completed"' in shown
     assert "13/02/2026 17:21" in shown  # the sandbox's clock, in São Paulo time

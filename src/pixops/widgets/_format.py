@@ -67,11 +67,18 @@ def plural(number: int, one: str, many: str | None = None) -> str:
     return f"{count_text(number)} {noun}"
 
 
+#: Codes that name one state twice: the statement says ``completed`` where the
+#: transaction says ``settled``, and a reader should see one word for one state.
+_SAME_STATE: Final = {"completed": "Settled"}
+
+
 def label(code: Any) -> str:
     """A status or reason code as words: ``OPEN`` → ``Open``, ``REFUND_REQUEST`` →
-    ``Refund request``; an em dash when there is none."""
+    ``Refund request``, ``completed`` → ``Settled``; an em dash when there is none."""
     if code is None or code == "":
         return "—"
+    if str(code) in _SAME_STATE:
+        return _SAME_STATE[str(code)]
     words = str(code).replace("_", " ").lower()
     return words[:1].upper() + words[1:]
 
@@ -85,7 +92,9 @@ _EVENT_WORDS: Final = {
     "pix.payout.failed": "Payment failed",
     # The service's other name for a refund's completion (same refund, same data).
     "pix.payout.returned": "Refund completed",
-    "pix.refund.requested": "Refund requested (MED case opened)",
+    # The central bank's infraction notice: a MED case, whatever its reason (not always a
+    # payer asking for the money back; the case says fraud, flaw or refund request).
+    "pix.refund.requested": "MED case notified by the central bank",
     "pix.refund.completed": "Refund completed",
 }
 

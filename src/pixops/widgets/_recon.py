@@ -25,7 +25,7 @@ from pixops.widgets._charts import (
     status_by_day_figure,
     volume_by_day_figure,
 )
-from pixops.widgets._format import count_text, html_table, message
+from pixops.widgets._format import count_text, html_table, message, plural
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -230,7 +230,7 @@ class ReconDashboard(w.VBox):  # type: ignore[misc]
         if findings:
             self._set_status(
                 f"{days} ({tz}): {count_text(counts['matched'])} matched,"
-                f" {count_text(findings)} {_plural(findings, 'finding')} to check.",
+                f" {plural(findings, 'finding')} to check.",
                 "warn",
             )
         else:
@@ -302,8 +302,7 @@ class ReconDashboard(w.VBox):  # type: ignore[misc]
         ]
         more = len(records) - len(shown)
         note = (
-            f"<p><i>{count_text(more)} more {_plural(more, 'row')}: narrow the filter or"
-            " export.</i></p>"
+            f"<p><i>{plural(more, 'more row')}: narrow the filter or export.</i></p>"
             if more > 0
             else ""
         )
@@ -351,10 +350,6 @@ def _finding_row(record: dict[str, Any]) -> dict[str, Any]:
     if ledger_fee is not None and statement_fee is not None:
         row["fee_difference_base"] = statement_fee - ledger_fee
     return row
-
-
-def _plural(count: int, word: str) -> str:
-    return word if count == 1 else f"{word}s"
 
 
 def _displayable(record: dict[str, Any]) -> dict[str, Any]:
