@@ -98,7 +98,7 @@ def test_daily_reconciliation_dashboard_reconciles_and_exports(
 def test_refunds_panel_refunds_part_of_a_payment(page: Page, lab: Server, workspace: Path) -> None:
     _run(page, lab, workspace, "*refund*.ipynb")
     panel = page.locator(".widget-vbox").filter(has_text="Refund a received PIX").first
-    panel.get_by_placeholder(re.compile("transaction id, e2e")).fill(PAYMENT)
+    panel.get_by_placeholder(re.compile("transaction or end-to-end id")).fill(PAYMENT)
     widget_button(panel, "Find").click()
     expect(panel).to_contain_text(PAYMENT_AMOUNT_TEXT)
     expect(panel).to_contain_text("R$ 23,79")  # what is left to refund

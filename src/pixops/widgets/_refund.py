@@ -90,7 +90,9 @@ class RefundPanel(w.VBox):  # type: ignore[misc]
 
         today = self._now().date()
         self.search = w.Text(
-            placeholder="transaction id, e2e, external id, payer name, CPF/CNPJ or R$ amount",
+            placeholder=(
+                "transaction or end-to-end id, external id, payer name, CPF/CNPJ or R$ amount"
+            ),
             layout=w.Layout(width="520px"),
         )
         self.date_from = w.DatePicker(description="From", value=today - timedelta(days=90))
