@@ -67,9 +67,13 @@ def plural(number: int, one: str, many: str | None = None) -> str:
     return f"{count_text(number)} {noun}"
 
 
-#: Codes that name one state twice: the statement says ``completed`` where the
-#: transaction says ``settled``, and a reader should see one word for one state.
-_SAME_STATE: Final = {"completed": "Settled"}
+#: Codes that name one state twice, so a reader sees one word for one state: the
+#: statement says ``completed`` where the transaction says ``settled``; a payment's first
+#: answer says ``accepted`` (HTTP 202) where its record says ``processing``.
+_SAME_STATE: Final = {
+    "completed": "Settled",
+    "accepted": "Processing (accepted by the service)",
+}
 
 
 def label(code: Any) -> str:

@@ -319,7 +319,7 @@ class RefundPanel(w.VBox):  # type: ignore[misc]
         self.description.value = ""
         self.select(str(self.selected["transaction_id"]))
         self.follow_button.disabled = False
-        refund_id, status = response.get("transaction_id"), _refund_status(response.get("status"))
+        refund_id, status = response.get("transaction_id"), label(response.get("status"))
         self._set_status(
             f"Refund {refund_id} of {brl(response.get('amount'))}: {status}. "
             "The outcome arrives shortly (Follow up).",
@@ -337,7 +337,7 @@ class RefundPanel(w.VBox):  # type: ignore[misc]
 
     def _show_sent(self, refund: Record) -> None:
         """The "Refund sent" card with the refund's latest status (it replaces the last)."""
-        items = [*self._sent_items[:3], ("Status", _refund_status(refund.get("status")))]
+        items = [*self._sent_items[:3], ("Status", label(refund.get("status")))]
         if refund.get("completed_at"):
             items.append(("Completed", local_time(refund.get("completed_at"))))
         self.output.outputs = ()
@@ -398,10 +398,3 @@ def _label(record: Record) -> str:
     when = local_time(record.get("completed_at") or record.get("created_at"))
     payer = record.get("counterparty_name") or "unknown payer"
     return f"{when} · {brl(record.get('amount'))} · {payer} · {record.get('transaction_id')}"
-
-
-def _refund_status(status: Any) -> str:
-    """A refund's status in words. The service's first answer is ``accepted`` (HTTP 202):
-    taken and now processing, as the payment's refunds table says, until it settles or
-    fails."""
-    return "Processing (accepted by the service)" if status == "accepted" else label(status)
