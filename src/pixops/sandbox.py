@@ -55,7 +55,11 @@ __all__ = [
 
 
 class Sandbox:
-    """An in-process PIX service with a manual clock and a simulated world."""
+    """An in-process PIX service with a manual clock and a simulated world.
+
+    `path` keeps it in a SQLite file; reopened, its clock goes on from the newest record
+    (a later `start` wins), and `seed` fixes the ids of a fresh database only.
+    """
 
     def __init__(
         self,

@@ -6,6 +6,7 @@ order is time order in SQL, and rendered on the wire with milliseconds.
 
 from __future__ import annotations
 
+import sqlite3
 import threading
 from datetime import UTC, datetime
 from functools import lru_cache
@@ -36,6 +37,31 @@ class ManualClock:
             if moment < self._now:
                 raise ValueError("the clock never moves backwards")
             self._now = moment
+
+
+#: Each table whose rows carry the moment they were made, and that moment's column.
+_STAMPED = (
+    ("merchants", "created_at"),
+    ("api_keys", "created_at"),
+    ("charges", "created_at"),
+    ("transactions", "created_at"),
+    ("events", "created_at"),
+    ("med_cases", "opened_at"),
+    ("webhooks", "created_at"),
+    ("dict_keys", "created_at"),
+)
+_NEWEST = " UNION ALL ".join(
+    f"SELECT * FROM (SELECT {column} FROM {table} ORDER BY rowid DESC LIMIT 1)"  # noqa: S608
+    for table, column in _STAMPED
+)
+
+
+def last_recorded(conn: sqlite3.Connection) -> datetime | None:
+    """The newest moment a database's records carry (None when it has none): where a
+    manual clock reopened on it resumes, so nothing written later predates them.
+    Each table's last row is its newest: rows are only appended in time order."""
+    found = [row[0] for row in conn.execute(_NEWEST)]
+    return from_db(max(found)) if found else None
 
 
 class WallClock:

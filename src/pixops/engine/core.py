@@ -12,7 +12,7 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
 from pixops.engine import notifications, openapi, pipeline, scheduler
-from pixops.engine.clock import Clock, ManualClock
+from pixops.engine.clock import Clock, ManualClock, last_recorded
 from pixops.engine.config import EngineConfig
 from pixops.engine.durability import DurabilityError
 from pixops.engine.http import Request, Response, encode_json
@@ -50,7 +50,11 @@ class Engine:
         self.store = store or Store()
         self.clock: Clock = clock or ManualClock()
         self.config = config or EngineConfig()
-        self.rng = random.Random(seed)  # noqa: S311 - simulation ids, never secrets
+        with self.store.transaction(write=False) as conn:
+            stopped = last_recorded(conn)
+        # A seed makes a fresh database's ids repeatable; replayed over the rows it made
+        # before a restart, it would make the same ids again.
+        self.rng = random.Random(seed if stopped is None else None)  # noqa: S311 - ids only
         self.limiter = RateLimiter(self.config.rate_limit_per_minute)
         self.router = Router(ROUTES)
         self._static = (self.router, static_routes(self.router))
@@ -68,6 +72,11 @@ class Engine:
         self.delivery_lanes: Lanes | None = (
             None if isinstance(self.clock, ManualClock) else Lanes(self.config.webhook_workers)
         )
+        # A manual clock on a database used before goes on from its newest record, never
+        # back: what is written after a restart must not predate what was written before.
+        clock = self.clock
+        if isinstance(clock, ManualClock) and stopped is not None and stopped > clock.now():
+            clock.set(stopped)
 
     def handle(
         self,
