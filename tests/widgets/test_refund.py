@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import UTC, date, datetime
 from pathlib import Path
 
+import httpx
 import pytest
 
 import pixops
@@ -85,7 +86,7 @@ def test_empty_search_is_refused_without_calling_the_api(desk: Desk) -> None:
     mark = desk.mark()
     panel.search.value = "   "
     panel.find_button.click()
-    assert "type an identifier first" in panel.status.value
+    assert "Type an identifier first." in panel.status.value
     assert desk.calls_since(mark) == []
 
 
@@ -117,7 +118,7 @@ def test_search_dates_must_make_sense(desk: Desk) -> None:
     panel.date_from.value = date(2026, 2, 1)
     panel.date_to.value = date(2026, 1, 1)
     panel.find_button.click()
-    assert "first date is after the last" in panel.status.value
+    assert "The first date is after the last one." in panel.status.value
 
 
 @pytest.mark.parametrize(
@@ -277,3 +278,127 @@ def test_follow_up_lists_the_webhooks_of_the_refund_on_a_connected_client(
     assert ">Settled<" in shown  # the event's status `completed`: the same state, one word
     assert 'title="completed"' in shown
     assert "13/02/2026 17:21" in shown  # the sandbox's clock, in São Paulo time
+
+
+# -- what a hurried person does wrong ----------------------------------------------------
+
+
+def test_a_double_click_on_confirm_sends_once_and_keeps_the_answer(desk: Desk) -> None:
+    panel = chosen(desk)
+    panel.amount.value = "R$ 1,00"
+    panel.review_button.click()
+    # The browser sends both clicks; the second arrives after the first has sent.
+    panel.confirm_button.click()
+    panel.confirm_button.click()
+    assert [path for path, _ in desk.posts()] == ["/pix/refund"]
+    assert "Refund PIXRET" in panel.status.value
+    assert "Review the refund first" not in panel.status.value
+
+
+@pytest.mark.parametrize(
+    ("typed", "words"),
+    [
+        ("abc", "type reais and centavos like 10,50"),
+        ("1e3", "type reais and centavos like 10,50"),
+        ("1.000", "1.000 could be thousands or a decimal"),
+        ("1.234,567", "at most two digits after the comma"),
+        ("99999999999999999999", "far too large"),
+    ],
+)
+def test_an_amount_not_understood_says_how_to_type_it(desk: Desk, typed: str, words: str) -> None:
+    panel = chosen(desk)
+    panel.amount.value = typed
+    panel.review_button.click()
+    assert words in panel.status.value
+    for jargon in ("supported format", "ambiguous", "64-bit", "base units"):
+        assert jargon not in panel.status.value
+    assert panel.amount.value == typed  # what was typed stays, to be corrected
+
+
+def test_a_note_of_spaces_is_no_note(desk: Desk) -> None:
+    panel = chosen(desk)
+    panel.amount.value = "R$ 1,00"
+    panel.description.value = " " * 200
+    panel.review_button.click()
+    assert not panel.confirm_button.disabled
+
+
+@pytest.mark.parametrize(
+    ("identifier", "why"),
+    [
+        ("PIXRETD99999999202602121126y7QdyPmy9xx", "is a refund you sent"),
+        ("PIXOUTE99999999202601301914j6ovuxL0z0x", "is a payment you sent"),
+        ("PIXINE18236120202602010253ZFDbep7kM18", "did not settle (Failed)"),
+    ],
+)
+def test_a_transaction_that_cannot_be_refunded_says_why(
+    desk: Desk, identifier: str, why: str
+) -> None:
+    panel = panel_on(desk)
+    panel.search.value = identifier
+    panel.find_button.click()
+    assert why in panel.status.value
+    assert "No received payment matches" not in panel.status.value
+    assert panel.selected is None
+    assert panel.results.options == ()
+
+
+def test_an_id_in_lower_case_or_in_quotes_is_found(desk: Desk) -> None:
+    panel = panel_on(desk)
+    for typed in (PAYMENT.lower(), PAYMENT.removeprefix("PIXIN").lower(), f" '{PAYMENT}' "):
+        panel.search.value = typed
+        panel.find_button.click()
+        assert panel.results.value == PAYMENT, typed
+
+
+class _LosesAnswers(httpx.BaseTransport):
+    """The service receives every refund but its answers are lost while `lose` is set;
+    it records each refund's Idempotency-Key."""
+
+    def __init__(self, inner: httpx.BaseTransport) -> None:
+        self.inner, self.lose, self.keys = inner, True, []
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        response = self.inner.handle_request(request)
+        if request.url.path.endswith("/pix/refund"):
+            self.keys.append(request.headers.get("Idempotency-Key"))
+            if self.lose:
+                raise httpx.ReadTimeout("no answer", request=request)
+        return response
+
+
+def test_a_refund_without_an_answer_is_retried_at_most_once(desk: Desk) -> None:
+    transport = _LosesAnswers(desk.month.sandbox.transport())
+    client = desk.month.sandbox.client(
+        desk.month.api_key, http_client=httpx.Client(transport=transport)
+    )
+    panel = RefundPanel(client, now=desk.now)
+    panel.search.value = PAYMENT
+    panel.find_button.click()
+    panel.amount.value = "R$ 2,00"
+    panel.review_button.click()
+    panel.confirm_button.click()
+    assert "could not be reached" in panel.status.value
+    assert "may or may not have been made" in panel.status.value
+    assert "ReadTimeout" not in panel.status.value
+    assert not panel.confirm_button.disabled  # Confirm again is the way to retry
+    transport.lose = False
+    panel.confirm_button.click()
+    assert "Refund PIXRET" in panel.status.value
+    assert len(set(transport.keys)) == 1  # every attempt, both clicks: one key
+    made = [r for r in panel.refunds if r.get("amount") == 20_000]
+    assert len(made) == 1
+
+
+def test_service_failures_read_as_words(desk: Desk) -> None:
+    panel = chosen(desk)
+    panel.amount.value = "R$ 1,00"
+    panel.review_button.click()
+    # The refund is bigger than what is left by the time it is confirmed.
+    desk.client.pix.refund(PAYMENT, amount_centavos=1886)
+    panel.confirm_button.click()
+    assert "The service refused the refund." in panel.status.value
+    assert "HTTP" not in panel.status.value
+    assert "422" not in panel.status.value
+    assert "R$ 0,00 of R$ 23,57 is still refundable" in panel.status.value
+    assert "R$ 0,00" in panel.details.value  # what is left was read again

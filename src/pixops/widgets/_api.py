@@ -40,6 +40,13 @@ MAX_MATCHES: Final = 50
 #: The spec's refund identifiers start with this literal prefix.
 _REFUND_PREFIX: Final = "PIXRET"
 _END_TO_END: Final = re.compile(r"[ED][0-9A-Z]{8}[0-9A-Za-z]{22,26}")
+#: A transaction or end-to-end id in any letter case: its minute (yyyyMMddHHmm, UTC)
+#: says which day's statement holds it.
+_ANY_CASE_ID: Final = re.compile(
+    r"(?:pix[a-z]{2,4})?[ed][0-9a-z]{8}(?P<minute>\d{12})[0-9a-z]{8,14}", re.IGNORECASE
+)
+#: Quotes a pasted identifier often comes wrapped in.
+_QUOTES: Final = "'\"`\u2018\u2019\u201c\u201d"
 _PAGE: Final = 100
 
 
@@ -115,14 +122,26 @@ def is_refund_id(transaction_id: str) -> bool:
     return transaction_id.startswith(_REFUND_PREFIX)
 
 
-def lookup(client: Any, identifier: str) -> list[Record]:
+def lookup(client: Any, identifier: str, now: datetime | None = None) -> list[Record]:
     """Every transaction an identifier names: transaction_id, QR tx_id, e2e, external_id,
-    tag or MED case id, in that order of preference, without duplicates."""
+    tag or MED case id, in that order of preference, without duplicates.
+
+    Spaces and quotes around it are ignored, and a transaction or end-to-end id typed
+    in the wrong letter case (copied from a lower-cased report) is still found, in the
+    statement of the day its minute names.
+    """
     if not isinstance(identifier, str):
         raise TypeError("the identifier must be text")
-    ident = identifier.strip()
+    ident = identifier.strip().strip(_QUOTES).strip()
     if not ident:
         raise ValueError("type an identifier first")
+    found = _lookup_exact(client, ident)
+    if found:
+        return found
+    return _lookup_any_case(client, ident, now or datetime.now(UTC))
+
+
+def _lookup_exact(client: Any, ident: str) -> list[Record]:
     if len(ident) > 128 or any(ch.isspace() for ch in ident):
         return []
     found: dict[str, Record] = {}
@@ -139,13 +158,40 @@ def lookup(client: Any, identifier: str) -> list[Record]:
             if not _missing(error):
                 raise
         else:
-            keep(lookup(client, str(case["transaction_id"])))
+            keep(_lookup_exact(client, str(case["transaction_id"])))
     if _END_TO_END.fullmatch(ident):
         keep(_one(lambda: client.transactions.by_e2e(ident)))
     keep(_one(lambda: client.transactions.get(ident)))
     keep(_many(lambda: client.transactions.by_external_id(ident)))
     keep(_many(lambda: client.transactions.by_tag(ident)))
     return list(found.values())
+
+
+def _lookup_any_case(client: Any, ident: str, now: datetime) -> list[Record]:
+    """The transaction whose id or end-to-end id equals `ident` but for letter case."""
+    shape = _ANY_CASE_ID.fullmatch(ident)
+    if shape is None:
+        return []
+    try:
+        minute = datetime.strptime(shape["minute"], "%Y%m%d%H%M").replace(tzinfo=UTC)
+    except ValueError:
+        return []
+    day = minute.date()
+    if day > now.date() + timedelta(days=1):
+        return []
+    wanted = ident.casefold()
+    hits = {
+        str(row.get("transaction_id"))
+        for row in rows_between(client, day - timedelta(days=1), day + timedelta(days=1), now)
+        if wanted in (str(row.get("transaction_id")).casefold(), _e2e_of(row).casefold())
+    }
+    if len(hits) != 1:
+        return []
+    return _lookup_exact(client, hits.pop())
+
+
+def _e2e_of(row: Record) -> str:
+    return str(row.get("end_to_end_id") or "")
 
 
 def _one(call: Any) -> list[Record]:

@@ -9,7 +9,7 @@ from typing import Any
 from pixops._connect import connection_of
 from pixops.widgets._api import Record
 
-__all__ = ["Clock", "check_client", "clock_for", "events_for", "inbox_for"]
+__all__ = ["Clock", "check_client", "clock_for", "events_for", "inbox_for", "when_clicked"]
 
 Clock = Callable[[], datetime]
 
@@ -74,3 +74,28 @@ def events_for(inbox: Any, ids: set[str]) -> list[Record]:
         if keys & ids and not repeated:
             found.append(event)
     return found
+
+
+def when_clicked(button: Any, action: Callable[[], None], *, busy: bool = False) -> None:
+    """Run `action` when `button` is clicked, but never on a click the button no longer
+    takes: the second click of a double click arrives after the first one's action has
+    disabled the button (a refund sent, a defense submitted), and must change nothing,
+    least of all replace the answer with a complaint.
+
+    With `busy`, the button is disabled while the action runs (the browser greys it, so a
+    person sees the click was taken) and enabled again afterwards.
+    """
+
+    def clicked(_: Any) -> None:
+        if button.disabled:
+            return
+        if not busy:
+            action()
+            return
+        button.disabled = True
+        try:
+            action()
+        finally:
+            button.disabled = False
+
+    button.on_click(clicked)

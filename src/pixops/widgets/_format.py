@@ -36,6 +36,7 @@ __all__ = [
     "outcome",
     "pairs",
     "plural",
+    "problem",
     "readable",
     "wire_json",
 ]
@@ -155,6 +156,71 @@ def local_time(value: Any, *, seconds: bool = False) -> str:
         return "—"
     shown = moment.astimezone(BUSINESS_TZ)
     return shown.strftime("%d/%m/%Y %H:%M:%S" if seconds else "%d/%m/%Y %H:%M")
+
+
+#: A service refusal's own message is shown up to this many characters (one line).
+_MESSAGE_CHARS: Final = 200
+
+
+def problem(error: BaseException) -> str:
+    """What went wrong, as one plain sentence for a support or finance reader: never the
+    HTTP status, the API's error code or a Python exception's name.
+
+    The service's own message is kept for the refusals it explains (a rule, a missing
+    record); failures of the connection, the credentials or the service itself get the
+    words and the next step a person needs.
+    """
+    from pixops.client import (
+        ApiError,
+        AuthenticationError,
+        PermissionDeniedError,
+        RateLimitError,
+        ResponseValidationError,
+        ServerError,
+        TransportError,
+        WaitTimeoutError,
+    )
+
+    if isinstance(error, TransportError):
+        return (
+            "The PIX service could not be reached (no answer after several tries): check "
+            "the network connection and the service address (PIXOPS_BASE_URL), then try again."
+        )
+    if isinstance(error, AuthenticationError):
+        return (
+            "The PIX service did not accept this account's credentials (PIXOPS_CLIENT_ID "
+            "and PIXOPS_CLIENT_SECRET): ask whoever manages the API keys to check them."
+        )
+    if isinstance(error, PermissionDeniedError):
+        return _sentence(
+            "The PIX service refused access",
+            getattr(error, "message", ""),
+            "this computer's address may not be on the account's list, or the key lacks a "
+            "permission; ask whoever manages the API keys",
+        )
+    if isinstance(error, RateLimitError):
+        return "The PIX service is receiving too many requests: wait a minute and try again."
+    if isinstance(error, ServerError):
+        return "The PIX service had a problem on its side: try again in a few minutes."
+    if isinstance(error, ResponseValidationError):
+        return (
+            "The PIX service answered something this version of pixops cannot read: "
+            "tell the team that maintains pixops."
+        )
+    if isinstance(error, WaitTimeoutError):
+        return "The service has not given a final answer yet: try again in a few minutes."
+    text = getattr(error, "message", None) if isinstance(error, ApiError) else str(error)
+    return _sentence(str(text or "").strip() or "Something went wrong")
+
+
+def _sentence(text: str, detail: str = "", fallback: str = "") -> str:
+    """`text` (and `detail` after a colon, else `fallback`) as one capitalised sentence."""
+    extra = " ".join(str(detail).split())[:_MESSAGE_CHARS] or fallback
+    whole = " ".join(text.split())[:_MESSAGE_CHARS]
+    if extra:
+        whole = f"{whole.rstrip('.:')}: {extra}"
+    whole = whole[:1].upper() + whole[1:]
+    return whole if whole.endswith((".", "!", "?")) else whole + "."
 
 
 def message(text: str, tone: str = "info") -> str:

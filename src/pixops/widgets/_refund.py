@@ -7,6 +7,7 @@ Confirm (the only step that moves money) → Follow up (the outcome and its webh
 
 from __future__ import annotations
 
+import uuid
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Final
@@ -14,18 +15,27 @@ from typing import Any, Final
 import ipywidgets as w
 
 from pixops import money
+from pixops.client import ServerError, TransportError
 from pixops.errors import PixopsError
 from pixops.widgets._api import (
     Record,
     base_units,
     find_received,
+    is_refund_id,
     lookup,
     parse_time,
     plain,
     refunded_base,
     refunds_of,
 )
-from pixops.widgets._base import Clock, check_client, clock_for, events_for, inbox_for
+from pixops.widgets._base import (
+    Clock,
+    check_client,
+    clock_for,
+    events_for,
+    inbox_for,
+    when_clicked,
+)
 from pixops.widgets._format import (
     HtmlBlock,
     brl,
@@ -36,6 +46,7 @@ from pixops.widgets._format import (
     outcome,
     pairs,
     plural,
+    problem,
 )
 
 __all__ = ["REFUND_REASONS", "RefundPanel", "RefundReason"]
@@ -85,6 +96,9 @@ class RefundPanel(w.VBox):  # type: ignore[misc]
         self.refunds: list[Record] = []
         self.last_refund: Record | None = None
         self._pending_centavos: int | None = None
+        #: A refund whose sending got no answer, and the Idempotency-Key it went with:
+        #: confirming the same refund again reuses the key, so it is made at most once.
+        self._unanswered: tuple[tuple[str, int, str, str | None], str] | None = None
         #: The "Refund sent" card's lines, its status left out (it changes on Follow up).
         self._sent_items: list[tuple[str, str]] = []
 
@@ -117,13 +131,13 @@ class RefundPanel(w.VBox):  # type: ignore[misc]
         self.status = w.HTML()
         self.output = w.Output()
 
-        self.find_button.on_click(lambda _: self.find())
+        when_clicked(self.find_button, self.find, busy=True)
         self.results.observe(lambda change: self.select(change["new"]), names="value")
         self.reason.observe(lambda _: self._show_reason(), names="value")
         self.amount.observe(lambda _: self._invalidate_review(), names="value")
-        self.review_button.on_click(lambda _: self.review())
-        self.confirm_button.on_click(lambda _: self.confirm())
-        self.follow_button.on_click(lambda _: self.follow_up())
+        when_clicked(self.review_button, self.review)
+        when_clicked(self.confirm_button, self.confirm)
+        when_clicked(self.follow_button, self.follow_up)
         super().__init__(
             [
                 w.HTML("<h3 style='margin:4px 0'>Refund a received PIX</h3>"),
@@ -147,7 +161,11 @@ class RefundPanel(w.VBox):  # type: ignore[misc]
         """Look the search text up as an identifier, else as a payer or an amount."""
         self._set_status("")
         try:
-            found = [r for r in lookup(self.client, self.search.value) if _received(r)]
+            named = lookup(self.client, self.search.value, self._now())
+            found = [r for r in named if _received(r)]
+            if named and not found:
+                self._show_nothing(_not_refundable(named[0]))
+                return
             if not found:
                 found = find_received(
                     self.client,
@@ -157,19 +175,23 @@ class RefundPanel(w.VBox):  # type: ignore[misc]
                     self._now(),
                 )
         except (PixopsError, ValueError) as error:
-            self._set_status(str(error), "error")
+            self._set_status(problem(error), "error")
             return
         options = [(_label(r), str(r["transaction_id"])) for r in found]
-        self.results.options = options
         if not options:
-            self.results.value = None
-            self.select(None)
-            self._set_status("No received payment matches that search.", "warn")
+            self._show_nothing("No received payment matches that search.")
             return
+        self.results.options = options
         self._set_status(f"{plural(len(options), 'received payment')} found.", "ok")
         self.results.value = options[0][1]
         if self.selected is None or self.selected.get("transaction_id") != options[0][1]:
             self.select(options[0][1])
+
+    def _show_nothing(self, why: str) -> None:
+        self.results.options = []
+        self.results.value = None
+        self.select(None)
+        self._set_status(why, "warn")
 
     def select(self, transaction_id: str | None) -> None:
         """Show one payment: what it was, what was refunded, what is left."""
@@ -184,7 +206,7 @@ class RefundPanel(w.VBox):  # type: ignore[misc]
             record = plain(self.client.transactions.get(transaction_id))
             self.refunds = refunds_of(self.client, record, self._now())
         except PixopsError as error:
-            self._set_status(str(error), "error")
+            self._set_status(problem(error), "error")
             return
         self.selected = record
         self._render_details()
@@ -254,7 +276,10 @@ class RefundPanel(w.VBox):  # type: ignore[misc]
             if remaining % 100:
                 raise ValueError("what is left is not a whole number of centavos; type it")
             return remaining // 100
-        centavos = money.parse_centavos(text)
+        try:
+            centavos = money.parse_centavos(text)
+        except money.MoneyError as error:
+            raise ValueError(_amount_problem(text, str(error))) from None
         if centavos <= 0:
             raise ValueError("the amount must be more than R$ 0,00")
         return centavos
@@ -282,7 +307,7 @@ class RefundPanel(w.VBox):  # type: ignore[misc]
                 "error",
             )
             return
-        if len(self.description.value) > 140:
+        if len(self.description.value.strip()) > 140:
             self._set_status("The note must be at most 140 characters.", "error")
             return
         self._pending_centavos = centavos
@@ -301,18 +326,38 @@ class RefundPanel(w.VBox):  # type: ignore[misc]
             return
         centavos, self._pending_centavos = self._pending_centavos, None
         self.confirm_button.disabled = True
+        payment_id = str(self.selected["transaction_id"])
+        request = (payment_id, centavos, str(self.reason.value), self.description.value.strip())
+        same = self._unanswered is not None and self._unanswered[0] == request
+        key = self._unanswered[1] if same and self._unanswered else uuid.uuid4().hex
         try:
             response = plain(
                 self.client.pix.refund(
-                    str(self.selected["transaction_id"]),
+                    payment_id,
                     amount_centavos=centavos,
                     reason=self.reason.value,
-                    description=self.description.value.strip() or None,
+                    description=request[3] or None,
+                    idempotency_key=key,
                 )
             )
-        except PixopsError as error:
-            self._set_status(f"The service refused the refund: {error}", "error")
+        except (TransportError, ServerError) as error:
+            # No answer: the refund may have been made. The same refund confirmed again
+            # goes with the same key, so the service makes it at most once.
+            self._unanswered = (request, key)
+            self._pending_centavos = centavos
+            self.confirm_button.disabled = False
+            self._set_status(
+                f"{problem(error)} The refund may or may not have been made: press Confirm "
+                "refund again to retry it; it cannot be made twice.",
+                "error",
+            )
             return
+        except PixopsError as error:
+            self._unanswered = None
+            self.select(payment_id)  # what is left may have changed (another refund)
+            self._set_status(f"The service refused the refund. {problem(error)}", "error")
+            return
+        self._unanswered = None
         self.last_refund = response
         # The next refund starts from scratch: a new amount, a new review.
         self.amount.value = ""
@@ -354,7 +399,7 @@ class RefundPanel(w.VBox):  # type: ignore[misc]
         try:
             final = plain(self.client.wait_until_final(refund_id))
         except PixopsError as error:
-            self._set_status(f"Could not follow the refund: {error}", "error")
+            self._set_status(f"Could not follow the refund. {problem(error)}", "error")
             return
         status = final.get("status")
         tone = "ok" if status == "settled" else "error"
@@ -388,6 +433,40 @@ class RefundPanel(w.VBox):  # type: ignore[misc]
 
 def _received(record: Record) -> bool:
     return record.get("direction") == "inbound" and record.get("status") == "settled"
+
+
+def _not_refundable(record: Record) -> str:
+    """Why an identifier that names a transaction finds nothing to refund, in words."""
+    ident = str(record.get("transaction_id"))
+    if record.get("direction") != "inbound":
+        what = "a refund you sent" if is_refund_id(ident) else "a payment you sent"
+        return (
+            f"{ident} is {what}, not a payment you received: "
+            "only received payments can be refunded."
+        )
+    if record.get("type") == "pix_qrcode":
+        return (
+            f"{ident} is a QR code charge, not the payment itself: search for the payer, "
+            "the amount or the payment's end-to-end id."
+        )
+    return (
+        f"{ident} is a received payment that did not settle ({label(record.get('status'))}): "
+        "no money arrived, so there is nothing to refund."
+    )
+
+
+def _amount_problem(text: str, reason: str) -> str:
+    """Why a typed amount is not understood, in words (the parser's message is technical)."""
+    if "ambiguous" in reason:
+        return (
+            f"{text} could be thousands or a decimal; type reais and centavos with a comma, "
+            "like 1.000,00 or 1,00"
+        )
+    if "whole number" in reason:
+        return "at most two digits after the comma (centavos), like 10,50"
+    if "range" in reason or "too long" in reason:
+        return "that amount is far too large"
+    return "type reais and centavos like 10,50 or 1.234,56"
 
 
 def _settled_at(record: Record) -> datetime | None:
