@@ -155,3 +155,76 @@ def test_following_the_outcome_of_a_case_the_merchant_wins(desk: Desk) -> None:
 def test_a_client_is_required() -> None:
     with pytest.raises(TypeError, match=r"pixops\.Client"):
         MedDefensePanel(None)
+
+
+# -- what a hurried person does wrong ----------------------------------------------------
+
+
+def test_a_double_click_on_submit_sends_once_and_keeps_the_answer(desk: Desk) -> None:
+    two_cases(desk)
+    panel = MedDefensePanel(desk.client, now=desk.now)
+    panel.defense.value = "Produto entregue; nota fiscal 123."
+    panel.submit_button.click()
+    panel.submit_button.click()  # the second click of a double click, queued behind
+    assert len(desk.posts()) == 1
+    assert "received; case now Acknowledged" in panel.status.value
+
+
+def test_a_decided_case_says_why_it_takes_no_defense(desk: Desk) -> None:
+    _, second = two_cases(desk)
+    desk.month.sandbox.resolve_med_case(second, "DISAGREED")
+    panel = MedDefensePanel(desk.client, now=desk.now)
+    panel.show.value = "all"
+    panel.case_picker.value = second
+    panel.defense.value = ""
+    panel.submit()
+    assert "no longer takes a defense: closed: the central bank sided with the merchant" in (
+        panel.status.value
+    )
+    assert desk.posts() == []
+
+
+def test_a_case_past_its_deadline_says_when_it_passed(desk: Desk) -> None:
+    first, _ = two_cases(desk)
+    desk.month.sandbox.advance(days=5, seconds=1)
+    panel = MedDefensePanel(desk.client, now=desk.now)
+    panel.case_picker.value = first
+    panel.defense.value = "late"
+    panel.submit()
+    assert "its deadline passed on 20/02/2026" in panel.status.value
+    assert panel.defense.value == "late"
+
+
+def test_a_case_decided_while_the_panel_was_open_is_explained(desk: Desk) -> None:
+    first, _ = two_cases(desk)
+    panel = MedDefensePanel(desk.client, now=desk.now)
+    assert panel.case is not None
+    assert panel.case["id"] == first
+    desk.month.sandbox.resolve_med_case(first, "AGREED")  # the panel still shows it open
+    panel.defense.value = "Produto entregue."
+    panel.submit_button.click()
+    status = panel.status.value
+    assert "The service refused the defense. This case no longer takes one" in status
+    assert "agreed with the payer" in status
+    for raw in ("HTTP", "422", "CLOSED", "errors."):
+        assert raw not in status
+    assert panel.defense.value == "Produto entregue."  # nothing typed is lost
+    assert panel.submit_button.disabled
+
+
+def test_an_unreachable_service_reads_as_words(desk: Desk) -> None:
+    from pixops.client import TransportError
+
+    two_cases(desk)
+    panel = MedDefensePanel(desk.client, now=desk.now)
+
+    def unreachable(*args: object, **kwargs: object) -> None:
+        raise TransportError("GET /med: ConnectError after 4 attempt(s)")
+
+    panel.client = type("Down", (), {"med": type("M", (), {"list": unreachable})()})()
+    panel.refresh_button.click()
+    assert "Could not list the MED cases. The PIX service could not be reached" in (
+        panel.status.value
+    )
+    assert "ConnectError" not in panel.status.value
+    assert not panel.refresh_button.disabled  # usable again afterwards

@@ -15,7 +15,14 @@ import ipywidgets as w
 
 from pixops.errors import PixopsError
 from pixops.widgets._api import Record, med_cases, parse_time, plain, time_key
-from pixops.widgets._base import Clock, check_client, clock_for, events_for, inbox_for
+from pixops.widgets._base import (
+    Clock,
+    check_client,
+    clock_for,
+    events_for,
+    inbox_for,
+    when_clicked,
+)
 from pixops.widgets._format import (
     brl,
     count_text,
@@ -27,6 +34,7 @@ from pixops.widgets._format import (
     outcome,
     pairs,
     plural,
+    problem,
 )
 
 __all__ = ["MAX_DEFENSE_CHARS", "MedDefensePanel", "urgency"]
@@ -107,12 +115,12 @@ class MedDefensePanel(w.VBox):  # type: ignore[misc]
         self.status = w.HTML()
         self.output = w.Output()
 
-        self.refresh_button.on_click(lambda _: self.refresh())
+        when_clicked(self.refresh_button, self.refresh, busy=True)
         self.show.observe(lambda _: self.refresh(), names="value")
         self.case_picker.observe(lambda change: self.select(change["new"]), names="value")
         self.defense.observe(lambda _: self._count(), names="value")
-        self.submit_button.on_click(lambda _: self.submit())
-        self.outcome_button.on_click(lambda _: self.check_outcome())
+        when_clicked(self.submit_button, self.submit)
+        when_clicked(self.outcome_button, self.check_outcome)
         super().__init__(
             [
                 w.HTML("<h3 style='margin:4px 0'>MED disputes</h3>"),
@@ -137,7 +145,7 @@ class MedDefensePanel(w.VBox):  # type: ignore[misc]
         try:
             cases = med_cases(self.client)
         except PixopsError as error:
-            self._set_status(f"Could not list the MED cases: {error}", "error")
+            self._set_status(f"Could not list the MED cases. {problem(error)}", "error")
             return
         if self.show.value == "active":
             cases = [c for c in cases if c.get("status") in _ACTIVE]
@@ -175,7 +183,7 @@ class MedDefensePanel(w.VBox):  # type: ignore[misc]
             case = plain(self.client.med.get(case_id))
             payment = plain(self.client.transactions.get(str(case["transaction_id"])))
         except PixopsError as error:
-            self._set_status(f"Could not read case {case_id}: {error}", "error")
+            self._set_status(f"Could not read case {case_id}. {problem(error)}", "error")
             return
         self.case = case
         self.outcome_button.disabled = False
@@ -183,10 +191,7 @@ class MedDefensePanel(w.VBox):  # type: ignore[misc]
         self._render(case, payment)
 
     def _can_defend(self) -> bool:
-        if self.case is None or self.case.get("status") != "OPEN":
-            return False
-        deadline = parse_time(self.case.get("defense_deadline"))
-        return deadline is not None and self._now() < deadline
+        return self.case is not None and _why_closed(self.case, self._now()) is None
 
     def _render(self, case: Record, payment: Record) -> None:
         text, tone = urgency(case, self._now())
@@ -267,6 +272,10 @@ class MedDefensePanel(w.VBox):  # type: ignore[misc]
         if self.case is None:
             self._set_status("Choose a case first.", "error")
             return
+        closed = _why_closed(self.case, self._now())
+        if closed is not None:
+            self._set_status(f"This case no longer takes a defense: {closed}.", "error")
+            return
         text = self.defense.value.strip()
         if not text:
             self._set_status("Write the defense first.", "error")
@@ -277,14 +286,18 @@ class MedDefensePanel(w.VBox):  # type: ignore[misc]
                 "error",
             )
             return
-        if not self._can_defend():
-            self._set_status("This case no longer takes a defense.", "error")
-            return
         case_id = str(self.case["id"])
         try:
             answer = plain(self.client.med.defend(case_id, text))
         except PixopsError as error:
-            self._set_status(f"The service refused the defense: {error}", "error")
+            why = problem(error)
+            if getattr(error, "status", None) == 422:
+                # The case moved on since it was read (decided, or its deadline passed):
+                # read it again and say so in words; the text typed stays.
+                self.select(case_id)
+                closed = None if self.case is None else _why_closed(self.case, self._now())
+                why = why if closed is None else f"This case no longer takes one: {closed}."
+            self._set_status(f"The service refused the defense. {why}", "error")
             return
         status = label(answer.get("status"))
         self._set_status(f"Defense of {case_id} received; case now {status}.", "ok")
@@ -326,6 +339,24 @@ class MedDefensePanel(w.VBox):  # type: ignore[misc]
 
     def _set_status(self, text: str, tone: str = "info") -> None:
         self.status.value = message(text, tone) if text else ""
+
+
+def _why_closed(case: Record, now: datetime) -> str | None:
+    """Why a case takes no defense, in words; None while it does (OPEN, before its deadline)."""
+    status = case.get("status")
+    if case.get("defended_at"):
+        return f"a defense was already submitted on {local_time(case.get('defended_at'))}"
+    if status == "CLOSED" or case.get("analysis_result"):
+        decision = _DECISIONS.get(str(case.get("analysis_result")), "it is closed")
+        return decision[:1].lower() + decision[1:]
+    deadline = parse_time(case.get("defense_deadline"))
+    if deadline is not None and now >= deadline:
+        return f"its deadline passed on {local_time(deadline)}"
+    if status != "OPEN":
+        return f"it is {label(status).lower()}"
+    if deadline is None:
+        return "the service gave it no deadline"
+    return None
 
 
 def _state(case: Record) -> str:
