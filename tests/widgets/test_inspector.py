@@ -197,3 +197,50 @@ def test_bad_arguments_are_refused(desk: Desk) -> None:
     panel = inspector(desk)
     with pytest.raises(TypeError, match="text"):
         panel.inspect(123)  # type: ignore[arg-type]
+
+
+# -- what a hurried person types -----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "typed",
+    [
+        DISPUTED.lower(),  # copied from a report that lower-cases everything
+        DISPUTED.removeprefix("PIXIN").lower(),  # the end-to-end id, lower case
+        f'  "{DISPUTED}"  ',  # pasted with quotes and spaces
+        f"\u201c{DISPUTED.removeprefix('PIXIN')}\u201d",  # typographic quotes
+    ],
+)
+def test_an_id_in_the_wrong_case_or_in_quotes_is_found(desk: Desk, typed: str) -> None:
+    panel = inspector(desk)
+    panel.inspect(typed)
+    assert panel.record is not None, panel.status.value
+    assert panel.record["transaction_id"] == DISPUTED
+    assert panel.identifier.value == typed  # what was typed stays
+
+
+def test_a_lower_case_id_that_names_nothing_still_finds_nothing(desk: Desk) -> None:
+    panel = inspector(desk)
+    panel.inspect("pixine00000000202601010000aaaaaaaaaaa")
+    assert "Nothing found" in panel.status.value
+    assert panel.record is None
+
+
+def test_a_common_name_says_the_list_is_cut(desk: Desk) -> None:
+    panel = inspector(desk)
+    panel.inspect("silva")
+    assert len(panel.matches.options) == 50
+    assert "50 or more match; the list holds the newest 50" in panel.status.value
+
+
+def test_a_long_paste_is_echoed_on_one_short_line(desk: Desk) -> None:
+    panel = inspector(desk)
+    panel.inspect("x" * 500)
+    assert "Nothing found for “" + "x" * 59 + "…”" in panel.status.value
+    assert "x" * 61 not in panel.status.value
+
+
+def test_an_empty_identifier_is_a_sentence(desk: Desk) -> None:
+    panel = inspector(desk)
+    panel.inspect("   ")
+    assert "Type an identifier first." in panel.status.value

@@ -16,6 +16,7 @@ import ipywidgets as w
 
 from pixops.errors import PixopsError
 from pixops.widgets._api import (
+    MAX_MATCHES,
     Record,
     find_received,
     lookup,
@@ -27,9 +28,17 @@ from pixops.widgets._api import (
     rows_between,
     time_key,
 )
-from pixops.widgets._base import Clock, check_client, clock_for, events_for, inbox_for
+from pixops.widgets._base import (
+    Clock,
+    check_client,
+    clock_for,
+    events_for,
+    inbox_for,
+    when_clicked,
+)
 from pixops.widgets._format import (
     brl,
+    count_text,
     event_label,
     html_table,
     label,
@@ -37,6 +46,7 @@ from pixops.widgets._format import (
     message,
     pairs,
     plural,
+    problem,
     wire_json,
 )
 
@@ -121,7 +131,7 @@ class TransactionInspector(w.VBox):  # type: ignore[misc]
         for index, title in enumerate(TABS):
             self.tabs.set_title(index, title)
 
-        self.inspect_button.on_click(lambda _: self.inspect())
+        when_clicked(self.inspect_button, self.inspect, busy=True)
         self.matches.observe(lambda change: self.show(change["new"]), names="value")
         super().__init__(
             [
@@ -141,9 +151,12 @@ class TransactionInspector(w.VBox):  # type: ignore[misc]
                 raise TypeError("the identifier must be text")
             self.identifier.value = identifier
         try:
-            found = lookup(self.client, self.identifier.value) or self._received_by_payer()
+            found = (
+                lookup(self.client, self.identifier.value, self._now()) or self._received_by_payer()
+            )
         except (PixopsError, ValueError) as error:
-            self._set_status(str(error), "error")
+            self._clear()
+            self._set_status(problem(error), "error")
             return
         self._found = {str(r.get("transaction_id")): r for r in found}
         options = [(_label(r), key) for key, r in self._found.items()]
@@ -151,17 +164,22 @@ class TransactionInspector(w.VBox):  # type: ignore[misc]
         if not options:
             self._clear()
             self._set_status(
-                f"Nothing found for {self.identifier.value.strip()!r}: no transaction, QR code, "
+                f"Nothing found for {_echo(self.identifier.value)}: no transaction, QR code, "
                 "order number, tag or MED case has it, and no payment received in the last "
                 f"{NAME_SEARCH_DAYS} days has that payer, CPF/CNPJ or amount.",
                 "warn",
             )
             return
-        many = (
-            f"{plural(len(options), 'transaction')} match; showing the newest."
-            if len(options) > 1
-            else ""
-        )
+        if len(options) >= MAX_MATCHES:
+            many = (
+                f"{count_text(MAX_MATCHES)} or more match; the list holds the newest "
+                f"{count_text(MAX_MATCHES)}. Type the full name, the CPF/CNPJ or the amount "
+                "to narrow it."
+            )
+        elif len(options) > 1:
+            many = f"{plural(len(options), 'transaction')} match; showing the newest."
+        else:
+            many = ""
         self._set_status(f"Found. {many}".strip(), "ok")
         if self.matches.value == options[0][1]:
             self.show(options[0][1])
@@ -175,7 +193,7 @@ class TransactionInspector(w.VBox):  # type: ignore[misc]
         try:
             self._load(transaction_id)
         except PixopsError as error:
-            self._set_status(f"Could not read {transaction_id}: {error}", "error")
+            self._set_status(f"Could not read {transaction_id}. {problem(error)}", "error")
             return
         self._render()
 
@@ -372,6 +390,12 @@ class TransactionInspector(w.VBox):  # type: ignore[misc]
 
     def _set_status(self, text: str, tone: str = "info") -> None:
         self.status.value = message(text, tone) if text else ""
+
+
+def _echo(text: str, limit: int = 60) -> str:
+    """What the person typed, quoted and cut to one line's worth."""
+    shown = " ".join(text.split())
+    return f"“{shown if len(shown) <= limit else shown[: limit - 1] + '…'}”"
 
 
 def _camel_case_shape(client: Any, transaction_id: str) -> Any:
