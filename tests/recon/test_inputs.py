@@ -9,6 +9,8 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pixops.recon import LEDGER_SCHEMA, LedgerError, LedgerMapping, balances_table, read_ledger
 
@@ -176,3 +178,75 @@ def test_directions_and_statuses_are_trimmed_and_lowered_only_when_needed() -> N
     assert set(clean.column("direction").to_pylist()) == {"inbound"}
     with pytest.raises(LedgerError, match="'sideways' is not one of"):
         read_ledger(frame.assign(direction=" sideways "))
+
+
+@settings(max_examples=60, deadline=None)
+@given(year=st.integers(1970, 2100), month=st.integers(1, 12), day=st.integers(27, 31))
+def test_a_booked_day_is_that_day_or_refused(year: int, month: int, day: int) -> None:
+    # Arrow's strptime rolled 2026-02-30 over to 2026-03-02: a booking moved two days.
+    text = f"{year:04d}-{month:02d}-{day:02d}"
+    frame = pd.DataFrame(
+        {
+            "entry_id": ["L1"],
+            "reference": ["r"],
+            "direction": ["inbound"],
+            "amount_base": [1],
+            "fee_base": [0],
+            "status": ["settled"],
+            "booked_on": [text],
+        }
+    )
+    try:
+        wanted = date(year, month, day)
+    except ValueError:
+        with pytest.raises(LedgerError, match=f"{text!r} is not a day"):
+            read_ledger(frame)
+    else:
+        assert read_ledger(frame).column("booked_on").to_pylist() == [wanted]
+
+
+def test_two_columns_of_one_name_are_refused_by_name(tmp_path: Path) -> None:
+    path = write(tmp_path, "entry_id," + HEADER + "L0,L1,r,inbound,1,0,settled,2026-01-15,m\n")
+    with pytest.raises(LedgerError, match="2 columns named 'entry_id'"):
+        read_ledger(path)
+
+
+@pytest.mark.parametrize(
+    ("column", "values", "match"),
+    [
+        ("amount_base", [1, "2"], "ledger frame: .*amount_base"),
+        ("booked_on", ["2026-01-15", date(2026, 1, 15)], "ledger frame: .*booked_on"),
+        ("amount_base", pd.Series([2**63, 1], dtype="uint64"), "overflows 64-bit"),
+    ],
+)
+def test_frames_arrow_cannot_read_are_ledger_errors(
+    column: str, values: object, match: str
+) -> None:
+    frame = pd.DataFrame(
+        {
+            "entry_id": ["L1", "L2"],
+            "reference": ["a", "b"],
+            "direction": ["inbound", "inbound"],
+            "amount_base": [1, 2],
+            "fee_base": [0, 0],
+            "status": ["settled", "settled"],
+            "booked_on": ["2026-01-15", "2026-01-15"],
+        }
+    )
+    frame[column] = values
+    with pytest.raises(LedgerError, match=match):
+        read_ledger(frame)
+
+
+def test_the_most_negative_signed_amount_is_an_overflow_not_an_arrow_error() -> None:
+    frame = pd.DataFrame(
+        {
+            "entry_id": ["L1"],
+            "reference": ["a"],
+            "amount_base": [-(2**63)],
+            "booked_on": ["2026-01-15"],
+        }
+    )
+    mapping = LedgerMapping(direction=None, fee=None, status=None)
+    with pytest.raises(LedgerError, match="overflows 64-bit"):
+        read_ledger(frame, mapping)

@@ -120,7 +120,7 @@ def _source_table(source: object) -> pa.Table:
     if isinstance(source, pa.Table):
         return source
     if isinstance(source, pd.DataFrame):
-        return pa.Table.from_pandas(source, preserve_index=False)
+        return _from_pandas(source, "ledger")
     if isinstance(source, (str, Path)):
         path = Path(source)
         if not path.is_file():
@@ -135,6 +135,14 @@ def _source_table(source: object) -> pa.Table:
             raise LedgerError(f"cannot read {path}: {error}") from None
         raise LedgerError(f"ledger must be .csv or .parquet, not {path.name}")
     raise LedgerError(f"ledger must be a path, a DataFrame or a pyarrow.Table, not {source!r}")
+
+
+def _from_pandas(frame: pd.DataFrame, what: str) -> pa.Table:
+    """The frame as Arrow; a column Arrow cannot type (mixed values) is named, not leaked."""
+    try:
+        return pa.Table.from_pandas(frame, preserve_index=False)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError) as error:
+        raise LedgerError(f"{what} frame: {error}") from None
 
 
 def _read_csv(path: Path) -> pa.Table:
@@ -153,8 +161,11 @@ def _read_csv(path: Path) -> pa.Table:
 
 
 def _column(table: pa.Table, name: str) -> pa.ChunkedArray:
-    if name not in table.column_names:
+    found = table.column_names.count(name)
+    if not found:
         raise LedgerError(f"ledger has no column {name!r} (columns: {table.column_names})")
+    if found > 1:
+        raise LedgerError(f"ledger has {found} columns named {name!r}; which one is meant?")
     return table.column(name)
 
 
@@ -181,8 +192,8 @@ def _money(table: pa.Table, name: str, unit: str) -> pa.Array:
             f"column {name!r} is {column.type}: write amounts as integers or text, not floats"
         )
     if pa.types.is_integer(column.type):
-        values = column.cast(pa.int64()).combine_chunks()
         try:
+            values = column.cast(pa.int64()).combine_chunks()
             return pc.multiply_checked(values, pa.scalar(factor, pa.int64()))
         except pa.ArrowInvalid:
             raise LedgerError(f"column {name!r} overflows 64-bit base units") from None
@@ -223,9 +234,16 @@ def _days(table: pa.Table, name: str, zone: tzinfo) -> pa.Array:
         return pa.array(values, type=pa.date32())
     if pa.types.is_string(column.type) or pa.types.is_large_string(column.type):
         try:
-            return pc.strptime(column, format="%Y-%m-%d", unit="s").cast(pa.date32())
+            days = pc.strptime(column, format="%Y-%m-%d", unit="s").cast(pa.date32())
         except pa.ArrowInvalid:
             raise LedgerError(f"column {name!r} must hold days as YYYY-MM-DD") from None
+        # strptime rolls an impossible day over (2026-02-30 reads as 2026-03-02): only a day
+        # that writes back as the cell's own text is that day.
+        changed = pc.invert(pc.equal(pc.strftime(days, format="%Y-%m-%d"), column))
+        if pc.any(changed).as_py():
+            first = pc.filter(column, changed)[0].as_py()
+            raise LedgerError(f"column {name!r}: {first!r} is not a day written YYYY-MM-DD")
+        return days
     raise LedgerError(f"column {name!r} must hold dates, not {column.type}")
 
 
@@ -271,7 +289,10 @@ def read_ledger(
     if mapping.direction is None:
         negative = pc.less(amount, 0)
         direction = pc.if_else(negative, "outbound", "inbound")
-        amount = pc.abs_checked(amount)
+        try:
+            amount = pc.abs_checked(amount)
+        except pa.ArrowInvalid:
+            raise LedgerError(f"column {mapping.amount!r} overflows 64-bit base units") from None
     else:
         direction = _choice(
             _text(table, mapping.direction, trim=False), _DIRECTIONS, mapping.direction
@@ -325,7 +346,10 @@ def webhooks_table(webhooks: pd.DataFrame | pa.Table | None) -> pa.Table:
     if webhooks is None:
         return WEBHOOKS_SCHEMA.empty_table()
     if isinstance(webhooks, pd.DataFrame):
-        webhooks = pa.Table.from_pandas(webhooks, preserve_index=False)
+        try:
+            webhooks = pa.Table.from_pandas(webhooks, preserve_index=False)
+        except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError) as error:
+            raise ValueError(f"webhooks frame: {error}") from None
     if not isinstance(webhooks, pa.Table):
         raise TypeError("webhooks must be Inbox.to_frame() (a DataFrame) or a pyarrow.Table")
     missing = {"type", "transaction_id", "original_transaction_id", "created_at"} - set(
@@ -336,14 +360,15 @@ def webhooks_table(webhooks: pd.DataFrame | pa.Table | None) -> pa.Table:
     created = webhooks.column("created_at")
     if not pa.types.is_timestamp(created.type) or created.type.tz is None:
         raise ValueError("webhooks created_at must be a time-zone-aware timestamp")
+    try:
+        columns = [
+            webhooks.column(name).cast(pa.string())
+            for name in ("type", "transaction_id", "original_transaction_id")
+        ]
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as error:
+        raise ValueError(f"webhooks type and ids must be text: {error}") from None
     return pa.Table.from_arrays(
-        [
-            webhooks.column("type").cast(pa.string()),
-            webhooks.column("transaction_id").cast(pa.string()),
-            webhooks.column("original_transaction_id").cast(pa.string()),
-            created.cast(pa.timestamp("us", tz="UTC")),
-        ],
-        schema=WEBHOOKS_SCHEMA,
+        [*columns, created.cast(pa.timestamp("us", tz="UTC"))], schema=WEBHOOKS_SCHEMA
     )
 
 
