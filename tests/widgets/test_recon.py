@@ -225,3 +225,62 @@ def test_each_category_shows_its_own_figures(ran: tuple[ReconDashboard, Recorder
     board.category.value = "balance_difference"
     assert "At the close of 15/01/2026" in board.table.value
     assert "Opening + movements" in board.table.value
+
+
+# -- what a hurried person picks -----------------------------------------------------------
+
+
+def test_a_day_with_no_data_says_so_without_a_traceback(desk: Desk) -> None:
+    board = ReconDashboard(desk.client, LEDGER, day="2025-12-01", now=desk.now)
+    board.run()
+    assert "01/12/2025 (America/Sao_Paulo): no movement in the statement and no entry" in (
+        board.status.value
+    )
+    assert board.charts.outputs == ()  # no empty charts
+    assert board.category.value is not None
+    assert "No rows." in board.table.value
+
+
+def test_a_day_with_no_data_and_balances_says_so(desk: Desk, tmp_path: Path) -> None:
+    balances = tmp_path / "balances.csv"
+    balances.write_text("as_of,balance_base\n2025-11-01T03:00:00Z,50000000000\n")
+    board = ReconDashboard(desk.client, LEDGER, day="2025-12-01", balances=balances, now=desk.now)
+    board.run()
+    assert "could not run" not in board.status.value
+    assert board.result is not None
+    assert board.category.value in {value for _, value in board.category.options}
+
+
+def test_a_day_in_the_future_is_refused_without_calling_the_api(desk: Desk) -> None:
+    board = ReconDashboard(desk.client, LEDGER, day="2026-01-15", now=desk.now)
+    mark = desk.mark()
+    board.last_day.value = date(2026, 3, 1)
+    board.run()
+    assert "01/03/2026 has not happened yet (today is 13/02/2026)" in board.status.value
+    assert desk.calls_since(mark) == []
+
+
+def test_file_problems_read_as_words(desk: Desk, tmp_path: Path) -> None:
+    board = ReconDashboard(
+        desk.client, LEDGER, day="2026-01-15", balances=tmp_path / "nope.csv", now=desk.now
+    )
+    board.run()
+    assert "There is no balance snapshots file at" in board.status.value
+    assert "Errno" not in board.status.value
+    latin1 = tmp_path / "ledger.csv"
+    latin1.write_bytes(LEDGER.read_bytes().replace(b"venda PIX", "venda à vista".encode("cp1252")))
+    board = ReconDashboard(desk.client, latin1, day="2026-01-15", now=desk.now)
+    board.run()
+    assert "The file ledger.csv is not saved as UTF-8 text" in board.status.value
+    assert "codec" not in board.status.value
+    board = ReconDashboard(desk.client, LEDGER, day="2026-01-15", balances=latin1, now=desk.now)
+    board.run()
+    assert "The file ledger.csv is not saved as UTF-8 text" in board.status.value
+
+
+def test_a_day_before_the_first_balance_says_which_is_first(desk: Desk) -> None:
+    board = ReconDashboard(desk.client, LEDGER, day="2025-12-01", balances=BALANCES, now=desk.now)
+    board.run()
+    assert "no balance at the start of 01/12/2025" in board.status.value
+    assert "its first is at 01/01/2026 00:00 (São Paulo time)" in board.status.value
+    assert "03:00Z" not in board.status.value

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Final
 import ipywidgets as w
 
 from pixops.errors import PixopsError
-from pixops.widgets._base import Clock, check_client, clock_for
+from pixops.widgets._base import Clock, check_client, clock_for, when_clicked
 from pixops.widgets._charts import (
     append_figure,
     fees_by_day_figure,
@@ -25,7 +25,7 @@ from pixops.widgets._charts import (
     status_by_day_figure,
     volume_by_day_figure,
 )
-from pixops.widgets._format import count_text, html_table, message, plural
+from pixops.widgets._format import BUSINESS_TZ, count_text, html_table, message, plural, problem
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -86,20 +86,36 @@ _SUMMARY_COLUMNS: Final = (
 def read_balance_snapshots(path: str | Path) -> list[tuple[datetime, int]]:
     """Balance snapshots from a CSV with ``as_of`` (ISO 8601 with zone) and ``balance_base``."""
     snapshots: list[tuple[datetime, int]] = []
-    with Path(path).open(encoding="utf-8-sig", newline="") as handle:
-        reader = csv.DictReader(handle)
-        if not reader.fieldnames or not {"as_of", "balance_base"} <= set(reader.fieldnames):
-            raise ValueError(f"{path}: needs the columns as_of and balance_base")
-        for line, row in enumerate(reader, start=2):
-            try:
-                moment = datetime.fromisoformat(row["as_of"].strip().replace("Z", "+00:00"))
-                amount_base = int(row["balance_base"].strip(), 10)
-            except (ValueError, AttributeError):
-                raise ValueError(f"{path}, line {line}: not an instant and an integer") from None
-            if moment.tzinfo is None:
-                raise ValueError(f"{path}, line {line}: as_of needs a time zone")
-            snapshots.append((moment.astimezone(UTC), amount_base))
+    file = Path(path)
+    if not file.is_file():
+        raise ValueError(f"there is no balance snapshots file at {file}")
+    try:
+        with file.open(encoding="utf-8-sig", newline="") as handle:
+            reader = csv.DictReader(handle)
+            if not reader.fieldnames or not {"as_of", "balance_base"} <= set(reader.fieldnames):
+                raise ValueError(f"{path}: needs the columns as_of and balance_base")
+            for line, row in enumerate(reader, start=2):
+                try:
+                    moment = datetime.fromisoformat(row["as_of"].strip().replace("Z", "+00:00"))
+                    amount_base = int(row["balance_base"].strip(), 10)
+                except (ValueError, AttributeError):
+                    raise ValueError(
+                        f"{path}, line {line}: not an instant and an integer"
+                    ) from None
+                if moment.tzinfo is None:
+                    raise ValueError(f"{path}, line {line}: as_of needs a time zone")
+                snapshots.append((moment.astimezone(UTC), amount_base))
+    except UnicodeDecodeError:
+        raise ValueError(not_utf8(file)) from None
     return sorted(snapshots)
+
+
+def not_utf8(path: Path) -> str:
+    """The words for a file saved in another encoding than UTF-8 (Excel's "CSV" is not)."""
+    return (
+        f"The file {path.name} is not saved as UTF-8 text: open it in Excel or LibreOffice "
+        'and save it again as "CSV UTF-8"'
+    )
 
 
 class ReconDashboard(w.VBox):  # type: ignore[misc]
@@ -149,7 +165,7 @@ class ReconDashboard(w.VBox):  # type: ignore[misc]
         self.export_button = w.Button(description="Export", icon="download", disabled=True)
         self.export_status = w.HTML()
 
-        self.run_button.on_click(lambda _: self.run())
+        when_clicked(self.run_button, self.run, busy=True)
         self.category.observe(lambda _: self._show_table(), names="value")
         self.filter.observe(lambda _: self._show_table(), names="value")
         self.export_button.on_click(lambda _: self.export())
@@ -180,6 +196,14 @@ class ReconDashboard(w.VBox):  # type: ignore[misc]
         if last < first:
             self._set_status("The last day is before the first one.", "error")
             return
+        today = self._now().astimezone(BUSINESS_TZ).date()
+        if last > today:
+            self._set_status(
+                f"{last:%d/%m/%Y} has not happened yet (today is {today:%d/%m/%Y}): "
+                "choose a day up to today.",
+                "error",
+            )
+            return
         try:
             parse_tz(tz)
             balances, load_first, load_last = self._balances(first, last, tz)
@@ -188,11 +212,22 @@ class ReconDashboard(w.VBox):  # type: ignore[misc]
                 statement, self.ledger, balances=balances, start=first, end=last, tz=tz
             )
         except (PixopsError, ValueError, OSError) as error:
-            self._set_status(f"The reconciliation could not run: {error}", "error")
+            self._set_status(f"The reconciliation could not run. {self._why(error)}", "error")
             return
         self.statement, self.result = statement, result
         self.export_status.value = ""  # an export of the previous run no longer applies
         self._render(first, last, tz)
+
+    def _why(self, error: BaseException) -> str:
+        """A failure in words: the service's in plain sentences, a file's by its name."""
+        cause: BaseException | None = error
+        while cause is not None:
+            if isinstance(cause, UnicodeDecodeError) and isinstance(self.ledger, str | Path):
+                return not_utf8(Path(self.ledger)) + "."
+            cause = cause.__cause__ or (None if cause.__suppress_context__ else cause.__context__)
+        if "codec can't decode" in str(error) and isinstance(self.ledger, str | Path):
+            return not_utf8(Path(self.ledger)) + "."
+        return problem(error)
 
     def _balances(
         self, first: date, last: date, tz: str
@@ -209,7 +244,16 @@ class ReconDashboard(w.VBox):  # type: ignore[misc]
         snapshots = read_balance_snapshots(self.balances_path)
         opening = [s for s in snapshots if s[0] <= window.start_at]
         if not opening:
-            raise ValueError(f"no balance snapshot at or before {window.start_at:%Y-%m-%d %H:%M}Z")
+            start = window.start_at.astimezone(BUSINESS_TZ)
+            first_known = (
+                f"; its first is at {snapshots[0][0].astimezone(BUSINESS_TZ):%d/%m/%Y %H:%M}"
+                if snapshots
+                else ""
+            )
+            raise ValueError(
+                f"the balance snapshots file has no balance at the start of {start:%d/%m/%Y} "
+                f"to count from{first_known} (São Paulo time)"
+            )
         live = balance_snapshot(self.client)
         inside = [s for s in snapshots if window.start_at < s[0] <= window.end_at and s < live]
         load_first = min(load_first, opening[-1][0].date())
@@ -227,7 +271,17 @@ class ReconDashboard(w.VBox):  # type: ignore[misc]
         counts = result.counts
         findings = sum(counts[c] for c in ATTENTION_CATEGORIES)
         days = first.strftime("%d/%m/%Y") + ("" if first == last else f" to {last:%d/%m/%Y}")
-        if findings:
+        # A boolean Series, not a list: an empty list would select no columns, not no rows.
+        days_in = statement["created_at"].dt.tz_convert(tz).dt.date
+        window = statement[((days_in >= first) & (days_in <= last)).astype(bool)]
+        nothing = window.empty and not findings and not counts["matched"]
+        if nothing:
+            self._set_status(
+                f"{days} ({tz}): no movement in the statement and no entry in the ledger: "
+                "nothing to reconcile.",
+                "info",
+            )
+        elif findings:
             self._set_status(
                 f"{days} ({tz}): {count_text(counts['matched'])} matched,"
                 f" {plural(findings, 'finding')} to check.",
@@ -251,18 +305,18 @@ class ReconDashboard(w.VBox):  # type: ignore[misc]
             number_columns={"items"},
         )
         self.charts.outputs = ()
-        window = statement[
-            [
-                first <= d <= last
-                for d in (m.date() for m in statement["created_at"].dt.tz_convert(tz))
-            ]
-        ]
-        for figure in (
-            findings_figure(result),
-            volume_by_day_figure(window, tz),
-            fees_by_day_figure(window, tz),
-            status_by_day_figure(window, tz),
-        ):
+        # Charts of a day with nothing on it would be four empty frames.
+        figures = (
+            ()
+            if nothing
+            else (
+                findings_figure(result),
+                volume_by_day_figure(window, tz),
+                fees_by_day_figure(window, tz),
+                status_by_day_figure(window, tz),
+            )
+        )
+        for figure in figures:
             append_figure(self.charts, figure)
         if not result.rollforward.empty:
             append_figure(self.charts, result.rollforward_figure())
@@ -272,7 +326,11 @@ class ReconDashboard(w.VBox):  # type: ignore[misc]
             if counts[c] or c != "matched"
         ]
         self.category.options = options
-        first_finding = next((c for c in ATTENTION_CATEGORIES if counts[c]), "matched")
+        shown = {value for _, value in options}
+        first_finding = next(
+            (c for c in ATTENTION_CATEGORIES if counts[c]),
+            "matched" if "matched" in shown else options[0][1],
+        )
         if self.category.value == first_finding:
             self._show_table()
         else:
