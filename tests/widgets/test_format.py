@@ -202,3 +202,40 @@ def test_one_state_reads_as_one_word() -> None:
     assert label("completed") == "Settled"
     assert label("settled") == "Settled"
     assert label("OPEN") == "Open"
+
+
+def test_problems_read_as_plain_sentences() -> None:
+    from pixops.client import (
+        AuthenticationError,
+        PermissionDeniedError,
+        RateLimitError,
+        ServerError,
+        TransportError,
+        UnprocessableEntityError,
+    )
+    from pixops.widgets._format import problem
+
+    def api(kind: type[Exception], status: int, code: str, text: str) -> Exception:
+        return kind(text, status=status, code=code)
+
+    cases = {
+        TransportError("GET /med: ConnectError after 4 attempt(s)"): "could not be reached",
+        api(AuthenticationError, 401, "unauthorized", "Invalid API key credentials"): (
+            "did not accept this account's credentials"
+        ),
+        api(PermissionDeniedError, 403, "forbidden", "IP address not allowed"): (
+            "refused access: IP address not allowed."
+        ),
+        api(RateLimitError, 429, "rate_limited", "Too many requests"): "wait a minute",
+        api(ServerError, 503, "service_unavailable", "outcome unknown"): "try again in a few",
+        api(UnprocessableEntityError, 422, "errors.refund_exceeds", "refund exceeds it"): (
+            "Refund exceeds it."
+        ),
+        ValueError("type an identifier first"): "Type an identifier first.",
+    }
+    for error, words in cases.items():
+        text = problem(error)
+        assert words in text, (error, text)
+        for raw in ("HTTP", "401", "403", "422", "429", "503", "ConnectError", "errors."):
+            assert raw not in text, (error, text)
+        assert "\n" not in text
