@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -78,3 +79,11 @@ def test_bad_arguments() -> None:
         LocalStore(42)  # type: ignore[arg-type]
     with LocalStore() as store, pytest.raises(ValueError, match="aware"):
         store.sync(object(), "2026-01-01", "2026-01-01", now="yesterday")  # type: ignore[arg-type]
+
+
+def test_a_path_that_is_no_store_is_a_value_error_naming_it(tmp_path: Path) -> None:
+    garbage = tmp_path / "garbage.duckdb"
+    garbage.write_bytes(b"not a database" * 100)
+    for path in (tmp_path, garbage, tmp_path / "missing" / "x.duckdb"):
+        with pytest.raises(ValueError, match=re.escape(f"cannot open the store {path}")):
+            LocalStore(path)

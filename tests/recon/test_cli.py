@@ -93,3 +93,81 @@ def test_a_broken_ledger_exits_two(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     status, _, err = recon("--date", "2026-01-15", "--ledger", str(ledger), "--out", str(tmp_path))
     assert status == EXIT_BAD_INPUT
     assert "no column 'amount_base'" in err
+
+
+@pytest.mark.parametrize(
+    ("rows", "message"),
+    [
+        # int() alone took these as 5000 and 5: a balance silently read.
+        ("2026-01-01T03:00:00Z,5_000\n", "balance_base must be an integer of base units"),
+        ("2026-01-01T03:00:00Z,\u0665\n", "balance_base must be an integer of base units"),
+        ("2026-01-01T03:00:00Z,5.0\n", "balance_base must be an integer of base units"),
+        # Two snapshots at one instant: one was silently dropped.
+        ("2026-01-01T03:00:00Z,5\n2026-01-01T00:00:00-03:00,6\n", "a second snapshot at"),
+        # Exited 3, 'cannot read the service'.
+        ("2026-01-01T03:00:00Z,99999999999999999999\n", "outside the signed 64-bit range"),
+        ("2026-01-01T03:00:00,5\n", "as_of needs a time zone"),
+    ],
+)
+def test_a_bad_balances_file_exits_two_and_writes_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, rows: str, message: str
+) -> None:
+    monkeypatch.delenv("PIXOPS_BASE_URL", raising=False)
+    balances = tmp_path / "balances.csv"
+    balances.write_text("as_of,balance_base\n" + rows, encoding="utf-8")
+    out = tmp_path / "out"
+    status, _, err = recon(
+        "--date", "2026-01-15", "--ledger", str(DATA / "sample_ledger.csv"),
+        "--balances", str(balances), "--out", str(out), "--quiet",
+    )  # fmt: skip
+    assert (status, out.exists()) == (EXIT_BAD_INPUT, False)
+    assert message in err
+
+
+def test_a_balances_file_not_in_utf8_exits_two(tmp_path: Path) -> None:
+    balances = tmp_path / "balances.csv"
+    balances.write_bytes(b"as_of,balance_base,memo\n2026-01-01T03:00:00Z,5,abertura \xe7\n")
+    status, _, err = recon(
+        "--date", "2026-01-15", "--ledger", str(DATA / "sample_ledger.csv"),
+        "--balances", str(balances), "--out", str(tmp_path / "out"),
+    )  # fmt: skip
+    assert status == EXIT_BAD_INPUT
+    assert "not UTF-8 text" in err
+
+
+@pytest.mark.parametrize("store", ["folder", "not-duckdb"])
+def test_a_store_that_cannot_be_opened_exits_two(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, store: str
+) -> None:
+    monkeypatch.delenv("PIXOPS_BASE_URL", raising=False)
+    path = tmp_path / store
+    if store == "folder":
+        path.mkdir()
+    else:
+        path.write_bytes(b"not a database" * 100)
+    status, _, err = recon(
+        "--date", "2026-01-15", "--ledger", str(DATA / "sample_ledger.csv"),
+        "--store", str(path), "--out", str(tmp_path / "out"), "--quiet",
+    )  # fmt: skip
+    assert status == EXIT_BAD_INPUT
+    assert f"--store: cannot open the store {path}" in err
+
+
+@pytest.mark.parametrize(
+    ("days", "html", "message"),
+    [
+        (["--from", "2026-01-14", "--to", "2026-01-15"], "r.html", "covers one business day"),
+        (["--date", "2026-01-15"], "r.txt", "give a .html path"),
+        (["--date", "2026-01-15"], "missing/r.html", "no such folder for the report"),
+    ],
+)
+def test_an_html_report_that_cannot_be_made_is_refused_before_the_run(
+    tmp_path: Path, days: list[str], html: str, message: str
+) -> None:
+    out = tmp_path / "out"
+    status, _, err = recon(
+        *days, "--ledger", str(DATA / "sample_ledger.csv"), "--out", str(out),
+        "--html", str(tmp_path / html), "--quiet",
+    )  # fmt: skip
+    assert (status, out.exists()) == (EXIT_BAD_INPUT, False)
+    assert message in err

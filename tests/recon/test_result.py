@@ -159,3 +159,37 @@ def test_rollforward_figure_starts_at_the_opening_snapshot_before_the_days() -> 
     assert result.rollforward_figure().layout.title.text == (
         "Balance 14/01/2026 00:00 to 16/01/2026 00:00: opening + movements = closing"
     )
+
+
+def test_a_failed_write_leaves_the_folder_as_it_was(
+    result: ReconResult, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "matched.csv").write_text("the last good run\n", encoding="utf-8")
+
+    def disk_full(self: ReconResult, path: str | Path) -> Path:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(ReconResult, "to_excel_csv", disk_full)
+    with pytest.raises(OSError, match="No space left"):
+        result.write(out)
+    # Nothing of the failed run: no new Parquet beside an old CSV, no staging folder.
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["out"]
+    assert [path.name for path in out.iterdir()] == ["matched.csv"]
+    assert (out / "matched.csv").read_text(encoding="utf-8") == "the last good run\n"
+
+
+def test_a_folder_in_the_way_is_refused_before_anything_moves(
+    result: ReconResult, tmp_path: Path
+) -> None:
+    (tmp_path / "summary.parquet").mkdir()
+    with pytest.raises(IsADirectoryError, match=r"summary\.parquet"):
+        result.write(tmp_path)
+    assert [path.name for path in tmp_path.iterdir()] == ["summary.parquet"]
+
+
+def test_write_answers_the_paths_in_the_folder(result: ReconResult, tmp_path: Path) -> None:
+    written = result.write(tmp_path / "new" / "out")
+    assert all(path.parent == tmp_path / "new" / "out" and path.is_file() for path in written)
+    assert sorted(path.name for path in (tmp_path / "new").iterdir()) == ["out"]

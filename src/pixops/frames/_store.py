@@ -61,7 +61,10 @@ class LocalStore:
         if not isinstance(path, (str, Path)):
             raise TypeError("path must be a file path or ':memory:'")
         self.path = str(path)
-        self.connection = duckdb.connect(self.path)
+        try:
+            self.connection = duckdb.connect(self.path)
+        except duckdb.Error as error:  # a folder, a missing folder, not a DuckDB file
+            raise ValueError(f"cannot open the store {self.path}: {error}") from None
         self.connection.execute("SET TimeZone = 'UTC'")
         self.connection.execute(_ddl())
         self.connection.execute(

@@ -26,8 +26,9 @@ import pyarrow as pa
 
 from pixops.errors import PixopsError
 from pixops.frames import LocalStore, day_window, load_statement_table, parse_day
+from pixops.money import MoneyError, check_int64
 from pixops.recon._inputs import LedgerError, read_ledger
-from pixops.recon._result import ReconResult
+from pixops.recon._result import ReconResult, staged_directory
 from pixops.recon._run import balance_snapshot, reconcile
 
 __all__ = [
@@ -78,6 +79,7 @@ def options_from(args: argparse.Namespace) -> ReconOptions:
     for name, path in (("--ledger", args.ledger), ("--balances", args.balances)):
         if path is not None and not path.is_file():
             raise _BadInputError(f"{name}: no such file: {path}")
+    _check_html(getattr(args, "html", None), first, last)
     return ReconOptions(
         first=first,
         last=last,
@@ -88,6 +90,21 @@ def options_from(args: argparse.Namespace) -> ReconOptions:
         store=args.store,
         progress=not args.quiet,
     )
+
+
+def _check_html(html: Path | None, first: date, last: date) -> None:
+    """`--html` refused before the run, not after the frames are written (exit 2 with
+    results on disk read as a failed run that wrote anyway)."""
+    if html is None:
+        return
+    if first != last:
+        raise _BadInputError(
+            "--html: the HTML report covers one business day: use --date, not --from/--to"
+        )
+    if html.suffix.lower() not in {".html", ".htm"}:
+        raise _BadInputError(f"--html: the report is HTML: give a .html path, not {html.name}")
+    if not html.parent.is_dir():
+        raise _BadInputError(f"--html: no such folder for the report: {html.parent}")
 
 
 def _client() -> Any:
@@ -103,24 +120,48 @@ def _client() -> Any:
 
 
 def read_balances(path: Path) -> list[tuple[datetime, int]]:
-    """``as_of`` (ISO 8601 with zone) and ``balance_base`` (integer) rows of a CSV."""
-    snapshots = []
-    with path.open(encoding="utf-8-sig", newline="") as handle:
-        reader = csv.DictReader(handle)
-        if not reader.fieldnames or not {"as_of", "balance_base"} <= set(reader.fieldnames):
-            raise _BadInputError(f"{path}: needs columns as_of and balance_base")
-        for number, row in enumerate(reader, start=2):
-            try:
-                moment = datetime.fromisoformat(row["as_of"].strip().replace("Z", "+00:00"))
-                amount = int(row["balance_base"].strip(), 10)
-            except (ValueError, AttributeError):
-                raise _BadInputError(
-                    f"{path}, line {number}: not an instant and an integer"
-                ) from None
-            if moment.tzinfo is None:
-                raise _BadInputError(f"{path}, line {number}: as_of needs a time zone")
-            snapshots.append((moment.astimezone(UTC), amount))
-    return sorted(snapshots)
+    """``as_of`` (ISO 8601 with zone) and ``balance_base`` (integer) rows of a CSV.
+
+    The balance is ASCII digits with an optional ``-`` (as in the ledger): ``int()`` alone
+    would also take ``5_000`` or Arabic-Indic digits. Two snapshots at one instant are
+    refused rather than one of them silently chosen.
+    """
+    snapshots: dict[datetime, int] = {}
+    try:
+        with path.open(encoding="utf-8-sig", newline="") as handle:
+            reader = csv.DictReader(handle)
+            if not reader.fieldnames or not {"as_of", "balance_base"} <= set(reader.fieldnames):
+                raise _BadInputError(f"{path}: needs columns as_of and balance_base")
+            for number, row in enumerate(reader, start=2):
+                moment, amount = _balance_row(path, number, row)
+                if moment in snapshots:
+                    raise _BadInputError(
+                        f"{path}, line {number}: a second snapshot at {moment.isoformat()}"
+                    )
+                snapshots[moment] = amount
+    except UnicodeDecodeError as error:
+        raise _BadInputError(f"{path}: not UTF-8 text ({error.reason})") from None
+    except csv.Error as error:
+        raise _BadInputError(f"{path}: {error}") from None
+    return sorted(snapshots.items())
+
+
+def _balance_row(path: Path, number: int, row: dict[str, Any]) -> tuple[datetime, int]:
+    where = f"{path}, line {number}"
+    try:
+        moment = datetime.fromisoformat(row["as_of"].strip().replace("Z", "+00:00"))
+    except (ValueError, AttributeError):
+        raise _BadInputError(f"{where}: as_of is not an ISO 8601 instant") from None
+    if moment.tzinfo is None:
+        raise _BadInputError(f"{where}: as_of needs a time zone")
+    text = row["balance_base"].strip() if isinstance(row["balance_base"], str) else ""
+    digits = text.removeprefix("-")
+    if not (digits.isascii() and digits.isdigit()):
+        raise _BadInputError(f"{where}: balance_base must be an integer of base units")
+    try:
+        return moment.astimezone(UTC), check_int64(int(digits) * (-1 if text[0] == "-" else 1))
+    except MoneyError as error:
+        raise _BadInputError(f"{where}: balance_base: {error}") from None
 
 
 @dataclass(frozen=True)
@@ -155,7 +196,11 @@ def load_inputs(options: ReconOptions, client: Any) -> ReconInputs:
         load_first = min(load_first, opening[-1][0].date())
         load_last = max(load_last, live[0].date() + timedelta(days=1))
     if options.store is not None:
-        with LocalStore(options.store) as store:
+        try:
+            store = LocalStore(options.store)
+        except ValueError as error:
+            raise _BadInputError(f"--store: {error}") from None
+        with store:
             store.sync(
                 client, load_first, load_last, tz=options.tz, now=now, progress=options.progress
             )
@@ -179,10 +224,8 @@ def run_recon(options: ReconOptions, inputs: ReconInputs) -> ReconResult:
 
 
 def write_outputs(options: ReconOptions, result: ReconResult, status: int) -> list[Path]:
-    """Frames as Parquet and CSV, the Excel-friendly file, ``summary.txt`` and ``.json``."""
-    written = result.write(options.out)
-    text = options.out / "summary.txt"
-    text.write_text(result.summary_text() + "\n", encoding="utf-8")
+    """Frames as Parquet and CSV, the Excel-friendly file, ``summary.txt`` and ``.json``:
+    written beside ``--out`` and moved in together, so a failure leaves no partial set."""
     summary = {
         "first_day": options.first.isoformat(),
         "last_day": options.last.isoformat(),
@@ -191,9 +234,13 @@ def write_outputs(options: ReconOptions, result: ReconResult, status: int) -> li
         "exit_status": status,
         "counts": result.counts,
     }
-    data = options.out / "summary.json"
-    data.write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
-    return [*written, text, data]
+    with staged_directory(options.out) as stage:
+        written = result.write(stage)
+        text = stage / "summary.txt"
+        text.write_text(result.summary_text() + "\n", encoding="utf-8")
+        data = stage / "summary.json"
+        data.write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    return [options.out / path.name for path in [*written, text, data]]
 
 
 def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None) -> int:

@@ -26,7 +26,11 @@ from __future__ import annotations
 
 import csv
 import html
-from collections.abc import Callable
+import os
+import shutil
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -42,7 +46,7 @@ from pixops.money import format_brl_base, format_brl_display
 if TYPE_CHECKING:
     import plotly.graph_objects as go
 
-__all__ = ["ATTENTION_CATEGORIES", "CATEGORIES", "ReconResult"]
+__all__ = ["ATTENTION_CATEGORIES", "CATEGORIES", "ReconResult", "staged_directory"]
 
 #: Every finding, in the order reports list them.
 ATTENTION_CATEGORIES: Final = (
@@ -175,13 +179,17 @@ class ReconResult:
         return target
 
     def write(self, directory: str | Path) -> list[Path]:
-        """Parquet, CSV and the Excel-friendly discrepancies file, all in ``directory``."""
-        out = _directory(directory)
-        return [
-            *self.to_parquet(out),
-            *self.to_csv(out),
-            self.to_excel_csv(out / "discrepancies_excel.csv"),
-        ]
+        """Parquet, CSV and the Excel-friendly discrepancies file, all in ``directory``.
+
+        The files are written to a folder beside it and moved in when all are written:
+        a failure (disk full, a file in the way) leaves ``directory`` as it was."""
+        with staged_directory(directory) as stage:
+            written = [
+                *self.to_parquet(stage),
+                *self.to_csv(stage),
+                self.to_excel_csv(stage / "discrepancies_excel.csv"),
+            ]
+        return [Path(directory) / path.name for path in written]
 
     def __repr__(self) -> str:
         counts = self.counts
@@ -267,6 +275,28 @@ class ReconResult:
         from pixops.recon._figures import rollforward_figure
 
         return rollforward_figure(self)
+
+
+@contextmanager
+def staged_directory(directory: str | Path) -> Iterator[Path]:
+    """A new folder beside ``directory`` to write into; when the block ends without an
+    error its files are moved into ``directory`` (created if needed), and the folder is
+    removed either way. A failed run leaves no partial set of results."""
+    out = Path(directory)
+    if out.exists() and not out.is_dir():
+        raise NotADirectoryError(f"not a directory: {out}")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    stage = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".partial", dir=out.parent))
+    try:
+        yield stage
+        out.mkdir(exist_ok=True)
+        blocked = [path.name for path in stage.iterdir() if (out / path.name).is_dir()]
+        if blocked:
+            raise IsADirectoryError(f"folders in the way in {out}: {sorted(blocked)}")
+        for path in sorted(stage.iterdir()):
+            os.replace(path, out / path.name)
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)
 
 
 def _directory(directory: str | Path) -> Path:
