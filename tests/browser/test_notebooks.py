@@ -98,6 +98,10 @@ def test_daily_reconciliation_dashboard_reconciles_and_exports(
 def test_refunds_panel_refunds_part_of_a_payment(page: Page, lab: Server, workspace: Path) -> None:
     _run(page, lab, workspace, "*refund*.ipynb")
     panel = page.locator(".widget-vbox").filter(has_text="Refund a received PIX").first
+    # An en-US browser draws the date picker mm/dd/yyyy; the echo beside it says dd/mm/yyyy.
+    panel.locator("input[type=date]").first.fill("2026-01-02")
+    expect(panel.locator(".pixops-date-echo").first).to_contain_text("02/01/2026 (Fri, 2 Jan)")
+    screenshot_at(page, panel.locator("input[type=date]").first, "refunds-date-echo")
     panel.get_by_placeholder(re.compile("transaction or end-to-end id")).fill(PAYMENT)
     widget_button(panel, "Find").click()
     expect(panel).to_contain_text(PAYMENT_AMOUNT_TEXT)

@@ -284,3 +284,13 @@ def test_a_day_before_the_first_balance_says_which_is_first(desk: Desk) -> None:
     assert "no balance at the start of 01/12/2025" in board.status.value
     assert "its first is at 01/01/2026 00:00 (São Paulo time)" in board.status.value
     assert "03:00Z" not in board.status.value
+
+
+def test_each_date_picker_says_its_date_the_brazilian_way(desk: Desk) -> None:
+    board = ReconDashboard(desk.client, LEDGER, day="2026-01-15", now=desk.now)
+    board.last_day.value = date(2026, 2, 1)
+    row = board.children[1]
+    echoes = [c.value for c in row.children if "pixops-date-echo" in c._dom_classes]
+    assert len(echoes) == 2
+    assert "15/01/2026 (Thu, 15 Jan)" in echoes[0]
+    assert "01/02/2026 (Sun, 1 Feb)" in echoes[1]

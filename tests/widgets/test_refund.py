@@ -402,3 +402,21 @@ def test_service_failures_read_as_words(desk: Desk) -> None:
     assert "422" not in panel.status.value
     assert "R$ 0,00 of R$ 23,57 is still refundable" in panel.status.value
     assert "R$ 0,00" in panel.details.value  # what is left was read again
+
+
+def test_each_date_picker_says_its_date_the_brazilian_way(desk: Desk) -> None:
+    # The browser draws the picker in its own language (mm/dd/yyyy in en-US): an echo
+    # beside it says the date as dd/mm/yyyy with the month named.
+    panel = panel_on(desk)
+    panel.date_from.value = date(2026, 1, 2)
+    panel.date_to.value = None
+    echoes = [
+        child.value
+        for box in panel.children
+        if isinstance(box, type(panel.children[1]))
+        for child in box.children
+        if "pixops-date-echo" in getattr(child, "_dom_classes", ())
+    ]
+    assert len(echoes) == 2
+    assert "02/01/2026 (Fri, 2 Jan)" in echoes[0]
+    assert "no date chosen" in echoes[1]

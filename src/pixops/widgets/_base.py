@@ -2,14 +2,24 @@
 
 from __future__ import annotations
 
+import html
 from collections.abc import Callable
-from datetime import UTC, datetime
-from typing import Any
+from datetime import UTC, date, datetime
+from typing import Any, Final
 
 from pixops._connect import connection_of
 from pixops.widgets._api import Record
 
-__all__ = ["Clock", "check_client", "clock_for", "events_for", "inbox_for", "when_clicked"]
+__all__ = [
+    "Clock",
+    "check_client",
+    "clock_for",
+    "date_echo",
+    "date_text",
+    "events_for",
+    "inbox_for",
+    "when_clicked",
+]
 
 Clock = Callable[[], datetime]
 
@@ -99,3 +109,40 @@ def when_clicked(button: Any, action: Callable[[], None], *, busy: bool = False)
             button.disabled = False
 
     button.on_click(clicked)
+
+
+_WEEKDAYS: Final = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+_MONTHS: Final = (
+    "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"
+)  # fmt: skip
+
+
+def date_text(day: date | None) -> str:
+    """A picked date the pt-BR way, its weekday and month named (no locale needed):
+    ``02/01/2026 (Fri, 2 Jan)``, which no reader takes for the 1st of February."""
+    if day is None:
+        return "no date chosen"
+    return f"{day:%d/%m/%Y} ({_WEEKDAYS[day.weekday()]}, {day.day} {_MONTHS[day.month - 1]})"
+
+
+def date_echo(picker: Any) -> Any:
+    """A label beside a date picker that always says the picked date as dd/mm/yyyy.
+
+    The picker is the browser's own date input, drawn in the browser's language:
+    mm/dd/yyyy in an en-US Chromium, where 01/02/2026 is February to a Brazilian reader.
+    The echo leaves no doubt whatever the browser shows.
+    """
+    import ipywidgets as w
+
+    echo = w.HTML(layout=w.Layout(margin="0 16px 0 4px"))
+    echo.add_class("pixops-date-echo")
+
+    def show(_: Any = None) -> None:
+        day = picker.value
+        text = html.escape(date_text(day))
+        colour = "#b00020" if day is None else "#1f4e79"
+        echo.value = f'<span style="color:{colour};white-space:nowrap">= {text}</span>'
+
+    picker.observe(show, names="value")
+    show()
+    return echo

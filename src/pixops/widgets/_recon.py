@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Final
 import ipywidgets as w
 
 from pixops.errors import PixopsError
-from pixops.widgets._base import Clock, check_client, clock_for, when_clicked
+from pixops.widgets._base import Clock, check_client, clock_for, date_echo, when_clicked
 from pixops.widgets._charts import (
     append_figure,
     fees_by_day_figure,
@@ -172,7 +172,16 @@ class ReconDashboard(w.VBox):  # type: ignore[misc]
         super().__init__(
             [
                 w.HTML("<h3 style='margin:4px 0'>Reconciliation</h3>"),
-                w.HBox([self.first_day, self.last_day, self.tz, self.run_button]),
+                w.HBox(
+                    [
+                        self.first_day,
+                        date_echo(self.first_day),
+                        self.last_day,
+                        date_echo(self.last_day),
+                        self.tz,
+                        self.run_button,
+                    ]
+                ),
                 self.status,
                 self.summary,
                 self.charts,

@@ -32,6 +32,7 @@ from pixops.widgets._base import (
     Clock,
     check_client,
     clock_for,
+    date_echo,
     events_for,
     inbox_for,
     when_clicked,
@@ -142,7 +143,14 @@ class RefundPanel(w.VBox):  # type: ignore[misc]
             [
                 w.HTML("<h3 style='margin:4px 0'>Refund a received PIX</h3>"),
                 w.HBox([self.search, self.find_button]),
-                w.HBox([self.date_from, self.date_to]),
+                w.HBox(
+                    [
+                        self.date_from,
+                        date_echo(self.date_from),
+                        self.date_to,
+                        date_echo(self.date_to),
+                    ]
+                ),
                 self.results,
                 self.details,
                 w.HBox([self.amount, self.description]),
