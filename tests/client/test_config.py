@@ -30,6 +30,9 @@ def test_explicit_arguments_and_the_api_root() -> None:
         ("https://x", "cli", " sk"),
         ("https://x", "cli:1", "sk"),
         ("https://x", "cli", 5),
+        # httpx encodes the Authorization header as ASCII: UnicodeEncodeError on first use.
+        ("https://x", "clí", "sk"),
+        ("https://x", "cli", "sk\x7f"),
     ],
 )
 def test_bad_settings_are_refused(base_url: object, client_id: object, secret: object) -> None:
@@ -74,3 +77,18 @@ def test_the_sandbox_client_wants_an_api_key() -> None:
         Sandbox().client("cli_x:sk_x")  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="ApiKey"):
         Sandbox().async_client(None)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("timeout", ["5", float("nan"), float("inf"), 0, -1, True, None])
+def test_a_timeout_that_is_no_duration_is_refused_when_made(timeout: object) -> None:
+    # httpx took these and failed (or never timed out) on the first request instead.
+    for make in (pixops.Client, pixops.AsyncClient):
+        with pytest.raises(ConfigurationError, match="timeout must be a positive number"):
+            make("https://x", "cli", "sk", timeout=timeout)  # type: ignore[arg-type]
+
+
+def test_a_dotenv_file_not_in_utf8_is_a_configuration_error(tmp_path: Path) -> None:
+    path = tmp_path / ".env"
+    path.write_bytes(b"PIXOPS_BASE_URL=https://x\nPIXOPS_CLIENT_ID=cli\xe7\n")
+    with pytest.raises(ConfigurationError, match="is not UTF-8 text"):
+        pixops.Client.from_env(dotenv_path=path)

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import httpx
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pixops.cli import build_parser
 from pixops.client._cli import run_api, run_doctor_command
@@ -154,3 +156,50 @@ def test_the_async_doctor_runs_the_same_checks(
     good, bad = asyncio.run(both())
     assert verdicts(good) == verdicts(sandbox.client(key).doctor())
     assert verdicts(bad)["IP whitelisted"] == "fail"
+
+
+@pytest.fixture
+def unreachable(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("PIXOPS_BASE_URL", "http://127.0.0.1:9")
+    monkeypatch.setenv("PIXOPS_CLIENT_ID", "cli")
+    monkeypatch.setenv("PIXOPS_CLIENT_SECRET", "sk")
+
+
+@pytest.mark.usefixtures("unreachable")
+@pytest.mark.parametrize(
+    "body",
+    [
+        '{"a": NaN}',
+        '{"a": 1e999}',
+        '{"a": 1, "a": 2}',  # json.loads kept the last one silently
+        '{"a": "\\udcff"}',
+        "[" * 50_000 + "]" * 50_000,  # RecursionError
+        '{"a": "\udcff"}',  # argv bytes that were not UTF-8
+    ],
+)
+def test_a_body_the_wire_refuses_exits_two_without_a_traceback(body: str) -> None:
+    out = io.StringIO()
+    args = build_parser().parse_args(["api", "POST", "/cpf/validate", body])
+    assert run_api(args, out) == 2
+    assert out.getvalue().startswith("pixops api: the body is not JSON: ")
+
+
+@pytest.mark.usefixtures("unreachable")
+@pytest.mark.parametrize("path", ["/transactions/\udcff", "/statement?status=\udcff"])
+def test_a_path_that_is_no_text_exits_two(path: str) -> None:
+    out = io.StringIO()
+    assert run_api(build_parser().parse_args(["api", "GET", path]), out) == 2
+    assert "must be valid text" in out.getvalue()
+
+
+@settings(max_examples=80, deadline=None)
+@given(body=st.text(st.characters(exclude_categories=())))
+def test_any_body_text_is_sent_or_refused_by_name(body: str) -> None:
+    # No settings at all: a body that parses reaches the settings check (exit 2 too).
+    out = io.StringIO()
+    args = build_parser().parse_args(
+        ["api", "POST", "/cpf/validate", body, "--env-file", "/nonexistent/.env"]
+    )
+    assert run_api(args, out) == 2
+    assert out.getvalue().startswith("pixops api: ")

@@ -12,13 +12,16 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import replace
 from typing import Any, TextIO
 
+from pixops import wire
 from pixops.client._config import ENV_BASE_URL, ENV_CLIENT_ID, ENV_CLIENT_SECRET, read_env
-from pixops.client._core import Call
+from pixops.client._core import raw_call
 from pixops.client._errors import ArgumentError, ConfigurationError, TransportError
 from pixops.client._retry import NO_RETRY
 from pixops.client._sync import Client
+from pixops.wire import WireError
 
 __all__ = ["run_api", "run_doctor_command"]
 
@@ -58,9 +61,9 @@ def run_api(args: argparse.Namespace, out: TextIO | None = None) -> int:
     stream = out or sys.stdout
     body: Any = None
     if args.json is not None:
-        try:
-            body = json.loads(args.json)
-        except ValueError as exc:
+        try:  # argv bytes that were not UTF-8 come back as they were, and are refused
+            body = wire.parse_strict(args.json.encode("utf-8", "surrogateescape"))
+        except WireError as exc:
             print(f"pixops api: the body is not JSON: {exc}", file=stream)
             return 2
     path, _, query_text = args.path.partition("?")
@@ -69,17 +72,15 @@ def run_api(args: argparse.Namespace, out: TextIO | None = None) -> int:
     )
     try:
         with _client(args, key_case="camelCase" if args.camel else "snake_case") as client:
-            method = args.method.upper()
-            if method != "POST" and body is not None:
-                raise ArgumentError("only POST takes a body")
-            if body is not None and not isinstance(body, dict):
-                raise ArgumentError("the JSON body must be an object")
-            if not path.startswith("/"):
-                raise ArgumentError("the path must start with '/', e.g. /balance")
-            call = Call(method, path, query, body, idempotency_key=args.idempotency_key)
+            call = replace(
+                raw_call(args.method, path, body, query), idempotency_key=args.idempotency_key
+            )
             response = client.send(call)
     except (ConfigurationError, ArgumentError) as exc:
         print(f"pixops api: {exc}", file=stream)
+        return 2
+    except WireError as exc:  # what parse_strict lets through (1e999 is inf) cannot be sent
+        print(f"pixops api: the body is not JSON: {exc}", file=stream)
         return 2
     except TransportError as exc:
         print(f"pixops api: {exc}", file=stream)

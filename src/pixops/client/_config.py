@@ -6,6 +6,7 @@ the public `client_id` and a masked secret.
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -26,6 +27,7 @@ __all__ = [
     "Credentials",
     "KeyCase",
     "Settings",
+    "check_timeout",
     "read_env",
 ]
 
@@ -53,6 +55,9 @@ class Credentials:
                 raise ConfigurationError(f"{name} must be a non-empty string")
             if value != value.strip() or any(ch in value for ch in ":\r\n"):
                 raise ConfigurationError(f"{name} has spaces, ':' or line breaks")
+            if not (value.isascii() and value.isprintable()):
+                # It travels in the Authorization header, which httpx encodes as ASCII.
+                raise ConfigurationError(f"{name} must be printable ASCII")
 
     @property
     def authorization(self) -> str:
@@ -99,7 +104,11 @@ def read_env(
     if dotenv_path is not None and not Path(path).is_file():
         raise ConfigurationError(f"no .env file at {path}")
     if path:
-        found.update({k: v for k, v in dotenv_values(path).items() if v is not None})
+        try:
+            values = dotenv_values(path)
+        except UnicodeDecodeError as error:
+            raise ConfigurationError(f"{path} is not UTF-8 text ({error.reason})") from None
+        found.update({k: v for k, v in values.items() if v is not None})
     source = os.environ if environ is None else environ
     found.update({k: v for k, v in source.items() if k.startswith("PIXOPS_")})
     missing = [
@@ -110,3 +119,19 @@ def read_env(
             f"missing {', '.join(missing)}: set them in the environment or in a .env file"
         )
     return found
+
+
+def check_timeout(timeout: object) -> None:
+    """A client's request timeout: a positive, finite number of seconds or an
+    ``httpx.Timeout`` (httpx takes a string or NaN here and fails on the first request)."""
+    if isinstance(timeout, httpx.Timeout):
+        return
+    if (
+        isinstance(timeout, bool)
+        or not isinstance(timeout, int | float)
+        or not math.isfinite(timeout)
+        or timeout <= 0
+    ):
+        raise ConfigurationError(
+            f"timeout must be a positive number of seconds or an httpx.Timeout, not {timeout!r}"
+        )

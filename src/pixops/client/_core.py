@@ -97,11 +97,26 @@ def raw_call(
         raise ArgumentError("method must be GET, POST or DELETE")
     if not isinstance(path, str) or not path.startswith("/"):
         raise ArgumentError("path must start with '/', e.g. /balance")
+    texts = [("path", path), *(("query", item) for pair in (query or {}).items() for item in pair)]
+    for name, text in texts:
+        if not _is_text(text):
+            raise ArgumentError(f"the {name} must be valid text, not {text!r}")
     if json_body is not None and not isinstance(json_body, dict):
         raise ArgumentError("the JSON body must be an object")
     if method != "POST" and json_body is not None:
         raise ArgumentError("only POST takes a body")
     return Call(method, path, dict(query or {}), json_body)
+
+
+def _is_text(value: object) -> bool:
+    """A string that UTF-8 can hold (no lone surrogate, as from undecodable argv bytes)."""
+    if not isinstance(value, str):
+        return False
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def log_attempt(call: Call, attempt: int, outcome: str, wait: float | None) -> None:

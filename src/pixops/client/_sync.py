@@ -28,6 +28,7 @@ from pixops.client._config import (
     KeyCase,
     Settings,
     api_root,
+    check_timeout,
     read_env,
 )
 from pixops.client._core import Call, build_request, decode, log_attempt, raw_call
@@ -85,6 +86,7 @@ class Client:
             )
         if not isinstance(retry, RetryPolicy):
             raise ConfigurationError("retry must be a pixops.client.RetryPolicy")
+        check_timeout(timeout)
         self._settings = Settings(
             api_root(base_url), Credentials(client_id, client_secret), key_case
         )
