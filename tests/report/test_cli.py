@@ -42,3 +42,19 @@ def test_daily_without_a_daily_notebook_exits_1(
     argv = ["report", "daily", "--date", "2026-01-31", "--notebooks", str(tmp_path)]
     assert main([*argv, "--html", str(tmp_path / "r.html")]) == 1
     assert "expected one *daily*.ipynb" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "content",
+    [b"\xff\xfe not a notebook", b"{}", b"[1, 2]", b'{"cells": 5, "nbformat": 4}', b""],
+)
+def test_a_file_that_is_no_notebook_exits_1_with_the_reason(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], content: bytes
+) -> None:
+    # papermill leaked UnicodeDecodeError, jsonschema's ValidationError... as tracebacks.
+    notebook = tmp_path / "bad.ipynb"
+    notebook.write_bytes(content)
+    out = tmp_path / "r.html"
+    assert main(["report", "run", str(notebook), "--html", str(out)]) == 1
+    assert f"pixops report: {notebook} is not a readable notebook" in capsys.readouterr().err
+    assert not out.exists()

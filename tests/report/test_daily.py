@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import date, datetime
 from pathlib import Path
 
 import pytest
 
-from pixops.report import ReportError, daily_report, find_daily_notebook
+from pixops.report import ReportError, daily_report, find_daily_notebook, render_report
 
 
 def test_the_daily_notebook_is_found_by_name(tmp_path: Path) -> None:
@@ -52,3 +52,16 @@ def test_recon_html_covers_one_day_only(tmp_path: Path) -> None:
             "America/Sao_Paulo",
             tmp_path / "ledger.csv",
         )
+
+
+def test_paths_as_text_and_wrong_values_are_named(tmp_path: Path) -> None:
+    with pytest.raises(ReportError, match="no such notebooks folder"):
+        find_daily_notebook(str(tmp_path / "missing"))
+    notebook = tmp_path / "daily.ipynb"
+    notebook.write_text("{}", encoding="utf-8")
+    with pytest.raises(ReportError, match="no such ledger file"):
+        daily_report(date(2026, 1, 15), tmp_path / "r.html", notebook=notebook, ledger="x.csv")
+    with pytest.raises(ReportError, match="business_date must be a date"):
+        daily_report(datetime(2026, 1, 15), tmp_path / "r.html", notebook=notebook)
+    with pytest.raises(ReportError, match="parameters must be a mapping"):
+        render_report(notebook, tmp_path / "r.html", parameters=[("a", 1)])  # type: ignore[arg-type]

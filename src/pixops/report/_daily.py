@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import zoneinfo
-from datetime import date
+from datetime import date, datetime
 from pathlib import Path
 
 from pixops.report._errors import ReportError
@@ -17,8 +17,9 @@ LEDGER_PARAMETER = "ledger_path"
 BALANCES_PARAMETER = "balances_path"
 
 
-def find_daily_notebook(notebooks: Path) -> Path:
+def find_daily_notebook(notebooks: str | Path) -> Path:
     """The daily reconciliation notebook of a notebooks folder (`*daily*.ipynb`)."""
+    notebooks = Path(notebooks)
     if not notebooks.is_dir():
         raise ReportError(f"no such notebooks folder: {notebooks}")
     found = sorted(notebooks.glob("*daily*.ipynb"))
@@ -32,16 +33,16 @@ def daily_report(
     business_date: date,
     out: str | Path,
     *,
-    notebook: Path,
+    notebook: str | Path,
     timezone: str = DEFAULT_TIMEZONE,
-    ledger: Path | None = None,
-    balances: Path | None = None,
+    ledger: str | Path | None = None,
+    balances: str | Path | None = None,
 ) -> Path:
     """Run the daily reconciliation notebook for `business_date` and write its HTML report.
 
     `ledger` and `balances` replace the notebook's own defaults when given.
     """
-    if not isinstance(business_date, date):
+    if not isinstance(business_date, date) or isinstance(business_date, datetime):
         raise ReportError(f"business_date must be a date, not {business_date!r}")
     if not isinstance(timezone, str) or timezone not in zoneinfo.available_timezones():
         raise ReportError(f"unknown time zone: {timezone!r}")
@@ -50,10 +51,12 @@ def daily_report(
         TIMEZONE_PARAMETER: timezone,
     }
     if ledger is not None:
+        ledger = Path(ledger)
         if not ledger.is_file():
             raise ReportError(f"no such ledger file: {ledger}")
         parameters[LEDGER_PARAMETER] = str(ledger.resolve())
     if balances is not None:
+        balances = Path(balances)
         if not balances.is_file():
             raise ReportError(f"no such balances file: {balances}")
         parameters[BALANCES_PARAMETER] = str(balances.resolve())

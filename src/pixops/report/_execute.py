@@ -19,9 +19,16 @@ _PARAMETER_TYPES = (str, int, bool)
 
 def declared_parameters(notebook: Path) -> set[str]:
     """The names assigned in the notebook's cell tagged `parameters`."""
+    import nbformat
     import papermill
 
-    found: dict[str, Any] = papermill.inspect_notebook(str(notebook))
+    if not isinstance(notebook, (str, Path)) or not Path(notebook).is_file():
+        raise ReportError(f"no such notebook: {notebook}")
+    try:
+        found: dict[str, Any] = papermill.inspect_notebook(str(notebook))
+    except (ValueError, KeyError, TypeError, AttributeError, nbformat.ValidationError) as error:
+        # Not UTF-8, not JSON, or JSON that is no notebook (papermill leaks each as is).
+        raise ReportError(f"{notebook} is not a readable notebook: {error}") from None
     return set(found)
 
 
@@ -43,6 +50,8 @@ def execute_notebook(
         raise ReportError(f"no such notebook: {notebook}")
     if not isinstance(timeout_seconds, int) or timeout_seconds < 1:
         raise ReportError(f"timeout_seconds must be a positive integer, not {timeout_seconds!r}")
+    if not isinstance(parameters, Mapping):
+        raise ReportError(f"parameters must be a mapping of names to values, not {parameters!r}")
     for name, value in parameters.items():
         if not isinstance(value, _PARAMETER_TYPES):
             raise ReportError(f"parameter {name} must be str, int or bool, not {type(value)}")
