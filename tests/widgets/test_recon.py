@@ -294,3 +294,30 @@ def test_each_date_picker_says_its_date_the_brazilian_way(desk: Desk) -> None:
     assert len(echoes) == 2
     assert "15/01/2026 (Thu, 15 Jan)" in echoes[0]
     assert "01/02/2026 (Sun, 1 Feb)" in echoes[1]
+
+
+def test_a_refused_run_keeps_the_result_shown_and_says_whose_it_is(
+    desk: Desk, tmp_path: Path
+) -> None:
+    board = ReconDashboard(desk.client, LEDGER, day="2026-01-15", out_dir=tmp_path, now=desk.now)
+    board.run()
+    shown = board.summary.value
+    board.first_day.value = board.last_day.value = date(2026, 3, 1)
+    board.run()
+    assert "has not happened yet" in board.status.value
+    assert "Below: still 15/01/2026." in board.status.value
+    assert board.summary.value == shown
+    # Export names the files by the result's day, not by the day now in the picker.
+    board.export()
+    assert (tmp_path / "recon-2026-01-15").is_dir()
+    assert not (tmp_path / "recon-2026-03-01").exists()
+
+
+def test_an_export_that_cannot_write_says_why_without_an_errno(desk: Desk, tmp_path: Path) -> None:
+    blocker = tmp_path / "out"
+    blocker.write_text("a file where the folder should be")
+    board = ReconDashboard(desk.client, LEDGER, day="2026-01-15", out_dir=blocker, now=desk.now)
+    board.run()
+    board.export()
+    assert "Could not write the files in" in board.export_status.value
+    assert "Errno" not in board.export_status.value

@@ -151,6 +151,8 @@ class ReconDashboard(w.VBox):  # type: ignore[misc]
         self.result: ReconResult | None = None
         self.statement: pd.DataFrame | None = None
         self.written: list[Path] = []
+        #: The first and last business day of the result shown (None before a run).
+        self.days: tuple[date, date] | None = None
 
         self.first_day = w.DatePicker(description="From", value=chosen)
         self.last_day = w.DatePicker(description="To", value=chosen)
@@ -178,10 +180,9 @@ class ReconDashboard(w.VBox):  # type: ignore[misc]
                         date_echo(self.first_day),
                         self.last_day,
                         date_echo(self.last_day),
-                        self.tz,
-                        self.run_button,
                     ]
                 ),
+                w.HBox([self.tz, self.run_button]),
                 self.status,
                 self.summary,
                 self.charts,
@@ -200,17 +201,16 @@ class ReconDashboard(w.VBox):  # type: ignore[misc]
 
         first, last, tz = self.first_day.value, self.last_day.value, self.tz.value.strip()
         if first is None or last is None:
-            self._set_status("Choose the first and the last business day.", "error")
+            self._refuse("Choose the first and the last business day.")
             return
         if last < first:
-            self._set_status("The last day is before the first one.", "error")
+            self._refuse("The last day is before the first one.")
             return
         today = self._now().astimezone(BUSINESS_TZ).date()
         if last > today:
-            self._set_status(
+            self._refuse(
                 f"{last:%d/%m/%Y} has not happened yet (today is {today:%d/%m/%Y}): "
-                "choose a day up to today.",
-                "error",
+                "choose a day up to today."
             )
             return
         try:
@@ -221,11 +221,17 @@ class ReconDashboard(w.VBox):  # type: ignore[misc]
                 statement, self.ledger, balances=balances, start=first, end=last, tz=tz
             )
         except (PixopsError, ValueError, OSError) as error:
-            self._set_status(f"The reconciliation could not run. {self._why(error)}", "error")
+            self._refuse(f"The reconciliation could not run. {self._why(error)}")
             return
-        self.statement, self.result = statement, result
+        self.statement, self.result, self.days = statement, result, (first, last)
         self.export_status.value = ""  # an export of the previous run no longer applies
         self._render(first, last, tz)
+
+    def _refuse(self, text: str) -> None:
+        """An error in the status line; a result already shown stays, saying whose days."""
+        if self.days is not None:
+            text += f" Below: still {_days_text(*self.days)}."
+        self._set_status(text, "error")
 
     def _why(self, error: BaseException) -> str:
         """A failure in words: the service's in plain sentences, a file's by its name."""
@@ -279,7 +285,7 @@ class ReconDashboard(w.VBox):  # type: ignore[misc]
         assert statement is not None
         counts = result.counts
         findings = sum(counts[c] for c in ATTENTION_CATEGORIES)
-        days = first.strftime("%d/%m/%Y") + ("" if first == last else f" to {last:%d/%m/%Y}")
+        days = _days_text(first, last)
         # A boolean Series, not a list: an empty list would select no columns, not no rows.
         days_in = statement["created_at"].dt.tz_convert(tz).dt.date
         window = statement[((days_in >= first) & (days_in <= last)).astype(bool)]
@@ -388,12 +394,16 @@ class ReconDashboard(w.VBox):  # type: ignore[misc]
         if self.result is None:
             self.export_status.value = message("Reconcile first.", "error")
             return
-        first, last = self.first_day.value, self.last_day.value
+        # The result's days, not the pickers' (changed since, perhaps, without a run).
+        first, last = self.days if self.days is not None else (None, None)
         name = f"recon-{first}" if first == last else f"recon-{first}-to-{last}"
         try:
             self.written = self.result.write(self.out_dir / name)
         except OSError as error:
-            self.export_status.value = message(f"Could not write the files: {error}", "error")
+            why = error.strerror or str(error)  # "Permission denied", without the errno
+            self.export_status.value = message(
+                f"Could not write the files in {self.out_dir}: {why}.", "error"
+            )
             return
         self.export_status.value = message(
             f"Exported {len(self.written)} files to {self.out_dir / name} "
@@ -403,6 +413,10 @@ class ReconDashboard(w.VBox):  # type: ignore[misc]
 
     def _set_status(self, text: str, tone: str = "info") -> None:
         self.status.value = message(text, tone) if text else ""
+
+
+def _days_text(first: date, last: date) -> str:
+    return first.strftime("%d/%m/%Y") + ("" if first == last else f" to {last:%d/%m/%Y}")
 
 
 def _finding_row(record: dict[str, Any]) -> dict[str, Any]:
