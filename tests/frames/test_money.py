@@ -54,3 +54,26 @@ def test_integer_series_keep_their_values() -> None:
 def test_out_of_range_is_refused() -> None:
     with pytest.raises(ValueError, match="64-bit"):
         money_column([2**63])
+
+
+@given(
+    st.lists(st.one_of(st.none(), st.integers(-(2**63), 2**63 - 1)), max_size=20),
+    st.integers(-1000, 1000),
+)
+def test_an_object_series_keeps_its_labels(values: list[int | None], offset: int) -> None:
+    # The object path rebuilt the Series on 0..n-1: assigning the text back to a frame
+    # with another index put each amount beside another row, or NaN.
+    source = pd.Series(values, index=range(offset, offset + len(values)), dtype=object, name="v")
+    for result in (money_column(source), brl_text(source), reais_decimal(source)):
+        assert list(result.index) == list(source.index)
+    assert money_column(source).name == "v"
+    assert money_column(source, name="w").name == "w"
+    assert money_column(pd.Series([1], dtype="int32"), name="w").name == "w"
+
+
+def test_unsigned_amounts_past_the_signed_range_are_a_money_error() -> None:
+    from pixops.money import MoneyError
+
+    with pytest.raises(MoneyError, match="outside the signed 64-bit range"):
+        money_column(pd.Series([2**63], dtype="uint64"))
+    assert money_column(pd.Series([2**63 - 1], dtype="uint64")).tolist() == [2**63 - 1]

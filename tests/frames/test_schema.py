@@ -6,7 +6,15 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 
-from pixops.frames import STATEMENT_SCHEMA, SchemaDriftError, check_frame, check_table, to_frame
+from pixops.frames import (
+    STATEMENT_SCHEMA,
+    SchemaDriftError,
+    check_frame,
+    check_table,
+    conform_table,
+    deduplicate_by_id,
+    to_frame,
+)
 from tests.recon.builders import statement_row, statement_table
 
 
@@ -72,3 +80,40 @@ def test_not_a_frame_is_refused() -> None:
 
 def test_the_empty_schema_table_passes() -> None:
     assert check_table(STATEMENT_SCHEMA.empty_table()).num_rows == 0
+
+
+def test_a_column_twice_is_drift_not_an_attribute_error(frame: pd.DataFrame) -> None:
+    doubled = pd.concat([frame, frame[["amount_base"]]], axis=1)
+    with pytest.raises(SchemaDriftError, match=r"columns \['amount_base'\] appear more than once"):
+        check_frame(doubled)
+
+
+@pytest.mark.parametrize(
+    ("column", "values", "message"),
+    [
+        # A whole float cast to int64 without a word: float money passed through.
+        ("amount_base", pa.array([100.0], pa.float64()), "is not integer base units"),
+        ("fee_base", pa.array(["12"]), "is not integer base units"),
+        ("net_base", pa.array([1], pa.decimal128(10, 0)), "is not integer base units"),
+        # A naive timestamp became UTC by guess.
+        ("created_at", pa.array([0], pa.timestamp("us")), "is not a time-zone-aware"),
+        ("completed_at", pa.array(["2026-01-15 12:00:00"]), "is not a time-zone-aware"),
+    ],
+)
+def test_conform_table_refuses_casts_that_change_meaning(
+    column: str, values: pa.Array, message: str
+) -> None:
+    table = statement_table([statement_row(1)])
+    table = table.set_column(table.schema.get_field_index(column), column, values)
+    with pytest.raises(SchemaDriftError, match=f"{column}: .* {message}"):
+        conform_table(table)
+
+
+def test_tables_only() -> None:
+    frame = to_frame(statement_table([statement_row(1)]))
+    with pytest.raises(SchemaDriftError, match=r"expected a pyarrow\.Table"):
+        conform_table(frame)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"expected a pyarrow\.Table"):
+        to_frame(frame)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"expected a pyarrow\.Table with an 'id' column"):
+        deduplicate_by_id(frame)  # type: ignore[arg-type]

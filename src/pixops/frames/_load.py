@@ -111,6 +111,7 @@ def link_refund_originals(client: object, table: pa.Table, *, progress: bool = F
     The statement does not carry the original's id; one ``client.transactions.get`` per
     refund row does (refunds are a small share of a statement).
     """
+    table = check_table(table)
     e2e = table.column("end_to_end_id")
     is_return = pc.fill_null(pc.starts_with(e2e, "D"), False)
     missing = pc.is_null(table.column("original_transaction_id"))

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Hashable, Iterable
 from decimal import Decimal
 
 import pandas as pd
 import pyarrow as pa
 
-from pixops.money import check_int64, format_brl_display
+from pixops.money import MoneyError, check_int64, format_brl_display
 
 __all__ = ["MONEY_DTYPE", "brl_text", "money_column", "reais_decimal"]
 
@@ -25,14 +25,25 @@ def money_column(values: pd.Series | Iterable[int | None], *, name: str | None =
     A float Series is refused even when every value looks whole: the precision may
     already be gone (2**53) and the unit is unknown.
     """
+    index: pd.Index | None = None
+    label: Hashable = name
     if isinstance(values, pd.Series):
         dtype = values.dtype
-        if isinstance(dtype, pd.ArrowDtype) and pa.types.is_integer(dtype.pyarrow_dtype):
-            return values.astype(MONEY_DTYPE)
-        if pd.api.types.is_integer_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype):
-            return values.astype(MONEY_DTYPE)
+        label = values.name if name is None else name
+        if (isinstance(dtype, pd.ArrowDtype) and pa.types.is_integer(dtype.pyarrow_dtype)) or (
+            pd.api.types.is_integer_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype)
+        ):
+            try:
+                converted: pd.Series = values.astype(MONEY_DTYPE)  # a new Series
+            except (pa.ArrowInvalid, OverflowError):  # uint64 past the signed range
+                raise MoneyError(
+                    f"money column {values.name!r} holds amounts outside the signed 64-bit range"
+                ) from None
+            converted.name = label
+            return converted
         if not pd.api.types.is_object_dtype(dtype):
             raise TypeError(f"money must be integers in base units, not {dtype}")
+        index = values.index  # rows keep their labels: a result must align with its source
         values = values.tolist()
     checked: list[int | None] = []
     for value in values:
@@ -43,7 +54,10 @@ def money_column(values: pd.Series | Iterable[int | None], *, name: str | None =
             raise TypeError(f"money must be integers in base units, not {value!r}")
         checked.append(check_int64(value))
     series: pd.Series = pa.array(checked, type=pa.int64()).to_pandas(types_mapper=pd.ArrowDtype)
-    return series.rename(name)
+    if index is not None:
+        series.index = index
+    series.name = label
+    return series
 
 
 def brl_text(values: pd.Series | Iterable[int | None]) -> pd.Series:

@@ -275,6 +275,8 @@ def deduplicate_by_id(table: pa.Table) -> pa.Table:
 
     Order is that of each id's first appearance, so a page-ordered table stays in order.
     """
+    if not isinstance(table, pa.Table) or "id" not in table.column_names:
+        raise TypeError("expected a pyarrow.Table with an 'id' column")
     if table.num_rows == 0:
         return table
     ids = table.column("id")

@@ -105,6 +105,9 @@ def check_frame(frame: pd.DataFrame, schema: pa.Schema = STATEMENT_SCHEMA) -> pd
     """
     if not isinstance(frame, pd.DataFrame):
         raise SchemaDriftError(f"expected a pandas DataFrame, got {type(frame).__name__}")
+    repeated = sorted({str(name) for name in frame.columns[frame.columns.duplicated()]})
+    if repeated:
+        raise SchemaDriftError(f"schema drift: columns {repeated} appear more than once")
     types: dict[str, pa.DataType | None] = {}
     for name in frame.columns:
         types[str(name)] = _arrow_type_of(frame[name].dtype)
@@ -158,6 +161,22 @@ def _same_type(actual: pa.DataType, wanted: pa.DataType) -> bool:
     return bool(actual == wanted)
 
 
+def _check_castable(field: pa.Field, actual: pa.DataType) -> None:
+    """Casts that would change what a value means are drift, not conversions: money from
+    floats or text (a float near money is a bug even when it looks whole), an instant from
+    a timestamp without a zone (its zone would be guessed as UTC) or from text."""
+    if pa.types.is_null(actual):
+        return
+    if field.name in MONEY_COLUMNS and not pa.types.is_integer(actual):
+        raise SchemaDriftError(f"schema drift: {field.name}: {actual} is not integer base units")
+    if pa.types.is_timestamp(field.type) and not (
+        pa.types.is_timestamp(actual) and actual.tz is not None
+    ):
+        raise SchemaDriftError(
+            f"schema drift: {field.name}: {actual} is not a time-zone-aware timestamp"
+        )
+
+
 def empty_statement_table(schema: pa.Schema = STATEMENT_SCHEMA) -> pa.Table:
     """A table with the declared columns and no rows."""
     return schema.empty_table()
@@ -165,6 +184,8 @@ def empty_statement_table(schema: pa.Schema = STATEMENT_SCHEMA) -> pa.Table:
 
 def to_frame(table: pa.Table) -> pd.DataFrame:
     """Zero-copy view of an Arrow table as a pandas frame with Arrow dtypes."""
+    if not isinstance(table, pa.Table):
+        raise TypeError(f"expected a pyarrow.Table, got {type(table).__name__}")
     frame: pd.DataFrame = table.to_pandas(types_mapper=pd.ArrowDtype)
     return frame
 
@@ -175,12 +196,15 @@ def conform_table(table: pa.Table, schema: pa.Schema = STATEMENT_SCHEMA) -> pa.T
     Text becomes dictionary-encoded where the schema says categorical, ``Etc/UTC``
     timestamps become ``UTC``; a missing column or a lossy cast raises `SchemaDriftError`.
     """
+    if not isinstance(table, pa.Table):
+        raise SchemaDriftError(f"expected a pyarrow.Table, got {type(table).__name__}")
     missing = [name for name in schema.names if name not in table.column_names]
     if missing:
         raise SchemaDriftError(f"schema drift: missing columns {missing}")
     columns = []
     for field in schema:
         column = table.column(field.name)
+        _check_castable(field, column.type)
         try:
             if pa.types.is_dictionary(field.type):
                 if not pa.types.is_dictionary(column.type):
