@@ -321,3 +321,19 @@ def test_an_export_that_cannot_write_says_why_without_an_errno(desk: Desk, tmp_p
     board.export()
     assert "Could not write the files in" in board.export_status.value
     assert "Errno" not in board.export_status.value
+
+
+def test_a_notebook_stops_on_one_plain_line_when_there_is_no_result(
+    desk: Desk, tmp_path: Path
+) -> None:
+    from pixops.widgets._base import Stopped
+
+    board = ReconDashboard(desk.client, tmp_path / "nope.csv", day="2026-01-15", now=desk.now)
+    board.run()
+    with pytest.raises(Stopped) as stopped:
+        board.require_result()
+    # IPython shows `_render_traceback_` in place of a traceback: the status line alone.
+    lines = stopped.value._render_traceback_()
+    assert lines == [board.status_text]
+    assert lines[0].startswith("The reconciliation could not run. No such ledger file")
+    assert "<" not in lines[0]

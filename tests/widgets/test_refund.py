@@ -420,3 +420,11 @@ def test_each_date_picker_says_its_date_the_brazilian_way(desk: Desk) -> None:
     assert len(echoes) == 2
     assert "02/01/2026 (Fri, 2 Jan)" in echoes[0]
     assert "no date chosen" in echoes[1]
+
+
+def test_the_status_line_reads_as_text(desk: Desk) -> None:
+    panel = panel_on(desk)
+    panel.search.value = "PIXOUTE99999999202601301914j6ovuxL0z0x"
+    panel.find()
+    assert panel.status_text.endswith("only received payments can be refunded.")
+    assert "<" not in panel.status_text

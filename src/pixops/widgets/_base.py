@@ -12,6 +12,7 @@ from pixops.widgets._api import Record
 
 __all__ = [
     "Clock",
+    "Stopped",
     "check_client",
     "clock_for",
     "date_echo",
@@ -146,3 +147,11 @@ def date_echo(picker: Any) -> Any:
     picker.observe(show, names="value")
     show()
     return echo
+
+
+class Stopped(Exception):  # noqa: N818  (what the reader sees: "Stopped")
+    """Stops a notebook's Run All with one plain line, not a traceback: IPython shows
+    what `_render_traceback_` returns in place of the traceback."""
+
+    def _render_traceback_(self) -> list[str]:
+        return [str(self)]

@@ -38,6 +38,7 @@ __all__ = [
     "plural",
     "problem",
     "readable",
+    "text_of",
     "wire_json",
 ]
 
@@ -221,6 +222,11 @@ def _sentence(text: str, detail: str = "", fallback: str = "") -> str:
         whole = f"{whole.rstrip('.:')}: {extra}"
     whole = whole[:1].upper() + whole[1:]
     return whole if whole.endswith((".", "!", "?")) else whole + "."
+
+
+def text_of(markup: str) -> str:
+    """The text a reader sees in a `message()` (tags dropped, entities read)."""
+    return html.unescape(re.sub(r"<[^>]+>", "", markup)).strip()
 
 
 def message(text: str, tone: str = "info") -> str:

@@ -17,7 +17,14 @@ from typing import TYPE_CHECKING, Any, Final
 import ipywidgets as w
 
 from pixops.errors import PixopsError
-from pixops.widgets._base import Clock, check_client, clock_for, date_echo, when_clicked
+from pixops.widgets._base import (
+    Clock,
+    Stopped,
+    check_client,
+    clock_for,
+    date_echo,
+    when_clicked,
+)
 from pixops.widgets._charts import (
     append_figure,
     fees_by_day_figure,
@@ -25,7 +32,15 @@ from pixops.widgets._charts import (
     status_by_day_figure,
     volume_by_day_figure,
 )
-from pixops.widgets._format import BUSINESS_TZ, count_text, html_table, message, plural, problem
+from pixops.widgets._format import (
+    BUSINESS_TZ,
+    count_text,
+    html_table,
+    message,
+    plural,
+    problem,
+    text_of,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -226,6 +241,18 @@ class ReconDashboard(w.VBox):  # type: ignore[misc]
         self.statement, self.result, self.days = statement, result, (first, last)
         self.export_status.value = ""  # an export of the previous run no longer applies
         self._render(first, last, tz)
+
+    @property
+    def status_text(self) -> str:
+        """The status line as text: what the last run found, or why it could not run."""
+        return text_of(self.status.value)
+
+    def require_result(self) -> ReconResult:
+        """The result of the last run; a notebook's Run All stops here, with the status
+        line as its one line of output, when there is none (a file, a day, the service)."""
+        if self.result is None:
+            raise Stopped(self.status_text or "Reconcile first.")
+        return self.result
 
     def _refuse(self, text: str) -> None:
         """An error in the status line; a result already shown stays, saying whose days."""

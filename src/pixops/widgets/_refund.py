@@ -48,6 +48,7 @@ from pixops.widgets._format import (
     pairs,
     plural,
     problem,
+    text_of,
 )
 
 __all__ = ["REFUND_REASONS", "RefundPanel", "RefundReason"]
@@ -219,6 +220,11 @@ class RefundPanel(w.VBox):  # type: ignore[misc]
         self.selected = record
         self._render_details()
         self._show_reason()
+
+    @property
+    def status_text(self) -> str:
+        """The status line as text (what was found, or why not)."""
+        return text_of(self.status.value)
 
     @property
     def remaining_base(self) -> int:
