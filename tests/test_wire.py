@@ -231,6 +231,20 @@ def test_canonicalize_refuses(body: bytes, message: str) -> None:
         wire.canonicalize(body)
 
 
+@pytest.mark.parametrize("number", [b"1e999", b"-1e999", b"1.5e308999", b"-0.1e400"])
+def test_parse_strict_refuses_numbers_too_large_for_a_float(number: bytes) -> None:
+    with pytest.raises(WireError, match="too large for a float"):
+        wire.parse_strict(b'{"a": [' + number + b"]}")
+
+
+def test_parse_strict_keeps_large_finite_and_tiny_numbers() -> None:
+    assert wire.parse_strict(b"[1.7e308, 1e-999, 12345678901234567890123]") == [
+        1.7e308,
+        0.0,
+        12345678901234567890123,
+    ]
+
+
 def test_canonicalize_accepts_any_json_value() -> None:
     assert wire.canonicalize(b' [1, "a"] ') == b'[1,"a"]'
     assert wire.canonicalize(b'"\\u00e9"') == '"é"'.encode()

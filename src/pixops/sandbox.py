@@ -1,6 +1,7 @@
 """The sandbox: the embedded engine's public face for notebooks and acceptance tests.
 
     sb = Sandbox()                                   # in memory, manual clock, seed 0
+    Sandbox("pix.db")   # a file: reopened, the clock goes on from its newest record
     m = sb.create_merchant("Loja Exemplo", balance_centavos=1_000_000)
     k = sb.issue_api_key(m.id, permissions=["account:read"], ip_whitelist=["127.0.0.1"])
     httpx.Client(transport=sb.transport(), base_url="http://sandbox")
@@ -55,11 +56,7 @@ __all__ = [
 
 
 class Sandbox:
-    """An in-process PIX service with a manual clock and a simulated world.
-
-    `path` keeps it in a SQLite file; reopened, its clock goes on from the newest record
-    (a later `start` wins), and `seed` fixes the ids of a fresh database only.
-    """
+    """An in-process PIX service with a manual clock and a simulated world."""
 
     def __init__(
         self,

@@ -29,6 +29,7 @@ never a float.
 import hashlib
 import hmac
 import json
+import math
 import re
 from collections.abc import Callable
 from typing import Any, Final, TypeAlias
@@ -199,7 +200,16 @@ def _reject_constant(name: str) -> Any:
     raise WireError(f"{name} is not valid JSON")
 
 
+def _finite_float(text: str) -> float:  # JSON numbers (money is refused as float later)
+    value = float(text)
+    if math.isinf(value):
+        raise WireError(f"the number {text[:40]} is too large for a float")
+    return value
+
+
 #: The strict decoder, built once (json.loads given hooks builds one on every call).
 _STRICT_DECODER = json.JSONDecoder(
-    object_pairs_hook=_reject_duplicates, parse_constant=_reject_constant
+    object_pairs_hook=_reject_duplicates,
+    parse_constant=_reject_constant,
+    parse_float=_finite_float,
 )
