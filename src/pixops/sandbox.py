@@ -1,7 +1,6 @@
 """The sandbox: the embedded engine's public face for notebooks and acceptance tests.
 
     sb = Sandbox()                                   # in memory, manual clock, seed 0
-    Sandbox("pix.db")   # a file: reopened, the clock goes on from its newest record
     m = sb.create_merchant("Loja Exemplo", balance_centavos=1_000_000)
     k = sb.issue_api_key(m.id, permissions=["account:read"], ip_whitelist=["127.0.0.1"])
     httpx.Client(transport=sb.transport(), base_url="http://sandbox")
