@@ -147,7 +147,7 @@ def test_bad_choices_are_explained_without_calling_the_api(desk: Desk, tmp_path:
     board.last_day.value = date(2026, 1, 15)
     board.tz.value = "Mars/Olympus"
     board.run()
-    assert "could not run" in board.status.value
+    assert "Unknown time zone “Mars/Olympus”" in board.status.value
     assert desk.calls_since(mark) == []
     board.export()
     assert "Reconcile first" in board.export_status.value
@@ -337,3 +337,20 @@ def test_a_notebook_stops_on_one_plain_line_when_there_is_no_result(
     assert lines == [board.status_text]
     assert lines[0].startswith("The reconciliation could not run. No such ledger file")
     assert "<" not in lines[0]
+
+
+@pytest.mark.parametrize(
+    ("typed", "words"),
+    [
+        ("", "Type the time zone the days are counted in, like America/Sao_Paulo."),
+        ("sao paulo", "Unknown time zone “sao paulo”: type it like America/Sao_Paulo."),
+    ],
+)
+def test_a_time_zone_typo_says_how_to_type_it(desk: Desk, typed: str, words: str) -> None:
+    board = ReconDashboard(desk.client, LEDGER, day="2026-01-15", now=desk.now)
+    mark = desk.mark()
+    board.tz.value = typed
+    board.run()
+    assert words in board.status.value
+    assert "Tz must" not in board.status.value
+    assert desk.calls_since(mark) == []

@@ -428,3 +428,30 @@ def test_the_status_line_reads_as_text(desk: Desk) -> None:
     panel.find()
     assert panel.status_text.endswith("only received payments can be refunded.")
     assert "<" not in panel.status_text
+
+
+def test_a_reason_past_its_deadline_cannot_be_reviewed(desk: Desk) -> None:
+    panel = RefundPanel(desk.client, now=lambda: datetime(2026, 4, 1, 12, tzinfo=UTC))
+    panel.search.value = PAYMENT
+    panel.find_button.click()
+    panel.amount.value = "R$ 1,00"
+    panel.reason.value = "AM09"
+    panel.review_button.click()
+    assert "Too late for reason AM09: its deadline was 02/03/2026 15:30" in panel.status.value
+    assert panel.confirm_button.disabled
+    panel.reason.value = "MD06"
+    panel.review_button.click()
+    assert not panel.confirm_button.disabled
+
+
+def test_changing_the_reason_after_review_needs_a_new_review(desk: Desk) -> None:
+    panel = chosen(desk)
+    panel.amount.value = "R$ 1,00"
+    panel.review_button.click()
+    assert "with reason MD06?" in panel.status.value
+    panel.reason.value = "AM09"
+    assert panel.confirm_button.disabled
+    assert "press Review refund again" in panel.status.value
+    panel.confirm_button.click()  # greyed in the browser: nothing happens
+    panel.confirm()
+    assert desk.posts() == []

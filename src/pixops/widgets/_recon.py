@@ -221,6 +221,14 @@ class ReconDashboard(w.VBox):  # type: ignore[misc]
         if last < first:
             self._refuse("The last day is before the first one.")
             return
+        if not tz:
+            self._refuse("Type the time zone the days are counted in, like America/Sao_Paulo.")
+            return
+        try:
+            parse_tz(tz)
+        except ValueError:
+            self._refuse(f"Unknown time zone “{tz}”: type it like America/Sao_Paulo.")
+            return
         today = self._now().astimezone(BUSINESS_TZ).date()
         if last > today:
             self._refuse(

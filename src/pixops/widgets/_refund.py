@@ -135,7 +135,7 @@ class RefundPanel(w.VBox):  # type: ignore[misc]
 
         when_clicked(self.find_button, self.find, busy=True)
         self.results.observe(lambda change: self.select(change["new"]), names="value")
-        self.reason.observe(lambda _: self._show_reason(), names="value")
+        self.reason.observe(lambda _: self._reason_changed(), names="value")
         self.amount.observe(lambda _: self._invalidate_review(), names="value")
         when_clicked(self.review_button, self.review)
         when_clicked(self.confirm_button, self.confirm)
@@ -261,6 +261,10 @@ class RefundPanel(w.VBox):  # type: ignore[misc]
 
     # -- reason and amount -----------------------------------------------------
 
+    def _reason_changed(self) -> None:
+        self._invalidate_review()  # a reviewed refund goes with the reason it was reviewed with
+        self._show_reason()
+
     def _show_reason(self) -> None:
         reason = _REASONS[self.reason.value]
         text = f"{reason.code}: {reason.meaning}. Valid up to {reason.deadline_days} days"
@@ -278,7 +282,17 @@ class RefundPanel(w.VBox):  # type: ignore[misc]
             text += f" ({plural(days_left, 'day')} left)."
             self.reason_help.value = message(text, "warn" if days_left <= 7 else "info")
 
+    def _deadline_passed(self) -> datetime | None:
+        """The chosen reason's deadline for the selected payment, when it has passed."""
+        settled = None if self.selected is None else _settled_at(self.selected)
+        if settled is None:
+            return None
+        deadline = settled + timedelta(days=_REASONS[self.reason.value].deadline_days)
+        return deadline if deadline.date() < self._now().date() else None
+
     def _invalidate_review(self) -> None:
+        if self._pending_centavos is not None:
+            self._set_status("Changed after the review: press Review refund again.", "warn")
         self._pending_centavos = None
         self.confirm_button.disabled = True
 
@@ -318,6 +332,14 @@ class RefundPanel(w.VBox):  # type: ignore[misc]
             self._set_status(
                 f"{money.format_brl(centavos)} is more than what is left to refund "
                 f"({brl(self.remaining_base)}).",
+                "error",
+            )
+            return
+        late = self._deadline_passed()
+        if late is not None:
+            self._set_status(
+                f"Too late for reason {self.reason.value}: its deadline was {local_time(late)}, "
+                "so the central bank would refuse this refund. Choose a reason still valid.",
                 "error",
             )
             return
