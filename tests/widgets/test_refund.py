@@ -455,3 +455,14 @@ def test_changing_the_reason_after_review_needs_a_new_review(desk: Desk) -> None
     panel.confirm_button.click()  # greyed in the browser: nothing happens
     panel.confirm()
     assert desk.posts() == []
+
+
+def test_a_payment_refunded_in_full_says_so_at_once(desk: Desk) -> None:
+    desk.client.pix.refund(PAYMENT, amount_centavos=1886)  # everything left
+    panel = chosen(desk)
+    assert "has been refunded in full already" in panel.status.value
+    panel.amount.value = "R$ 1,00"
+    panel.review_button.click()
+    assert "This payment has been refunded in full already." in panel.status.value
+    assert "more than what is left" not in panel.status.value
+    assert panel.confirm_button.disabled

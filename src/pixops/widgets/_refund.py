@@ -195,6 +195,12 @@ class RefundPanel(w.VBox):  # type: ignore[misc]
         self.results.value = options[0][1]
         if self.selected is None or self.selected.get("transaction_id") != options[0][1]:
             self.select(options[0][1])
+        if self.selected is not None and self.remaining_base == 0:
+            self._set_status(
+                f"{plural(len(options), 'received payment')} found; the one shown has been "
+                "refunded in full already.",
+                "warn",
+            )
 
     def _show_nothing(self, why: str) -> None:
         self.results.options = []
@@ -319,6 +325,9 @@ class RefundPanel(w.VBox):  # type: ignore[misc]
         self._invalidate_review()
         if self.selected is None:
             self._set_status("Find and choose a payment first.", "error")
+            return
+        if self.remaining_base == 0:
+            self._set_status("This payment has been refunded in full already.", "error")
             return
         try:
             centavos = self._amount_centavos()
