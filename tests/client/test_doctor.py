@@ -182,7 +182,7 @@ def test_a_body_the_wire_refuses_exits_two_without_a_traceback(body: str) -> Non
     out = io.StringIO()
     args = build_parser().parse_args(["api", "POST", "/cpf/validate", body])
     assert run_api(args, out) == 2
-    assert out.getvalue().startswith("pixops api: the body is not JSON: ")
+    assert out.getvalue().startswith("pixops api: the JSON body is refused: ")
 
 
 @pytest.mark.usefixtures("unreachable")
@@ -197,9 +197,10 @@ def test_a_path_that_is_no_text_exits_two(path: str) -> None:
 @given(body=st.text(st.characters(exclude_categories=())))
 def test_any_body_text_is_sent_or_refused_by_name(body: str) -> None:
     # No settings at all: a body that parses reaches the settings check (exit 2 too).
+    # After `--`, as a shell user writes a body that starts with '-'.
     out = io.StringIO()
     args = build_parser().parse_args(
-        ["api", "POST", "/cpf/validate", body, "--env-file", "/nonexistent/.env"]
+        ["api", "--env-file", "/nonexistent/.env", "POST", "/cpf/validate", "--", body]
     )
     assert run_api(args, out) == 2
     assert out.getvalue().startswith("pixops api: ")

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import re
+from collections.abc import Callable
 from decimal import Decimal
 
 import pytest
@@ -10,6 +12,7 @@ import pytest
 import pixops
 from pixops.client import (
     ArgumentError,
+    Call,
     InsufficientBalanceError,
     NotFoundError,
     PermissionDeniedError,
@@ -258,3 +261,27 @@ def test_raw_request_and_cards(client: pixops.Client) -> None:
     assert "user-select:all" in card  # ids copyable with one click
     record = client.transactions.get(payout.transaction_id)
     assert "#9a6700" in record._repr_html_()  # processing: the waiting colour
+
+
+@pytest.mark.parametrize(
+    ("build", "message"),
+    [
+        (lambda: Call("PATCH", "/balance"), "method must be GET, POST or DELETE, not 'PATCH'"),
+        (lambda: Call("GET", 5), "path must start with '/'"),  # type: ignore[arg-type]
+        (lambda: Call("GET", "balance"), "path must start with '/'"),
+        (lambda: Call("GET", "/med", {"page": 2}), "query must be valid text"),  # type: ignore[dict-item]
+        (lambda: Call("GET", "/med", "page=2"), "query must be a dict"),  # type: ignore[arg-type]
+        (lambda: Call("POST", "/cpf/validate", body=[1]), "body must be an object"),  # type: ignore[arg-type]
+        (lambda: Call("GET", "/balance", body={}), "only POST takes a body"),
+    ],
+)
+def test_a_call_checks_itself(build: Callable[[], Call], message: str) -> None:
+    with pytest.raises(ArgumentError, match=re.escape(message)):
+        build()
+
+
+def test_send_takes_only_a_call(client: pixops.Client) -> None:
+    with pytest.raises(ArgumentError, match="send\\(\\) takes a pixops Call, not NoneType"):
+        client.send(None)  # type: ignore[arg-type]
+    with pytest.raises(ArgumentError, match="query must be a dict"):
+        client.request("GET", "/balance", query=[("a", "b")])  # type: ignore[arg-type]

@@ -87,3 +87,25 @@ def test_a_path_that_is_no_store_is_a_value_error_naming_it(tmp_path: Path) -> N
     for path in (tmp_path, garbage, tmp_path / "missing" / "x.duckdb"):
         with pytest.raises(ValueError, match=re.escape(f"cannot open the store {path}")):
             LocalStore(path)
+
+
+def test_days_to_fetch_refuses_a_range_that_runs_backwards_or_is_no_dates() -> None:
+    with LocalStore() as store:
+        assert store.days_to_fetch(date(2026, 1, 2), date(2026, 1, 2)) == [date(2026, 1, 2)]
+        with pytest.raises(ValueError, match=r"last \(2026-01-01\) is before first"):
+            store.days_to_fetch(date(2026, 1, 2), date(2026, 1, 1))
+        with pytest.raises(TypeError, match="first must be a date, not str"):
+            store.days_to_fetch("2026-01-01", date(2026, 1, 1))  # type: ignore[arg-type]
+
+
+def test_a_closed_store_says_so() -> None:
+    store = LocalStore()
+    store.close()
+    for use in (
+        store.row_count,
+        lambda: store.statement("2026-01-01", "2026-01-01"),
+        lambda: store.days_to_fetch(date(2026, 1, 1), date(2026, 1, 1)),
+        lambda: store.sync(object(), "2026-01-01", "2026-01-01"),
+    ):
+        with pytest.raises(ValueError, match="the store :memory: is closed"):
+            use()

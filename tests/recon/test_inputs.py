@@ -102,6 +102,7 @@ def test_booked_timestamps_are_read_as_business_days() -> None:
         (HEADER + "L1,,inbound,1,0,,2026-01-15,\n", "reference"),
         (HEADER + "L1,x,inbound,,0,,2026-01-15,\n", "amount_base"),
         (HEADER + "L1,x,inbound,-5,0,,2026-01-15,\n", "negative"),
+        (HEADER + "L1,x,inbound,500,-7,,2026-01-15,\n", "1 ledger rows with a negative fee"),
         (HEADER + "L1,x,inbound,99999999999999999999,0,,2026-01-15,\n", "64-bit"),
         ("entry_id,reference\nL1,x\n", "no column"),
         ("", "header"),

@@ -228,6 +228,12 @@ def test_bad_time_zone_is_refused() -> None:
         reconcile(statement, ledger, tz="Mars/Olympus")
 
 
+def test_a_connection_that_is_not_duckdbs_is_refused() -> None:
+    statement, ledger = clean_pair(1)
+    with pytest.raises(TypeError, match=r"DuckDB connection.*not str"):
+        reconcile(statement, ledger, connection="pix.duckdb")  # type: ignore[arg-type]
+
+
 def test_a_caller_connection_is_left_open_and_clean() -> None:
     import duckdb
 

@@ -82,6 +82,12 @@ def test_a_title_is_required(title: object) -> None:
         export_html(_notebook_with_widget_chart(), title=title)  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize("notebook", [None, {}, {"cells": "x"}, ["cells"]])
+def test_what_is_no_notebook_is_a_report_error(notebook: object) -> None:
+    with pytest.raises(ReportError, match="takes an executed notebook"):
+        export_html(notebook, title="Daily")
+
+
 def test_notebook_only_cells_are_left_out_of_the_page() -> None:
     from nbformat.v4 import new_markdown_cell
 

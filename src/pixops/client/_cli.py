@@ -64,7 +64,7 @@ def run_api(args: argparse.Namespace, out: TextIO | None = None) -> int:
         try:  # argv bytes that were not UTF-8 come back as they were, and are refused
             body = wire.parse_strict(args.json.encode("utf-8", "surrogateescape"))
         except WireError as exc:
-            print(f"pixops api: the body is not JSON: {exc}", file=stream)
+            print(f"pixops api: the JSON body is refused: {exc}", file=stream)
             return 2
     path, _, query_text = args.path.partition("?")
     query = dict(
@@ -79,8 +79,8 @@ def run_api(args: argparse.Namespace, out: TextIO | None = None) -> int:
     except (ConfigurationError, ArgumentError) as exc:
         print(f"pixops api: {exc}", file=stream)
         return 2
-    except WireError as exc:  # what parse_strict lets through (1e999 is inf) cannot be sent
-        print(f"pixops api: the body is not JSON: {exc}", file=stream)
+    except WireError as exc:  # parsed, yet not writable as canonical JSON (kept defensively)
+        print(f"pixops api: the JSON body is refused: {exc}", file=stream)
         return 2
     except TransportError as exc:
         print(f"pixops api: {exc}", file=stream)

@@ -44,6 +44,22 @@ class Call:
     idempotency_key: str | None = None
     key_case: KeyCase | None = None
 
+    def __post_init__(self) -> None:
+        if self.method not in ("GET", "POST", "DELETE"):
+            raise ArgumentError(f"method must be GET, POST or DELETE, not {self.method!r}")
+        if not isinstance(self.path, str) or not self.path.startswith("/"):
+            raise ArgumentError(f"path must start with '/', e.g. /balance, not {self.path!r}")
+        if not isinstance(self.query, dict):
+            raise ArgumentError("the query must be a dict of text to text")
+        texts = [("path", self.path), *(("query", t) for pair in self.query.items() for t in pair)]
+        for name, text in texts:
+            if not _is_text(text):
+                raise ArgumentError(f"the {name} must be valid text, not {text!r}")
+        if self.body is not None and not isinstance(self.body, dict):
+            raise ArgumentError("the JSON body must be an object")
+        if self.method != "POST" and self.body is not None:
+            raise ArgumentError("only POST takes a body")
+
 
 def check_idempotency_key(key: str | None) -> str | None:
     if key is None:
@@ -59,6 +75,8 @@ def build_request(
     client: httpx.Client | httpx.AsyncClient, settings: Settings, call: Call
 ) -> tuple[httpx.Request, str | None]:
     """The request to send (the same object on every attempt) and its idempotency key."""
+    if not isinstance(call, Call):
+        raise ArgumentError(f"send() takes a pixops Call, not {type(call).__name__}")
     case = call.key_case or settings.key_case
     headers = {
         "authorization": settings.credentials.authorization,
@@ -91,20 +109,11 @@ def build_request(
 def raw_call(
     method: str, path: str, json_body: Any = None, query: dict[str, str] | None = None
 ) -> Call:
-    """A checked `Call` for any path (what `client.request` and `pixops api` send)."""
+    """A `Call` for any path, its method in any case (what `client.request` and `pixops
+    api` send); the `Call` checks itself."""
     method = method.upper() if isinstance(method, str) else method
-    if method not in ("GET", "POST", "DELETE"):
-        raise ArgumentError("method must be GET, POST or DELETE")
-    if not isinstance(path, str) or not path.startswith("/"):
-        raise ArgumentError("path must start with '/', e.g. /balance")
-    texts = [("path", path), *(("query", item) for pair in (query or {}).items() for item in pair)]
-    for name, text in texts:
-        if not _is_text(text):
-            raise ArgumentError(f"the {name} must be valid text, not {text!r}")
-    if json_body is not None and not isinstance(json_body, dict):
-        raise ArgumentError("the JSON body must be an object")
-    if method != "POST" and json_body is not None:
-        raise ArgumentError("only POST takes a body")
+    if query is not None and not isinstance(query, dict):
+        raise ArgumentError("the query must be a dict of text to text")
     return Call(method, path, dict(query or {}), json_body)
 
 

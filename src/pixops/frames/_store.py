@@ -61,6 +61,7 @@ class LocalStore:
         if not isinstance(path, (str, Path)):
             raise TypeError("path must be a file path or ':memory:'")
         self.path = str(path)
+        self._closed = False
         try:
             self.connection = duckdb.connect(self.path)
         except duckdb.Error as error:  # a folder, a missing folder, not a DuckDB file
@@ -73,7 +74,14 @@ class LocalStore:
         )
 
     def close(self) -> None:
+        self._closed = True
         self.connection.close()
+
+    def _open(self) -> duckdb.DuckDBPyConnection:
+        """The connection, or a clear error once `close` has been called."""
+        if self._closed:
+            raise ValueError(f"the store {self.path} is closed; open a new LocalStore")
+        return self.connection
 
     def __enter__(self) -> LocalStore:
         return self
@@ -83,9 +91,15 @@ class LocalStore:
 
     def days_to_fetch(self, first: date, last: date) -> list[date]:
         """UTC days in ``first``..``last`` whose rows may still change (see module doc)."""
+        for name, day in (("first", first), ("last", last)):
+            if not isinstance(day, date) or isinstance(day, datetime):
+                raise TypeError(f"{name} must be a date, not {type(day).__name__}")
+        if last < first:
+            raise ValueError(f"last ({last}) is before first ({first})")
+        con = self._open()
         synced = {
             day: moment.replace(tzinfo=UTC)
-            for day, moment in self.connection.execute(
+            for day, moment in con.execute(
                 "SELECT day, CAST(synced_at AS TIMESTAMP) FROM synced_days"
                 " WHERE day BETWEEN ? AND ?",
                 [first, last],
@@ -93,7 +107,7 @@ class LocalStore:
         }
         in_flight = {
             row[0]
-            for row in self.connection.execute(
+            for row in con.execute(
                 "SELECT DISTINCT CAST(created_at AS DATE) FROM statement"
                 " WHERE payment_status = 'processing' AND CAST(created_at AS DATE) BETWEEN ? AND ?",
                 [first, last],
@@ -138,7 +152,7 @@ class LocalStore:
             fetched.append(load_statement_table(client, first, last, progress=progress))
         rows = pa.concat_tables(fetched) if fetched else STATEMENT_SCHEMA.empty_table()
         inserted, updated = self._upsert(rows)
-        con = self.connection
+        con = self._open()
         for day in wanted:
             con.execute(
                 "INSERT OR REPLACE INTO synced_days"
@@ -156,7 +170,7 @@ class LocalStore:
     def _upsert(self, rows: pa.Table) -> tuple[int, int]:
         if rows.num_rows == 0:
             return 0, 0
-        con = self.connection
+        con = self._open()
         con.register("fetched_rows", rows)
         try:
             con.execute("BEGIN TRANSACTION")
@@ -181,7 +195,8 @@ class LocalStore:
     ) -> pa.Table:
         """Stored rows created in days ``start``..``end`` (in ``tz``), declared schema."""
         window = day_window(start, end, tz)
-        table = self.connection.sql(
+        con = self._open()
+        table = con.sql(
             f"SELECT {_COLUMNS} FROM statement"  # noqa: S608
             " WHERE created_at >= $start AND created_at < $end ORDER BY created_at DESC, id DESC",
             params={"start": window.start_at, "end": window.end_at},
@@ -195,7 +210,7 @@ class LocalStore:
         return to_frame(self.statement_table(start, end, tz=tz))
 
     def row_count(self) -> int:
-        found = self.connection.execute("SELECT COUNT(*) FROM statement").fetchall()
+        found = self._open().execute("SELECT COUNT(*) FROM statement").fetchall()
         return int(found[0][0])
 
 

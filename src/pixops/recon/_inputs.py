@@ -325,6 +325,12 @@ def _check_ledger(ledger: pa.Table) -> None:
         raise LedgerError(f"{empty} ledger rows with an empty reference")
     if pc.any(pc.less(ledger.column("amount_base"), 0)).as_py():
         raise LedgerError("with a direction column, amounts must not be negative")
+    negative_fees = pc.sum(pc.less(ledger.column("fee_base"), 0)).as_py() or 0
+    if negative_fees:
+        raise LedgerError(
+            f"{negative_fees} ledger rows with a negative fee: a fee is what the service"
+            " charged, written as a positive amount"
+        )
     # Distinct 64-bit hashes prove the ids distinct (sorted in place: 8 bytes an id, no hash
     # set of strings); only when two hashes meet are the ids themselves grouped.
     with cursor() as con:

@@ -73,6 +73,11 @@ def reconcile(
       not two missing items. None means unbounded.
     Returns a `ReconResult`.
     """
+    if connection is not None and not isinstance(connection, duckdb.DuckDBPyConnection):
+        raise TypeError(
+            f"connection must be a DuckDB connection (duckdb.connect()), "
+            f"not {type(connection).__name__}"
+        )
     zone = _zone_name(tz)
     first = days_or_none(start, "start")
     last = days_or_none(end, "end")

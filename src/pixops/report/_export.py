@@ -41,6 +41,10 @@ def export_html(notebook: Any, *, title: str) -> str:
 
     if not isinstance(title, str) or not title.strip():
         raise ReportError("a report needs a non-empty title")
+    if not isinstance(notebook, dict) or not isinstance(notebook.get("cells"), list):
+        raise ReportError(
+            f"export_html takes an executed notebook (nbformat), not {type(notebook).__name__}"
+        )
     offline = _without_remote_scripts(notebook)
     exporter = HTMLExporter(  # type: ignore[no-untyped-call]
         template_name=TEMPLATE_NAME,
