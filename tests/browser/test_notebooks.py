@@ -109,9 +109,14 @@ def test_refunds_panel_refunds_part_of_a_payment(page: Page, lab: Server, worksp
     panel.get_by_placeholder(re.compile("R\\$ 0,00")).fill("R$ 5,00")
     widget_button(panel, "Review refund").click()
     expect(panel).to_contain_text(f"Refund R$ 5,00 to {PAYMENT_PAYER}")
-    widget_button(panel, "Confirm refund").click()
+    # A hurried double click: the browser sends both clicks; one refund, and its answer stays.
+    widget_button(panel, "Confirm refund").dblclick()
     expect(panel).to_contain_text("Processing (accepted by the service)")
     expect(panel).to_contain_text("Refund sent")
+    page.wait_for_timeout(2000)  # the second click's turn
+    expect(panel).not_to_contain_text("Review the refund first")
+    expect(panel).to_contain_text(re.compile(r"Refund PIXRET\S+ of R\$ 5,00: Processing"))
+    assert panel.inner_text().count("R$ 5,00") >= 1
     # A sent refund clears the amount: a second one starts from scratch.
     expect(panel.get_by_placeholder(re.compile("R\\$ 0,00"))).to_have_value("")
     widget_button(panel, "Follow up").click()
@@ -133,9 +138,12 @@ def test_med_panel_submits_a_defense(page: Page, lab: Server, workspace: Path) -
     panel.get_by_placeholder(re.compile("Your defense")).fill(
         "Mercadoria entregue em 02/01 com comprovante de entrega assinado pelo pagador."
     )
-    widget_button(panel, "Submit defense").click()
+    widget_button(panel, "Submit defense").dblclick()  # a hurried double click: sent once
     expect(panel).to_contain_text(re.compile(r"Defense of \S+ received"))
     expect(panel).to_contain_text("Defense received")
+    page.wait_for_timeout(2000)  # the second click's turn
+    expect(panel).not_to_contain_text("Write the defense first")
+    expect(panel).to_contain_text(re.compile(r"Defense of \S+ received"))
     assert not _RAW_BASE_UNITS.search(panel.inner_text()), "raw base units shown to the reader"
     assert not _RAW_BASE_UNITS.search(_outputs_text(page)), "raw base units in the outputs"
     assert scrolling_tables(panel) == [], "a MED table is wider than the panel"
