@@ -228,3 +228,38 @@ def test_an_unreachable_service_reads_as_words(desk: Desk) -> None:
     )
     assert "ConnectError" not in panel.status.value
     assert not panel.refresh_button.disabled  # usable again afterwards
+
+
+def test_a_defense_without_an_answer_says_it_may_have_arrived(desk: Desk) -> None:
+    import httpx
+
+    from pixops.widgets._med import MedDefensePanel as Panel
+
+    class LosesAnswers(httpx.BaseTransport):
+        def __init__(self, inner: httpx.BaseTransport) -> None:
+            self.inner, self.lose = inner, True
+
+        def handle_request(self, request: httpx.Request) -> httpx.Response:
+            response = self.inner.handle_request(request)
+            if self.lose and request.url.path.endswith("/defense"):
+                raise httpx.ReadTimeout("no answer", request=request)
+            return response
+
+    first, _ = two_cases(desk)
+    transport = LosesAnswers(desk.month.sandbox.transport())
+    client = desk.month.sandbox.client(
+        desk.month.api_key, http_client=httpx.Client(transport=transport)
+    )
+    panel = Panel(client, now=desk.now)
+    panel.defense.value = "Produto entregue."
+    panel.submit_button.click()
+    assert "could not be reached" in panel.status.value
+    assert "may or may not have arrived" in panel.status.value
+    assert "refused" not in panel.status.value
+    assert panel.defense.value == "Produto entregue."
+    # It did arrive: sending it again says so in words, and records nothing twice.
+    transport.lose = False
+    panel.submit()
+    assert "a defense was already submitted on" in panel.status.value
+    case = desk.client.med.get(first)
+    assert case.defense == "Produto entregue."
