@@ -466,3 +466,14 @@ def test_a_payment_refunded_in_full_says_so_at_once(desk: Desk) -> None:
     assert "This payment has been refunded in full already." in panel.status.value
     assert "more than what is left" not in panel.status.value
     assert panel.confirm_button.disabled
+
+
+def test_a_common_name_says_the_list_is_cut(desk: Desk) -> None:
+    panel = panel_on(desk)
+    panel.search.value = "silva"
+    panel.date_from.value = date(2026, 1, 1)
+    panel.find_button.click()
+    assert len(panel.results.options) == 50
+    assert "50 or more received payments match; the list holds the newest 50" in (
+        panel.status.value
+    )

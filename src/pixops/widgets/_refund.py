@@ -18,6 +18,7 @@ from pixops import money
 from pixops.client import ServerError, TransportError
 from pixops.errors import PixopsError
 from pixops.widgets._api import (
+    MAX_MATCHES,
     Record,
     base_units,
     find_received,
@@ -40,6 +41,7 @@ from pixops.widgets._base import (
 from pixops.widgets._format import (
     HtmlBlock,
     brl,
+    count_text,
     html_table,
     label,
     local_time,
@@ -191,7 +193,15 @@ class RefundPanel(w.VBox):  # type: ignore[misc]
             self._show_nothing("No received payment matches that search.")
             return
         self.results.options = options
-        self._set_status(f"{plural(len(options), 'received payment')} found.", "ok")
+        if len(options) >= MAX_MATCHES:
+            self._set_status(
+                f"{count_text(MAX_MATCHES)} or more received payments match; the list holds "
+                f"the newest {count_text(MAX_MATCHES)}. Type the full name, the CPF/CNPJ or the "
+                "amount, or narrow the dates.",
+                "warn",
+            )
+        else:
+            self._set_status(f"{plural(len(options), 'received payment')} found.", "ok")
         self.results.value = options[0][1]
         if self.selected is None or self.selected.get("transaction_id") != options[0][1]:
             self.select(options[0][1])
