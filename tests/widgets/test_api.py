@@ -110,3 +110,26 @@ def test_payer_search_needs_sensible_dates(desk: Desk) -> None:
         find_received(desk.client, "Maria", date(2026, 1, 3), date(2026, 1, 2), now)
     found = find_received(desk.client, "52998224725", date(2026, 1, 1), date(2026, 1, 1), now)
     assert all(row["payer_document"] == "52998224725" for row in found)
+
+
+def test_check_service_stops_a_notebook_in_one_plain_line(desk: Desk) -> None:
+    import logging
+
+    import httpx
+
+    from pixops.widgets import Stopped, check_service
+
+    check_service(desk.client)  # a service that answers: nothing to say
+
+    class Down(httpx.BaseTransport):
+        def handle_request(self, request: httpx.Request) -> httpx.Response:
+            raise httpx.ConnectError("connection refused", request=request)
+
+    down = desk.month.sandbox.client(desk.month.api_key, http_client=httpx.Client(transport=Down()))
+    before = logging.getLogger("pixops.client").level
+    with pytest.raises(Stopped) as stopped:
+        check_service(down)
+    (line,) = stopped.value._render_traceback_()
+    assert line.startswith("The PIX service could not be reached")
+    assert "ConnectError" not in line
+    assert logging.getLogger("pixops.client").level == before

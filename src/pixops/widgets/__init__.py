@@ -7,12 +7,14 @@
     MedDefensePanel(client)        # MED disputes by deadline, submit a defense
     TransactionInspector(client)   # support: any identifier -> everything about it
     ReconDashboard(client, "data/sample_ledger.csv", day="2026-01-15")   # finance's day
+    check_service(client)          # a notebook's first cell: stop in one line if it is down
 
 The panels hold no business rules: they ask the client (the same API a merchant's own
 code uses) and show money in pt-BR reais. Each also works headless: set its widgets'
 values and call its methods (or `button.click()`), then read its widgets.
 """
 
+from pixops.widgets._base import Stopped, check_service
 from pixops.widgets._charts import (
     fees_by_day_figure,
     findings_figure,
@@ -42,8 +44,10 @@ __all__ = [
     "ReconDashboard",
     "RefundPanel",
     "RefundReason",
+    "Stopped",
     "TransactionInspector",
     "brl",
+    "check_service",
     "count_text",
     "event_label",
     "fees_by_day_figure",

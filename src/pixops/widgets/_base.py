@@ -14,6 +14,7 @@ __all__ = [
     "Clock",
     "Stopped",
     "check_client",
+    "check_service",
     "clock_for",
     "date_echo",
     "date_text",
@@ -155,3 +156,31 @@ class Stopped(Exception):  # noqa: N818  (what the reader sees: "Stopped")
 
     def _render_traceback_(self) -> list[str]:
         return [str(self)]
+
+
+def check_service(client: Any) -> None:
+    """Stop a notebook's Run All at its first cell, with one plain line, when the service
+    cannot be used (unreachable, credentials refused, access denied): every later cell
+    would otherwise fail with a traceback of its own.
+
+    One `GET /balance` (the cheapest call, outside the rate limit), only for a client on
+    a real service; the demo month's sandbox is in process and needs no check. The
+    client's retry notices are held back meanwhile: the line says what they would.
+    """
+    import logging
+
+    from pixops.errors import PixopsError
+    from pixops.widgets._format import problem
+
+    connection = connection_of(client)
+    if connection is not None and connection.mode == "sandbox":
+        return
+    retries = logging.getLogger("pixops.client")
+    level = retries.level
+    retries.setLevel(logging.ERROR)
+    try:
+        client.balance()
+    except PixopsError as error:
+        raise Stopped(problem(error)) from None
+    finally:
+        retries.setLevel(level)
