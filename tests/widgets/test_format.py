@@ -239,3 +239,8 @@ def test_problems_read_as_plain_sentences() -> None:
         for raw in ("HTTP", "401", "403", "422", "429", "503", "ConnectError", "errors."):
             assert raw not in text, (error, text)
         assert "\n" not in text
+
+
+def test_a_long_message_wraps_at_a_reading_line_height() -> None:
+    # Inside an ipywidgets HTML widget every line is otherwise a 28 px widget row.
+    assert "line-height:1.45" in message("x " * 200, "error")

@@ -232,7 +232,8 @@ def text_of(markup: str) -> str:
 def message(text: str, tone: str = "info") -> str:
     """A one-line coloured message for an `HTML` widget (text is escaped)."""
     colour = _TONES.get(tone, _TONES["info"])
-    return f'<div style="color:{colour};padding:2px 0">{html.escape(text)}</div>'
+    # A long message wraps at a reading line height, not the widget row's 28 px.
+    return f'<div style="color:{colour};padding:2px 0;line-height:1.45">{html.escape(text)}</div>'
 
 
 #: Amounts, times, one-word cells (ids, dates) and short phrases never break, so they
