@@ -244,3 +244,10 @@ def test_an_empty_identifier_is_a_sentence(desk: Desk) -> None:
     panel = inspector(desk)
     panel.inspect("   ")
     assert "Type an identifier first." in panel.status.value
+
+
+def test_a_med_case_id_in_capitals_is_found(desk: Desk) -> None:
+    panel = inspector(desk)
+    panel.inspect(CASE.upper())
+    assert panel.record is not None, panel.status.value
+    assert panel.record["transaction_id"] == DISPUTED

@@ -151,14 +151,17 @@ def _lookup_exact(client: Any, ident: str) -> list[Record]:
             key = str(record.get("transaction_id") or record.get("id"))
             found.setdefault(key, record)
 
-    if ident.startswith("med_"):
-        try:
-            case = plain(client.med.get(ident))
-        except PixopsError as error:
-            if not _missing(error):
-                raise
-        else:
-            keep(_lookup_exact(client, str(case["transaction_id"])))
+    if ident[:4].lower() == "med_":
+        # The service's case ids are lower case; one typed in capitals is tried so too.
+        for candidate in dict.fromkeys((ident, ident.lower())):
+            try:
+                case = plain(client.med.get(candidate))
+            except PixopsError as error:
+                if not _missing(error):
+                    raise
+            else:
+                keep(_lookup_exact(client, str(case["transaction_id"])))
+                break
     if _END_TO_END.fullmatch(ident):
         keep(_one(lambda: client.transactions.by_e2e(ident)))
     keep(_one(lambda: client.transactions.get(ident)))
