@@ -133,3 +133,16 @@ def test_check_service_stops_a_notebook_in_one_plain_line(desk: Desk) -> None:
     assert line.startswith("The PIX service could not be reached")
     assert "ConnectError" not in line
     assert logging.getLogger("pixops.client").level == before
+
+
+def test_check_service_lets_a_key_without_the_balance_permission_through(desk: Desk) -> None:
+    from pixops.widgets import Stopped, check_service
+
+    sandbox = desk.month.sandbox
+    key = sandbox.issue_api_key(
+        desk.month.merchant.id, permissions=["payment:read", "payment:write", "transfer:read"]
+    )
+    check_service(sandbox.client(key))  # a MED desk's key: the service works for it
+    wrong = type(key)(**{**key.__dict__, "client_secret": "sk_wrong"})
+    with pytest.raises(Stopped, match="did not accept this account's credentials"):
+        check_service(sandbox.client(wrong))
