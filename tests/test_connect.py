@@ -84,7 +84,7 @@ def test_with_a_base_url_it_is_the_real_service(
     inbox = Inbox()
     client = connect(inbox=inbox)
     line = capsys.readouterr().out
-    assert line.startswith("Connected to the PIX service at https://pix.example.com")
+    assert line.startswith("Using the PIX service at https://pix.example.com")
     assert "sk_example" not in line
     connection = connection_of(client)
     assert connection is not None
@@ -108,7 +108,7 @@ def test_a_service_on_this_machine_is_not_called_real_money(
     monkeypatch.setenv("PIXOPS_CLIENT_SECRET", "sk_example")
     connect(inbox=Inbox())
     line = capsys.readouterr().out
-    assert line.startswith(f"Connected to the PIX service at {base_url}, on this machine")
+    assert line.startswith(f"Using the PIX service at {base_url}, on this machine")
     assert "real money, real customers" not in line
     assert "pixops serve" in line
 

@@ -103,7 +103,7 @@ def test_finance_notebooks_give_the_same_figures_on_a_server(
     stored = nbformat.read(NOTEBOOKS / name, as_version=4)
     ran = run_on_server(name, served, monkeypatch)
     connection = next(text for _, text in texts(ran) if text.startswith("Connected to "))
-    assert connection.startswith(f"Connected to the PIX service at {served['PIXOPS_BASE_URL']}")
+    assert connection.startswith(f"Using the PIX service at {served['PIXOPS_BASE_URL']}")
     assert printed(ran) == printed(stored)
 
 

@@ -153,11 +153,11 @@ def _service(base_url: str, inbox: Inbox | None) -> tuple[Client, Connection]:
         ) from error
     if _is_this_machine(base_url):
         description = (
-            f"Connected to the PIX service at {base_url}, on this machine: "
+            f"Using the PIX service at {base_url}, on this machine: "
             "if it is `pixops serve` (a sandbox), no real money moves."
         )
     else:
-        description = f"Connected to the PIX service at {base_url}: real money, real customers."
+        description = f"Using the PIX service at {base_url}: real money, real customers."
     if inbox is None:
         description += " No webhook inbox given: timelines show the API's records only."
     return client, Connection("service", description, base_url=base_url, inbox=inbox)

@@ -200,6 +200,18 @@ def test_attempts_are_logged_without_secrets(caplog: pytest.LogCaptureFixture) -
     assert "cli_test" not in text
 
 
+def test_a_retry_is_info_so_a_notebook_shows_no_warning(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Python prints WARNING and above to stderr when nothing configured logging: every
+    retry would show in a notebook as a red line, though the call goes on and succeeds."""
+    script = Script(httpx.ConnectError("refused"), ok(BALANCE))
+    with caplog.at_level(logging.DEBUG, logger="pixops.client"):
+        make_client(script, []).balance()
+    retries = [record for record in caplog.records if "retrying in" in record.getMessage()]
+    assert [record.levelno for record in retries] == [logging.INFO]
+
+
 def test_a_transport_error_never_carries_the_secret() -> None:
     script = Script(*[httpx.ConnectError(f"refused {SECRET}")] * 4)
     with pytest.raises(TransportError) as caught:

@@ -129,11 +129,12 @@ def _is_text(value: object) -> bool:
 
 
 def log_attempt(call: Call, attempt: int, outcome: str, wait: float | None) -> None:
-    """One line per attempt: never headers, bodies or credentials."""
+    """One line per attempt: never headers, bodies or credentials. A retry is INFO, not a
+    warning: it is routine, and a call that fails for good raises its own error."""
     if wait is None:
         logger.debug("%s %s attempt %d: %s", call.method, call.path, attempt, outcome)
     else:
-        logger.warning(
+        logger.info(
             "%s %s attempt %d: %s; retrying in %.1f s",
             call.method,
             call.path,

@@ -164,20 +164,14 @@ def check_service(client: Any) -> None:
     would otherwise fail with a traceback of its own.
 
     One `GET /balance` (the cheapest call, outside the rate limit), only for a client on
-    a real service; the demo month's sandbox is in process and needs no check. The
-    client's retry notices are held back meanwhile: the line says what they would.
+    a real service; the demo month's sandbox is in process and needs no check.
     """
-    import logging
-
     from pixops.errors import PixopsError
     from pixops.widgets._format import problem
 
     connection = connection_of(client)
     if connection is not None and connection.mode == "sandbox":
         return
-    retries = logging.getLogger("pixops.client")
-    level = retries.level
-    retries.setLevel(logging.ERROR)
     try:
         client.balance()
     except PixopsError as error:
@@ -185,5 +179,3 @@ def check_service(client: Any) -> None:
         # service that accepted it, which is all this asks (a MED desk's key, say).
         if getattr(error, "code", None) != "missing_permission":
             raise Stopped(problem(error)) from None
-    finally:
-        retries.setLevel(level)
