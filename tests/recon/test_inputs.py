@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, date, datetime
 from pathlib import Path
 
@@ -94,7 +95,7 @@ def test_booked_timestamps_are_read_as_business_days() -> None:
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        (HEADER + "L1,x,inbound,10.5,0,,2026-01-15,\n", "not an integer"),
+        (HEADER + "L1,x,inbound,10.5,0,,2026-01-15,\n", r"line 2, .*not a whole number of base"),
         (HEADER + "L1,x,sideways,1,0,,2026-01-15,\n", "not one of"),
         (HEADER + "L1,x,inbound,1,0,paid,2026-01-15,\n", "not one of"),
         (HEADER + "L1,x,inbound,1,0,,15/01/2026,\n", "YYYY-MM-DD"),
@@ -143,7 +144,11 @@ def test_other_sources_are_refused(tmp_path: Path) -> None:
 def test_invalid_utf8_is_a_clear_error(tmp_path: Path) -> None:
     path = tmp_path / "ledger.csv"
     path.write_bytes(HEADER.encode() + b"L1,p\xe9dido,inbound,1,0,,2026-01-15,\n")
-    with pytest.raises(LedgerError, match="cannot read"):
+    with pytest.raises(LedgerError, match=r"is not UTF-8 text \(byte 0xe9 at position") as caught:
+        read_ledger(path)
+    assert isinstance(caught.value.__cause__, UnicodeDecodeError)  # what a panel looks for
+    path.write_bytes(b"entry_id,refer\xeancia\n")  # in the header too
+    with pytest.raises(LedgerError, match="save it as 'CSV UTF-8'"):
         read_ledger(path)
 
 
@@ -251,3 +256,34 @@ def test_the_most_negative_signed_amount_is_an_overflow_not_an_arrow_error() -> 
     mapping = LedgerMapping(direction=None, fee=None, status=None)
     with pytest.raises(LedgerError, match="overflows 64-bit"):
         read_ledger(frame, mapping)
+
+
+@pytest.mark.parametrize("separator", [";", "\t"])
+def test_a_ledger_separated_by_semicolons_or_tabs_is_read(tmp_path: Path, separator: str) -> None:
+    """A pt-BR Excel saves "CSV" with semicolons (its decimal separator is the comma)."""
+    rows = [HEADER.strip(), "L1,pedido-1,inbound,10000,99,,2026-01-15,venda, à vista"]
+    text = "\n".join(row.replace(",", separator, 7) for row in rows) + "\n"
+    ledger = read_ledger(write(tmp_path, text))
+    assert ledger.column("reference").to_pylist() == ["pedido-1"]
+    assert ledger.column("amount_base").to_pylist() == [10000]
+
+
+def test_a_line_of_the_wrong_width_is_named_by_its_text(tmp_path: Path) -> None:
+    path = write(tmp_path, HEADER + "L1,x,inbound,1,0,,2026-01-15,venda, à vista\n")
+    message = (
+        "a line has 9 fields where the header has 8 ('L1,x,inbound,1,0,,2026-01-15,venda,"
+        " à vista'); a field that holds a comma needs double quotes"
+    )
+    with pytest.raises(LedgerError, match=re.escape(message)):
+        read_ledger(path)
+
+
+def test_a_folder_and_a_missing_column_are_said_in_words(tmp_path: Path) -> None:
+    with pytest.raises(LedgerError, match="is a folder, not a ledger file"):
+        read_ledger(tmp_path)
+    path = write(tmp_path, "entry_id,reference,direction\n")
+    with pytest.raises(
+        LedgerError,
+        match=r"no column 'amount_base' \(its columns: entry_id, reference, direction\)",
+    ):
+        read_ledger(path)

@@ -8,6 +8,7 @@ cells are read as text (never through float) and converted with integer arithmet
 from __future__ import annotations
 
 import csv
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, tzinfo
@@ -123,6 +124,8 @@ def _source_table(source: object) -> pa.Table:
         return _from_pandas(source, "ledger")
     if isinstance(source, (str, Path)):
         path = Path(source)
+        if path.is_dir():
+            raise LedgerError(f"{path} is a folder, not a ledger file")
         if not path.is_file():
             raise LedgerError(f"no such ledger file: {path}")
         suffix = path.suffix.lower()
@@ -131,7 +134,7 @@ def _source_table(source: object) -> pa.Table:
                 return pq.read_table(path)
             if suffix in (".csv", ".txt"):
                 return _read_csv(path)
-        except (pa.ArrowInvalid, OSError, UnicodeDecodeError) as error:
+        except (pa.ArrowInvalid, OSError) as error:
             raise LedgerError(f"cannot read {path}: {error}") from None
         raise LedgerError(f"ledger must be .csv or .parquet, not {path.name}")
     raise LedgerError(f"ledger must be a path, a DataFrame or a pyarrow.Table, not {source!r}")
@@ -145,25 +148,68 @@ def _from_pandas(frame: pd.DataFrame, what: str) -> pa.Table:
         raise LedgerError(f"{what} frame: {error}") from None
 
 
+#: What a CSV file's fields may be separated by: a comma, or the semicolon a pt-BR Excel
+#: writes (its decimal separator is the comma), or a tab.
+_SEPARATORS: Final = (",", ";", "\t")
+
+
 def _read_csv(path: Path) -> pa.Table:
-    """Every cell as text: money and ids never pass through float or int guessing."""
-    with path.open(encoding="utf-8-sig", newline="") as handle:
-        names = next(csv.reader(handle), [])
+    """Every cell as text: money and ids never pass through float or int guessing. The
+    separator is the one the header line uses most."""
+    try:
+        with path.open(encoding="utf-8-sig", newline="") as handle:
+            header = handle.readline()
+    except UnicodeDecodeError as error:
+        raise _not_utf8(path, error) from error
+    separator = max(_SEPARATORS, key=header.count)
+    names = next(csv.reader([header], delimiter=separator), [])
     if not names:
         raise LedgerError(f"{path} has no header row")
-    return pa_csv.read_csv(
-        path,
-        convert_options=pa_csv.ConvertOptions(
-            column_types={name: pa.string() for name in names},
-            strings_can_be_null=True,
-        ),
+    try:
+        return pa_csv.read_csv(
+            path,
+            parse_options=pa_csv.ParseOptions(delimiter=separator),
+            convert_options=pa_csv.ConvertOptions(
+                column_types={name: pa.string() for name in names},
+                strings_can_be_null=True,
+            ),
+        )
+    except pa.ArrowInvalid as error:
+        try:  # bytes that are not UTF-8 make rows and cells look wrong: say so first
+            with path.open(encoding="utf-8") as handle:
+                for _ in handle:
+                    pass
+        except UnicodeDecodeError as undecodable:
+            raise _not_utf8(path, undecodable) from undecodable
+        uneven = _UNEVEN_ROW.match(str(error))
+        if uneven is None:
+            raise
+        expected, got, text = uneven.groups()
+        quoted = "a comma" if separator == "," else repr(separator)
+        raise LedgerError(
+            f"{path}: a line has {got} fields where the header has {expected}"
+            f" ({text[:60]!r}); a field that holds {quoted} needs double quotes"
+        ) from None
+
+
+#: How Arrow's CSV reader words a row of the wrong width.
+_UNEVEN_ROW: Final = re.compile(r"CSV parse error: Expected (\d+) columns, got (\d+): (.*)", re.S)
+
+
+def _not_utf8(path: Path, error: UnicodeDecodeError) -> LedgerError:
+    """Raised from the decode error, which callers may look for (a panel names the file)."""
+    return LedgerError(
+        f"{path} is not UTF-8 text (byte 0x{error.object[error.start]:02x} at position"
+        f" {error.start}): save it as 'CSV UTF-8'"
     )
 
 
 def _column(table: pa.Table, name: str) -> pa.ChunkedArray:
     found = table.column_names.count(name)
     if not found:
-        raise LedgerError(f"ledger has no column {name!r} (columns: {table.column_names})")
+        raise LedgerError(
+            f"ledger has no column {name!r} (its columns: {', '.join(table.column_names)})"
+        )
     if found > 1:
         raise LedgerError(f"ledger has {found} columns named {name!r}; which one is meant?")
     return table.column(name)
@@ -183,8 +229,9 @@ def _text(table: pa.Table, name: str, trim: bool = True) -> pa.Array:
     return pc.utf8_trim_whitespace(text) if trim else text
 
 
-def _money(table: pa.Table, name: str, unit: str) -> pa.Array:
-    """Integers of ``unit`` or money text, to base units; a float column is refused."""
+def _money(table: pa.Table, name: str, unit: str, *, from_file: bool = False) -> pa.Array:
+    """Integers of ``unit`` or money text, to base units; a float column is refused.
+    A bad cell is named by its line when the table is a file's (the header is line 1)."""
     column = _column(table, name)
     factor = _PER_UNIT[unit]
     if pa.types.is_floating(column.type) or pa.types.is_decimal(column.type):
@@ -204,21 +251,29 @@ def _money(table: pa.Table, name: str, unit: str) -> pa.Array:
         if cell is None or not cell.strip():
             converted.append(None)
             continue
-        converted.append(_money_cell(cell, unit, factor, name, row))
+        where = f"line {row + 1}" if from_file else f"row {row}"
+        converted.append(_money_cell(cell, unit, factor, name, where))
     return pa.array(converted, type=pa.int64())
 
 
-def _money_cell(cell: str, unit: str, factor: int, name: str, row: int) -> int:
+#: How a bad cell's message names each unit, with what a whole amount of it looks like.
+_UNIT_WORDS: Final = {
+    "base": "base units (R$ 1,00 is 10000)",
+    "centavos": "centavos (R$ 1,00 is 100)",
+}
+
+
+def _money_cell(cell: str, unit: str, factor: int, name: str, where: str) -> int:
     text = cell.strip()
     try:
         if unit == "reais":
             return parse_base(text)
         digits = text[1:] if text.startswith("-") else text
         if not digits.isascii() or not digits.isdigit():
-            raise MoneyError(f"not an integer count of {unit}")
+            raise MoneyError(f"not a whole number of {_UNIT_WORDS[unit]}")
         return check_int64(int(text, 10) * factor)
     except MoneyError as error:
-        raise LedgerError(f"row {row}, column {name!r}: {cell!r}: {error}") from None
+        raise LedgerError(f"{where}, column {name!r}: {cell!r}: {error}") from None
 
 
 def _days(table: pa.Table, name: str, zone: tzinfo) -> pa.Array:
@@ -275,7 +330,8 @@ def read_ledger(
     """The ledger as a table of `LEDGER_SCHEMA` (money in base units), validated.
 
     Without a mapping, the columns are `LEDGER_SCHEMA`'s names (amounts in base units),
-    as in `data/sample_ledger.csv`; extra columns (a memo) are ignored.
+    as in `data/sample_ledger.csv`; extra columns (a memo) are ignored. A CSV file is
+    UTF-8, its fields separated by commas, semicolons (a pt-BR Excel's "CSV") or tabs.
     """
     table = _source_table(source)
     mapping = CANONICAL_MAPPING if mapping is None else mapping
@@ -285,7 +341,7 @@ def read_ledger(
     from_file = isinstance(source, (str, Path))
     entry_id = _text(table, mapping.entry_id, trim=from_file)
     reference = _text(table, mapping.reference, trim=from_file)
-    amount = _money(table, mapping.amount, mapping.amount_unit)
+    amount = _money(table, mapping.amount, mapping.amount_unit, from_file=from_file)
     if mapping.direction is None:
         negative = pc.less(amount, 0)
         direction = pc.if_else(negative, "outbound", "inbound")
@@ -300,7 +356,7 @@ def read_ledger(
     fee = (
         pa.nulls(table.num_rows, pa.int64())
         if mapping.fee is None
-        else _money(table, mapping.fee, mapping.amount_unit)
+        else _money(table, mapping.fee, mapping.amount_unit, from_file=from_file)
     )
     status = (
         pa.nulls(table.num_rows, pa.string())

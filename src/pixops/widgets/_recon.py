@@ -275,8 +275,6 @@ class ReconDashboard(w.VBox):  # type: ignore[misc]
             if isinstance(cause, UnicodeDecodeError) and isinstance(self.ledger, str | Path):
                 return not_utf8(Path(self.ledger)) + "."
             cause = cause.__cause__ or (None if cause.__suppress_context__ else cause.__context__)
-        if "codec can't decode" in str(error) and isinstance(self.ledger, str | Path):
-            return not_utf8(Path(self.ledger)) + "."
         return problem(error)
 
     def _balances(
