@@ -13,8 +13,7 @@ import pytest
 
 from pixops.demo import demo_month
 from pixops.frames import load_statement
-from pixops.recon import ReconResult, reconcile
-from pixops.recon._cli import read_balances
+from pixops.recon import ReconResult, read_balances, reconcile
 
 DATA = Path(__file__).resolve().parents[2] / "data"
 

@@ -25,6 +25,7 @@ from pixops.recon._inputs import (
     LedgerError,
     LedgerMapping,
     balances_table,
+    read_balances,
     read_ledger,
     webhooks_table,
 )
@@ -47,6 +48,7 @@ __all__ = [
     "ReconResult",
     "balance_snapshot",
     "balances_table",
+    "read_balances",
     "read_ledger",
     "reconcile",
     "webhooks_table",

@@ -13,12 +13,11 @@ outputs (an HTML report) slot in after `write_outputs`.
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import os
 import sys
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, timedelta
+from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -26,8 +25,7 @@ import pyarrow as pa
 
 from pixops.errors import PixopsError
 from pixops.frames import LocalStore, day_window, load_statement_table, parse_day
-from pixops.money import MoneyError, check_int64
-from pixops.recon._inputs import LedgerError, read_ledger
+from pixops.recon._inputs import LedgerError, read_balances, read_ledger
 from pixops.recon._result import ReconResult, staged_directory
 from pixops.recon._run import balance_snapshot, reconcile
 
@@ -119,51 +117,6 @@ def _client() -> Any:
     return month.sandbox.client(month.api_key)
 
 
-def read_balances(path: Path) -> list[tuple[datetime, int]]:
-    """``as_of`` (ISO 8601 with zone) and ``balance_base`` (integer) rows of a CSV.
-
-    The balance is ASCII digits with an optional ``-`` (as in the ledger): ``int()`` alone
-    would also take ``5_000`` or Arabic-Indic digits. Two snapshots at one instant are
-    refused rather than one of them silently chosen.
-    """
-    snapshots: dict[datetime, int] = {}
-    try:
-        with path.open(encoding="utf-8-sig", newline="") as handle:
-            reader = csv.DictReader(handle)
-            if not reader.fieldnames or not {"as_of", "balance_base"} <= set(reader.fieldnames):
-                raise _BadInputError(f"{path}: needs columns as_of and balance_base")
-            for number, row in enumerate(reader, start=2):
-                moment, amount = _balance_row(path, number, row)
-                if moment in snapshots:
-                    raise _BadInputError(
-                        f"{path}, line {number}: a second snapshot at {moment.isoformat()}"
-                    )
-                snapshots[moment] = amount
-    except UnicodeDecodeError as error:
-        raise _BadInputError(f"{path}: not UTF-8 text ({error.reason})") from None
-    except csv.Error as error:
-        raise _BadInputError(f"{path}: {error}") from None
-    return sorted(snapshots.items())
-
-
-def _balance_row(path: Path, number: int, row: dict[str, Any]) -> tuple[datetime, int]:
-    where = f"{path}, line {number}"
-    try:
-        moment = datetime.fromisoformat(row["as_of"].strip().replace("Z", "+00:00"))
-    except (ValueError, AttributeError):
-        raise _BadInputError(f"{where}: as_of is not an ISO 8601 instant") from None
-    if moment.tzinfo is None:
-        raise _BadInputError(f"{where}: as_of needs a time zone")
-    text = row["balance_base"].strip() if isinstance(row["balance_base"], str) else ""
-    digits = text.removeprefix("-")
-    if not (digits.isascii() and digits.isdigit()):
-        raise _BadInputError(f"{where}: balance_base must be an integer of base units")
-    try:
-        return moment.astimezone(UTC), check_int64(int(digits) * (-1 if text[0] == "-" else 1))
-    except MoneyError as error:
-        raise _BadInputError(f"{where}: balance_base: {error}") from None
-
-
 @dataclass(frozen=True)
 class ReconInputs:
     statement: pa.Table
@@ -183,7 +136,10 @@ def load_inputs(options: ReconOptions, client: Any) -> ReconInputs:
     balances = None
     now: datetime | None = None
     if options.balances is not None:
-        snapshots = read_balances(options.balances)
+        try:
+            snapshots = read_balances(options.balances)
+        except ValueError as error:
+            raise _BadInputError(f"--balances: {error}") from None
         opening = [s for s in snapshots if s[0] <= window.start_at]
         if not opening:
             raise _BadInputError(

@@ -35,6 +35,7 @@ __all__ = [
     "LedgerMapping",
     "balances_table",
     "days_or_none",
+    "read_balances",
     "read_ledger",
     "webhooks_table",
 ]
@@ -432,6 +433,55 @@ def webhooks_table(webhooks: pd.DataFrame | pa.Table | None) -> pa.Table:
     return pa.Table.from_arrays(
         [*columns, created.cast(pa.timestamp("us", tz="UTC"))], schema=WEBHOOKS_SCHEMA
     )
+
+
+def read_balances(path: str | Path) -> list[tuple[datetime, int]]:
+    """Balance snapshots from a CSV of ``as_of`` (ISO 8601 with a zone) and ``balance_base``
+    (an integer of base units), oldest first; anything else is a ValueError naming the line.
+
+    The balance is ASCII digits with an optional ``-`` (as in the ledger): ``int()`` alone
+    would also take ``5_000`` or Arabic-Indic digits. Two snapshots at one instant are
+    refused rather than one of them silently chosen. A file that is not UTF-8 raises from
+    its decode error, which callers may look for.
+    """
+    file = Path(path)
+    if not file.is_file():
+        raise ValueError(f"there is no balance snapshots file at {file}")
+    snapshots: dict[datetime, int] = {}
+    try:
+        with file.open(encoding="utf-8-sig", newline="") as handle:
+            reader = csv.DictReader(handle)
+            if not reader.fieldnames or not {"as_of", "balance_base"} <= set(reader.fieldnames):
+                raise ValueError(f"{file}: needs the columns as_of and balance_base")
+            for number, row in enumerate(reader, start=2):
+                moment, amount = _balance_row(f"{file}, line {number}", row)
+                if moment in snapshots:
+                    raise ValueError(
+                        f"{file}, line {number}: a second snapshot at {moment.isoformat()}"
+                    )
+                snapshots[moment] = amount
+    except UnicodeDecodeError as error:
+        raise ValueError(f"{file} is not UTF-8 text ({error.reason})") from error
+    except csv.Error as error:
+        raise ValueError(f"{file}: {error}") from None
+    return sorted(snapshots.items())
+
+
+def _balance_row(where: str, row: dict[str, Any]) -> tuple[datetime, int]:
+    try:
+        moment = datetime.fromisoformat(row["as_of"].strip().replace("Z", "+00:00"))
+    except (ValueError, AttributeError):
+        raise ValueError(f"{where}: as_of is not an ISO 8601 instant") from None
+    if moment.tzinfo is None:
+        raise ValueError(f"{where}: as_of needs a time zone")
+    text = row["balance_base"].strip() if isinstance(row["balance_base"], str) else ""
+    digits = text.removeprefix("-")
+    if not (digits.isascii() and digits.isdigit()):
+        raise ValueError(f"{where}: balance_base must be an integer of base units")
+    try:
+        return moment.astimezone(UTC), check_int64(int(digits) * (-1 if text[0] == "-" else 1))
+    except MoneyError as error:
+        raise ValueError(f"{where}: balance_base: {error}") from None
 
 
 def balances_table(

@@ -9,8 +9,7 @@ with a text filter; Export writes Parquet, CSV and an Excel-friendly file.
 
 from __future__ import annotations
 
-import csv
-from datetime import UTC, date, datetime, timedelta
+from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
@@ -99,30 +98,16 @@ _SUMMARY_COLUMNS: Final = (
 
 
 def read_balance_snapshots(path: str | Path) -> list[tuple[datetime, int]]:
-    """Balance snapshots from a CSV with ``as_of`` (ISO 8601 with zone) and ``balance_base``."""
-    snapshots: list[tuple[datetime, int]] = []
-    file = Path(path)
-    if not file.is_file():
-        raise ValueError(f"there is no balance snapshots file at {file}")
+    """Balance snapshots from a CSV with ``as_of`` (ISO 8601 with zone) and ``balance_base``
+    (`pixops.recon.read_balances`); a file that is not UTF-8 says how to save it."""
+    from pixops.recon import read_balances
+
     try:
-        with file.open(encoding="utf-8-sig", newline="") as handle:
-            reader = csv.DictReader(handle)
-            if not reader.fieldnames or not {"as_of", "balance_base"} <= set(reader.fieldnames):
-                raise ValueError(f"{path}: needs the columns as_of and balance_base")
-            for line, row in enumerate(reader, start=2):
-                try:
-                    moment = datetime.fromisoformat(row["as_of"].strip().replace("Z", "+00:00"))
-                    amount_base = int(row["balance_base"].strip(), 10)
-                except (ValueError, AttributeError):
-                    raise ValueError(
-                        f"{path}, line {line}: not an instant and an integer"
-                    ) from None
-                if moment.tzinfo is None:
-                    raise ValueError(f"{path}, line {line}: as_of needs a time zone")
-                snapshots.append((moment.astimezone(UTC), amount_base))
-    except UnicodeDecodeError:
-        raise ValueError(not_utf8(file)) from None
-    return sorted(snapshots)
+        return read_balances(path)
+    except ValueError as error:
+        if isinstance(error.__cause__, UnicodeDecodeError):
+            raise ValueError(not_utf8(Path(path))) from None
+        raise
 
 
 def not_utf8(path: Path) -> str:
