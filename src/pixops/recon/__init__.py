@@ -18,14 +18,12 @@ after the SQL (`LOOKUPS`: by position here, a join on the number elsewhere).
 Categories: `CATEGORIES`. The result's frames are described in `ReconResult`.
 """
 
+from pixops.recon._balances import BALANCES_SCHEMA, balances_table, read_balances
 from pixops.recon._inputs import (
-    BALANCES_SCHEMA,
     LEDGER_SCHEMA,
     WEBHOOKS_SCHEMA,
     LedgerError,
     LedgerMapping,
-    balances_table,
-    read_balances,
     read_ledger,
     webhooks_table,
 )

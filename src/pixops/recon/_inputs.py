@@ -1,4 +1,4 @@
-"""The reconciliation's inputs in their canonical Arrow form: ledger, webhooks, balances.
+"""The reconciliation's ledger and webhook inputs in their canonical Arrow form.
 
 A merchant ledger is a CSV, Parquet or DataFrame of orders and payments; `LedgerMapping`
 says which of its columns hold what and in which unit the amounts are written. CSV
@@ -11,9 +11,9 @@ import csv
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, tzinfo
+from datetime import date, tzinfo
 from pathlib import Path
-from typing import Any, Final, Literal
+from typing import Final, Literal
 
 import numpy as np
 import pandas as pd
@@ -27,15 +27,12 @@ from pixops.money import MoneyError, check_int64, parse_base
 from pixops.recon._database import cursor
 
 __all__ = [
-    "BALANCES_SCHEMA",
     "CANONICAL_MAPPING",
     "LEDGER_SCHEMA",
     "WEBHOOKS_SCHEMA",
     "LedgerError",
     "LedgerMapping",
-    "balances_table",
     "days_or_none",
-    "read_balances",
     "read_ledger",
     "webhooks_table",
 ]
@@ -59,13 +56,6 @@ WEBHOOKS_SCHEMA: Final = pa.schema(
         pa.field("created_at", pa.timestamp("us", tz="UTC")),
     ]
 )
-BALANCES_SCHEMA: Final = pa.schema(
-    [
-        pa.field("as_of", pa.timestamp("us", tz="UTC"), nullable=False),
-        pa.field("balance_base", pa.int64(), nullable=False),
-    ]
-)
-
 Unit = Literal["base", "centavos", "reais"]
 _PER_UNIT: Final[dict[str, int]] = {"base": 1, "centavos": 100, "reais": 10_000}
 _DIRECTIONS: Final = ("inbound", "outbound")
@@ -433,107 +423,6 @@ def webhooks_table(webhooks: pd.DataFrame | pa.Table | None) -> pa.Table:
     return pa.Table.from_arrays(
         [*columns, created.cast(pa.timestamp("us", tz="UTC"))], schema=WEBHOOKS_SCHEMA
     )
-
-
-def read_balances(path: str | Path) -> list[tuple[datetime, int]]:
-    """Balance snapshots from a CSV of ``as_of`` (ISO 8601 with a zone) and ``balance_base``
-    (an integer of base units), oldest first; anything else is a ValueError naming the line.
-
-    The balance is ASCII digits with an optional ``-`` (as in the ledger): ``int()`` alone
-    would also take ``5_000`` or Arabic-Indic digits. Two snapshots at one instant are
-    refused rather than one of them silently chosen. A file that is not UTF-8 raises from
-    its decode error, which callers may look for.
-    """
-    file = Path(path)
-    if not file.is_file():
-        raise ValueError(f"there is no balance snapshots file at {file}")
-    snapshots: dict[datetime, int] = {}
-    try:
-        with file.open(encoding="utf-8-sig", newline="") as handle:
-            reader = csv.DictReader(handle)
-            if not reader.fieldnames or not {"as_of", "balance_base"} <= set(reader.fieldnames):
-                raise ValueError(f"{file}: needs the columns as_of and balance_base")
-            for number, row in enumerate(reader, start=2):
-                moment, amount = _balance_row(f"{file}, line {number}", row)
-                if moment in snapshots:
-                    raise ValueError(
-                        f"{file}, line {number}: a second snapshot at {moment.isoformat()}"
-                    )
-                snapshots[moment] = amount
-    except UnicodeDecodeError as error:
-        raise ValueError(f"{file} is not UTF-8 text ({error.reason})") from error
-    except csv.Error as error:
-        raise ValueError(f"{file}: {error}") from None
-    return sorted(snapshots.items())
-
-
-def _balance_row(where: str, row: dict[str, Any]) -> tuple[datetime, int]:
-    try:
-        moment = datetime.fromisoformat(row["as_of"].strip().replace("Z", "+00:00"))
-    except (ValueError, AttributeError):
-        raise ValueError(f"{where}: as_of is not an ISO 8601 instant") from None
-    if moment.tzinfo is None:
-        raise ValueError(f"{where}: as_of needs a time zone")
-    text = row["balance_base"].strip() if isinstance(row["balance_base"], str) else ""
-    digits = text.removeprefix("-")
-    if not (digits.isascii() and digits.isdigit()):
-        raise ValueError(f"{where}: balance_base must be an integer of base units")
-    try:
-        return moment.astimezone(UTC), check_int64(int(digits) * (-1 if text[0] == "-" else 1))
-    except MoneyError as error:
-        raise ValueError(f"{where}: balance_base: {error}") from None
-
-
-def balances_table(
-    balances: pd.DataFrame | pa.Table | Sequence[tuple[datetime, int]] | None,
-) -> pa.Table:
-    """Balance snapshots (``as_of``, ``balance_base``) as `BALANCES_SCHEMA`, validated."""
-    if balances is None:
-        return BALANCES_SCHEMA.empty_table()
-    if isinstance(balances, pd.DataFrame):
-        balances = pa.Table.from_pandas(balances, preserve_index=False)
-    if isinstance(balances, pa.Table):
-        missing = {"as_of", "balance_base"} - set(balances.column_names)
-        if missing:
-            raise ValueError(f"balances lack columns {sorted(missing)}")
-        pairs = list(
-            zip(
-                balances.column("as_of").to_pylist(),
-                balances.column("balance_base").to_pylist(),
-                strict=True,
-            )
-        )
-        if not pa.types.is_integer(balances.column("balance_base").type):
-            raise TypeError("balance_base must be integers in base units")
-    elif isinstance(balances, Sequence) and not isinstance(balances, (str, bytes)):
-        pairs = list(balances)
-    else:
-        raise TypeError("balances must be a DataFrame, a pyarrow.Table or (as_of, base) pairs")
-    as_of: list[datetime] = []
-    amounts: list[int] = []
-    for number, pair in enumerate(pairs, start=1):
-        moment, amount = _snapshot(pair, number)
-        as_of.append(moment)
-        amounts.append(amount)
-    if len(set(as_of)) != len(as_of):
-        raise ValueError("two balance snapshots at the same instant")
-    return pa.Table.from_arrays(
-        [pa.array(as_of, type=pa.timestamp("us", tz="UTC")), pa.array(amounts, type=pa.int64())],
-        schema=BALANCES_SCHEMA,
-    )
-
-
-def _snapshot(pair: Any, number: int) -> tuple[datetime, int]:
-    if not isinstance(pair, tuple) or len(pair) != 2:
-        raise TypeError(f"balance snapshot {number} must be (as_of, balance_base)")
-    moment, amount = pair
-    if isinstance(moment, pd.Timestamp):
-        moment = moment.to_pydatetime()
-    if not isinstance(moment, datetime) or moment.tzinfo is None:
-        raise ValueError(f"balance snapshot {number}: as_of must be a time-zone-aware datetime")
-    if isinstance(amount, bool) or not isinstance(amount, int):
-        raise TypeError(f"balance snapshot {number}: balance_base must be an int, not {amount!r}")
-    return moment.astimezone(UTC), check_int64(amount)
 
 
 def days_or_none(value: date | str | None, name: str) -> date | None:

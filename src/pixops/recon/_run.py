@@ -21,14 +21,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from pixops.frames import as_table, parse_tz, to_frame
+from pixops.recon._balances import balances_table
 from pixops.recon._database import cursor
-from pixops.recon._inputs import (
-    LedgerMapping,
-    balances_table,
-    days_or_none,
-    read_ledger,
-    webhooks_table,
-)
+from pixops.recon._inputs import LedgerMapping, days_or_none, read_ledger, webhooks_table
 from pixops.recon._result import CATEGORIES, ReconResult
 from pixops.recon._sql import LOOKUPS, OUTPUTS, STEPS
 
