@@ -35,7 +35,8 @@ from pixops.widgets._format import (
 from pixops.widgets._inspector import TransactionInspector
 from pixops.widgets._med import MAX_DEFENSE_CHARS, MedDefensePanel, urgency
 from pixops.widgets._recon import ReconDashboard, read_balance_snapshots
-from pixops.widgets._refund import REFUND_REASONS, RefundPanel, RefundReason
+from pixops.widgets._refund import RefundPanel
+from pixops.widgets._refund_words import REFUND_REASONS, RefundReason
 
 __all__ = [
     "MAX_DEFENSE_CHARS",

@@ -8,7 +8,6 @@ Confirm (the only step that moves money) → Follow up (the outcome and its webh
 from __future__ import annotations
 
 import uuid
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Final
 
@@ -22,7 +21,6 @@ from pixops.widgets._api import (
     Record,
     base_units,
     find_received,
-    is_refund_id,
     lookup,
     parse_time,
     plain,
@@ -52,29 +50,11 @@ from pixops.widgets._format import (
     problem,
     text_of,
 )
+from pixops.widgets._refund_words import REASONS, amount_problem, not_refundable
 
-__all__ = ["REFUND_REASONS", "RefundPanel", "RefundReason"]
-
-
-@dataclass(frozen=True)
-class RefundReason:
-    """A central-bank refund code, what it means, and how long after settlement it is valid."""
-
-    code: str
-    meaning: str
-    deadline_days: int
+__all__ = ["RefundPanel"]
 
 
-#: The spec's reason codes (refund rule 4) with their deadlines (rule 5).
-REFUND_REASONS: Final = (
-    RefundReason("MD06", "agreement between the parties (the usual refund)", 90),
-    RefundReason("AM09", "incorrect amount charged", 30),
-    RefundReason("SL02", "settlement error", 30),
-    RefundReason("RR04", "transaction not recognised by the payer", 30),
-    RefundReason("BE08", "fraud (follows the MED deadline)", 80),
-    RefundReason("FR01", "fraud reported on the recipient side (MED)", 80),
-)
-_REASONS: Final = {reason.code: reason for reason in REFUND_REASONS}
 _REFUNDED_COLUMNS: Final = (
     ("transaction_id", "Refund"),
     ("created_at", "Requested"),
@@ -121,7 +101,7 @@ class RefundPanel(w.VBox):  # type: ignore[misc]
         self.amount = w.Text(description="Amount", placeholder="R$ 0,00 (empty: all that is left)")
         self.reason = w.Dropdown(
             description="Reason",
-            options=[(f"{r.code} — {r.meaning}", r.code) for r in REFUND_REASONS],
+            options=[(f"{r.code} — {r.meaning}", r.code) for r in REASONS.values()],
             value="MD06",
             layout=w.Layout(width="520px"),
         )
@@ -175,7 +155,7 @@ class RefundPanel(w.VBox):  # type: ignore[misc]
             named = lookup(self.client, self.search.value, self._now())
             found = [r for r in named if _received(r)]
             if named and not found:
-                self._show_nothing(_not_refundable(named[0]))
+                self._show_nothing(not_refundable(named[0]))
                 return
             if not found:
                 found = find_received(
@@ -282,7 +262,7 @@ class RefundPanel(w.VBox):  # type: ignore[misc]
         self._show_reason()
 
     def _show_reason(self) -> None:
-        reason = _REASONS[self.reason.value]
+        reason = REASONS[self.reason.value]
         text = f"{reason.code}: {reason.meaning}. Valid up to {reason.deadline_days} days"
         settled = None if self.selected is None else _settled_at(self.selected)
         if settled is None:
@@ -303,7 +283,7 @@ class RefundPanel(w.VBox):  # type: ignore[misc]
         settled = None if self.selected is None else _settled_at(self.selected)
         if settled is None:
             return None
-        deadline = settled + timedelta(days=_REASONS[self.reason.value].deadline_days)
+        deadline = settled + timedelta(days=REASONS[self.reason.value].deadline_days)
         return deadline if deadline.date() < self._now().date() else None
 
     def _invalidate_review(self) -> None:
@@ -323,7 +303,7 @@ class RefundPanel(w.VBox):  # type: ignore[misc]
         try:
             centavos = money.parse_centavos(text)
         except money.MoneyError as error:
-            raise ValueError(_amount_problem(text, str(error))) from None
+            raise ValueError(amount_problem(text, str(error))) from None
         if centavos <= 0:
             raise ValueError("the amount must be more than R$ 0,00")
         return centavos
@@ -425,7 +405,7 @@ class RefundPanel(w.VBox):  # type: ignore[misc]
             "The outcome arrives shortly (Follow up).",
             "ok",
         )
-        reason = _REASONS[self.reason.value]
+        reason = REASONS[self.reason.value]
         self._sent_items = [
             ("Refund", str(refund_id)),
             ("Of payment", str(self.selected["transaction_id"])),
@@ -488,40 +468,6 @@ class RefundPanel(w.VBox):  # type: ignore[misc]
 
 def _received(record: Record) -> bool:
     return record.get("direction") == "inbound" and record.get("status") == "settled"
-
-
-def _not_refundable(record: Record) -> str:
-    """Why an identifier that names a transaction finds nothing to refund, in words."""
-    ident = str(record.get("transaction_id"))
-    if record.get("direction") != "inbound":
-        what = "a refund you sent" if is_refund_id(ident) else "a payment you sent"
-        return (
-            f"{ident} is {what}, not a payment you received: "
-            "only received payments can be refunded."
-        )
-    if record.get("type") == "pix_qrcode":
-        return (
-            f"{ident} is a QR code charge, not the payment itself: search for the payer, "
-            "the amount or the payment's end-to-end id."
-        )
-    return (
-        f"{ident} is a received payment that did not settle ({label(record.get('status'))}): "
-        "no money arrived, so there is nothing to refund."
-    )
-
-
-def _amount_problem(text: str, reason: str) -> str:
-    """Why a typed amount is not understood, in words (the parser's message is technical)."""
-    if "ambiguous" in reason:
-        return (
-            f"{text} could be thousands or a decimal; type reais and centavos with a comma, "
-            "like 1.000,00 or 1,00"
-        )
-    if "whole number" in reason:
-        return "at most two digits after the comma (centavos), like 10,50"
-    if "range" in reason or "too long" in reason:
-        return "that amount is far too large"
-    return "type reais and centavos like 10,50 or 1.234,56"
 
 
 def _settled_at(record: Record) -> datetime | None:

@@ -1,0 +1,68 @@
+"""The refund panel's words: the central bank's refund reasons with their deadlines, why a
+transaction cannot be refunded, and how to type an amount that was not understood."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final
+
+from pixops.widgets._api import Record, is_refund_id
+from pixops.widgets._format import label
+
+__all__ = ["REASONS", "REFUND_REASONS", "RefundReason", "amount_problem", "not_refundable"]
+
+
+@dataclass(frozen=True)
+class RefundReason:
+    """A central-bank refund code, what it means, and how long after settlement it is valid."""
+
+    code: str
+    meaning: str
+    deadline_days: int
+
+
+#: The spec's reason codes (refund rule 4) with their deadlines (rule 5).
+REFUND_REASONS: Final = (
+    RefundReason("MD06", "agreement between the parties (the usual refund)", 90),
+    RefundReason("AM09", "incorrect amount charged", 30),
+    RefundReason("SL02", "settlement error", 30),
+    RefundReason("RR04", "transaction not recognised by the payer", 30),
+    RefundReason("BE08", "fraud (follows the MED deadline)", 80),
+    RefundReason("FR01", "fraud reported on the recipient side (MED)", 80),
+)
+#: Each code's entry, in the order above.
+REASONS: Final = {reason.code: reason for reason in REFUND_REASONS}
+
+
+def not_refundable(record: Record) -> str:
+    """Why an identifier that names a transaction finds nothing to refund, in words."""
+    ident = str(record.get("transaction_id"))
+    if record.get("direction") != "inbound":
+        what = "a refund you sent" if is_refund_id(ident) else "a payment you sent"
+        return (
+            f"{ident} is {what}, not a payment you received: "
+            "only received payments can be refunded."
+        )
+    if record.get("type") == "pix_qrcode":
+        return (
+            f"{ident} is a QR code charge, not the payment itself: search for the payer, "
+            "the amount or the payment's end-to-end id."
+        )
+    return (
+        f"{ident} is a received payment that did not settle ({label(record.get('status'))}): "
+        "no money arrived, so there is nothing to refund."
+    )
+
+
+def amount_problem(text: str, reason: str) -> str:
+    """Why a typed amount is not understood, in words (the parser's message is technical)."""
+    if "ambiguous" in reason:
+        return (
+            f"{text} could be thousands or a decimal; type reais and centavos with a comma, "
+            "like 1.000,00 or 1,00"
+        )
+    if "whole number" in reason:
+        return "at most two digits after the comma (centavos), like 10,50"
+    if "range" in reason or "too long" in reason:
+        return "that amount is far too large"
+    return "type reais and centavos like 10,50 or 1.234,56"
