@@ -168,8 +168,8 @@ def _read_csv(path: Path) -> pa.Table:
     except pa.ArrowInvalid as error:
         try:  # bytes that are not UTF-8 make rows and cells look wrong: say so first
             with path.open(encoding="utf-8") as handle:
-                for _ in handle:
-                    pass
+                while handle.read(1 << 20):
+                    continue
         except UnicodeDecodeError as undecodable:
             raise _not_utf8(path, undecodable) from undecodable
         uneven = _UNEVEN_ROW.match(str(error))
