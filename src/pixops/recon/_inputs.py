@@ -190,8 +190,8 @@ _UNEVEN_ROW: Final = re.compile(r"CSV parse error: Expected (\d+) columns, got (
 def _not_utf8(path: Path, error: UnicodeDecodeError) -> LedgerError:
     """Raised from the decode error, which callers may look for (a panel names the file)."""
     return LedgerError(
-        f"{path} is not UTF-8 text (byte 0x{error.object[error.start]:02x} at position"
-        f" {error.start}): save it as 'CSV UTF-8'"
+        f"{path} is not UTF-8 text (it holds the byte 0x{error.object[error.start]:02x}):"
+        " save it as 'CSV UTF-8'"
     )
 
 
