@@ -176,6 +176,7 @@ def unreachable(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
         '{"a": "\\udcff"}',
         "[" * 50_000 + "]" * 50_000,  # RecursionError
         '{"a": "\udcff"}',  # argv bytes that were not UTF-8
+        "\ud800",  # a lone surrogate no argv byte makes
     ],
 )
 def test_a_body_the_wire_refuses_exits_two_without_a_traceback(body: str) -> None:

@@ -160,13 +160,15 @@ def seed_merchant(
     balance_centavos: int,
     received_centavos: tuple[int, ...] = (),
     name: str = "Loja Estresse",
+    start: datetime | None = None,
 ) -> Seeded:
     """A merchant, an every-permission key for 127.0.0.1 and received PIX, written to `db`.
 
     The sandbox writes through the engine's own code on the same file the server will
-    open, with its clock set to now so deadlines are those of a real day.
+    open, with its clock set to `start` (default now) so deadlines are those of a real
+    day; a sandbox opened on `db` later goes on from there, never before.
     """
-    sandbox = Sandbox(path=db, seed=secrets.randbits(32), start=datetime.now(UTC))
+    sandbox = Sandbox(path=db, seed=secrets.randbits(32), start=start or datetime.now(UTC))
     try:
         merchant = sandbox.create_merchant(name, balance_centavos=balance_centavos)
         key = sandbox.issue_api_key(merchant.id, ip_whitelist=["127.0.0.1"])

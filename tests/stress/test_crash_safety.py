@@ -121,9 +121,10 @@ def closed_port() -> int:
 
 
 def seed_scheduled_work(db: Path, credentials: Credentials) -> str:
-    """A QR created two hours ago (its 1-hour expiry is overdue) and a paid charge whose
-    webhook goes to a dead receiver, written through the engine before any server runs."""
-    sandbox = Sandbox(path=db, start=datetime.now(UTC) - timedelta(hours=2))
+    """A QR created when the merchant was seeded, two hours ago (its 1-hour expiry is
+    overdue), and a paid charge whose webhook goes to a dead receiver, written through the
+    engine before any server runs (its clock goes on from the seeding)."""
+    sandbox = Sandbox(path=db)
     try:
         with httpx.Client(transport=sandbox.transport(), base_url="http://sb/api/external") as c:
             charge = post(c, "/pix/cash-in", {"amount": 777}, credentials)
@@ -209,7 +210,10 @@ def wait_for(condition: Any, timeout_s: float, what: str) -> None:
 
 def test_sigkill_mid_workload_loses_no_acknowledged_write(tmp_path: Path) -> None:
     db = tmp_path / "pix.db"
-    seeded = seed_merchant(db, balance_centavos=5_000_000, received_centavos=(50_000,) * 8)
+    two_hours_ago = datetime.now(UTC) - timedelta(hours=2)
+    seeded = seed_merchant(
+        db, balance_centavos=5_000_000, received_centavos=(50_000,) * 8, start=two_hours_ago
+    )
     credentials = seeded.credentials
     qr_txid = seed_scheduled_work(db, credentials)
     set_dict_quota(db, SMALL_DICT_QUOTA_PER_MINUTE)

@@ -62,7 +62,12 @@ def run_api(args: argparse.Namespace, out: TextIO | None = None) -> int:
     body: Any = None
     if args.json is not None:
         try:  # argv bytes that were not UTF-8 come back as they were, and are refused
-            body = wire.parse_strict(args.json.encode("utf-8", "surrogateescape"))
+            raw = args.json.encode("utf-8", "surrogateescape")
+        except UnicodeEncodeError:  # a lone surrogate no argv byte makes (from Python code)
+            print("pixops api: the JSON body is refused: it is not valid text", file=stream)
+            return 2
+        try:
+            body = wire.parse_strict(raw)
         except WireError as exc:
             print(f"pixops api: the JSON body is refused: {exc}", file=stream)
             return 2
