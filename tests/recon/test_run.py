@@ -351,3 +351,18 @@ def test_every_finding_adds_up(planted: object) -> None:
         assert row["difference_base"] == statement - ledger, row
     double = found[found["detail"] == "ledger entry books a movement another entry already booked"]
     assert list(double["statement_amount_base"].isna()) == [True]
+
+
+def test_the_summary_row_of_a_fee_difference_sums_fees(planted: object) -> None:
+    """The amounts of a fee finding agree; its summary row shows the fees, so a reader sees
+    by how much they differ (it read R$ 0,00 when it summed the amounts)."""
+    summary = planted.summary.set_index("category")  # type: ignore[attr-defined]
+    fee = summary.loc["fee_mismatch"]
+    assert (fee["ledger_amount_base"], fee["statement_amount_base"]) == (5_000, 9_900)
+    assert fee["difference_base"] == 4_900
+    amounts = summary.loc["amount_mismatch"]  # every other row still sums amounts
+    assert (
+        amounts["difference_base"]
+        == amounts["statement_amount_base"] - amounts["ledger_amount_base"]
+    )
+    assert str(summary["difference_base"].dtype) == "int64[pyarrow]"

@@ -355,10 +355,19 @@ SELECT k.category, k.position,
 FROM categories_in k
 LEFT JOIN (
     SELECT category, COUNT(*) AS items,
-           CAST(SUM(COALESCE(ledger_amount_base, 0)) AS BIGINT) AS ledger_amount_base,
-           CAST(SUM(COALESCE(statement_amount_base, 0)) AS BIGINT) AS statement_amount_base,
-           CAST(SUM(COALESCE(difference_base, 0)) AS BIGINT) AS difference_base
-    FROM discrepancies GROUP BY category
+           CAST(SUM(COALESCE(ledger_base, 0)) AS BIGINT) AS ledger_amount_base,
+           CAST(SUM(COALESCE(statement_base, 0)) AS BIGINT) AS statement_amount_base,
+           CAST(SUM(COALESCE(statement_base, 0) - COALESCE(ledger_base, 0)) AS BIGINT)
+               AS difference_base
+    FROM (
+        -- A fee finding's row sums its fees: the amounts agree, and what differs is the fee.
+        SELECT category,
+               CASE WHEN category = 'fee_mismatch' THEN ledger_fee_base
+                    ELSE ledger_amount_base END AS ledger_base,
+               CASE WHEN category = 'fee_mismatch' THEN statement_fee_base
+                    ELSE statement_amount_base END AS statement_base
+        FROM discrepancies
+    ) f GROUP BY category
     UNION ALL
     SELECT 'matched', COUNT(*), CAST(SUM(amount_base) AS BIGINT),
            CAST(SUM(amount_base) AS BIGINT), 0
