@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Literal
 
 from pydantic import Field
@@ -11,6 +10,7 @@ from pixops import limits
 from pixops.schema import _formats
 from pixops.schema._base import Envelope, WireModel
 from pixops.schema._money import Amount
+from pixops.schema._time import UtcDateTime
 
 __all__ = [
     "Balance",
@@ -38,7 +38,7 @@ class Balance(WireModel):
         " check against it"
     )
     currency: Literal["BRL"]
-    as_of: datetime
+    as_of: UtcDateTime
 
 
 class BalanceResponse(Envelope):
@@ -70,7 +70,7 @@ class PixKey(WireModel):
     key: str
     key_type: KeyType
     status: str | None = None
-    created_at: datetime | None = None
+    created_at: UtcDateTime | None = None
     owner_name: str | None = None
     ispb: str | None = None
 

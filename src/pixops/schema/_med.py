@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Final, Literal
 
 from pydantic import Field
@@ -11,6 +10,7 @@ from pixops import limits
 from pixops.schema import _formats
 from pixops.schema._base import Closed, Envelope, WireModel
 from pixops.schema._money import Amount
+from pixops.schema._time import UtcDateTime
 
 __all__ = [
     "MAX_DEFENSE_LENGTH",
@@ -34,13 +34,13 @@ class MedCase(WireModel):
     reason: str | None = None
     details: str | None = None
     status: MedStatus
-    opened_at: datetime | None = None
-    defense_deadline: datetime | None = None
+    opened_at: UtcDateTime | None = None
+    defense_deadline: UtcDateTime | None = None
     defense: str | None = None
-    defended_at: datetime | None = None
+    defended_at: UtcDateTime | None = None
     analysis_result: Literal["AGREED", "DISAGREED"] | None = None
     analysis_details: str | None = None
-    closed_at: datetime | None = None
+    closed_at: UtcDateTime | None = None
     refund_transaction_id: str | None = None
 
 

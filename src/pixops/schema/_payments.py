@@ -7,7 +7,6 @@ Requests carry centavos (`amount`, 1.00 BRL = 100); responses carry base units
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Annotated, Any, Final, Literal
 
 from pydantic import ConfigDict, Discriminator, Field, StrictInt
@@ -17,6 +16,7 @@ from pixops.schema import _formats
 from pixops.schema._account import KeyType
 from pixops.schema._base import Closed, Envelope, WireModel
 from pixops.schema._money import Amount
+from pixops.schema._time import UtcDateTime
 
 __all__ = [
     "MAX_CHARGE_CENTAVOS",
@@ -99,8 +99,8 @@ class Charge(WireModel):
     brcode: str = Field(description="EMV BR Code payload (copia e cola)")
     location: str | None = None
     expires_in: int | None = None
-    created_at: datetime
-    expires_at: datetime
+    created_at: UtcDateTime
+    expires_at: UtcDateTime
 
 
 class ChargeResponse(Envelope):

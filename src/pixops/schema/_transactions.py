@@ -9,13 +9,13 @@ row is not stored yet). Statement and list rows are one flat `StatementItem`.
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Annotated, Any, ClassVar, Final, Literal, get_args
 
 from pydantic import Discriminator, Field, Tag
 
 from pixops.schema._base import Envelope, WireModel
 from pixops.schema._money import Amount
+from pixops.schema._time import UtcDateTime
 
 __all__ = [
     "FINAL_STATUSES",
@@ -81,8 +81,8 @@ class SettledTransaction(_Record):
     payer_ispb: str | None = None
     payer_bank_name: str | None = None
     original_transaction_id: str | None = None
-    created_at: datetime
-    completed_at: datetime | None = None
+    created_at: UtcDateTime
+    completed_at: UtcDateTime | None = None
 
 
 class FailedRecipient(WireModel):
@@ -104,8 +104,8 @@ class FailedInbound(_Record):
     failure_reason: str
     reason_code: str | None = Field(None, description="central-bank code, e.g. AC03, AM02")
     reason_description: str | None = None
-    started_at: datetime
-    failed_at: datetime | None = None
+    started_at: UtcDateTime
+    failed_at: UtcDateTime | None = None
     recipient: FailedRecipient
 
 
@@ -134,9 +134,9 @@ class OutboundInFlight(_Record):
     outbound_request_id: str | None = None
     reason_code: str | None = Field(None, description="central-bank or DICT_ code")
     reason_description: str | None = None
-    created_at: datetime
+    created_at: UtcDateTime
     completed_at: None = None
-    failed_at: datetime | None = None
+    failed_at: UtcDateTime | None = None
 
     @property
     def is_final(self) -> bool:
@@ -154,8 +154,8 @@ class QrCharge(_Record):
     type: Literal["pix_qrcode"]
     direction: Literal["credit"]
     counterparty_name: None = None
-    created_at: datetime
-    completed_at: datetime | None = None
+    created_at: UtcDateTime
+    completed_at: UtcDateTime | None = None
 
 
 class QrFallback(_Record):
@@ -179,8 +179,8 @@ class QrFallback(_Record):
     payer_ispb: str | None = None
     payer_bank_name: str | None = None
     original_transaction_id: str | None = None
-    created_at: datetime
-    completed_at: datetime | None = None
+    created_at: UtcDateTime
+    completed_at: UtcDateTime | None = None
 
 
 def transaction_shape(value: Any) -> str:
@@ -248,8 +248,8 @@ class StatementItem(WireModel):
     recipient_document: str | None = None
     payer_ispb: str | None = None
     payer_bank_name: str | None = None
-    created_at: datetime
-    completed_at: datetime | None = None
+    created_at: UtcDateTime
+    completed_at: UtcDateTime | None = None
 
     @property
     def in_flight(self) -> bool:
@@ -292,8 +292,8 @@ class Receipt(WireModel):
     original_transaction_id: str | None = None
     payer: ReceiptParty | None = None
     recipient: ReceiptParty | None = None
-    created_at: datetime | None = None
-    completed_at: datetime | None = None
+    created_at: UtcDateTime | None = None
+    completed_at: UtcDateTime | None = None
     authentication_code: str = Field(
         pattern="^[0-9a-f]{64}$",
         description="SHA-256 hex of the receipt's canonical JSON without this field",

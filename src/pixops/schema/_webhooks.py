@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Annotated, Final, Literal, get_args
 
 from pydantic import Field
@@ -10,6 +9,7 @@ from pydantic import Field
 from pixops import limits
 from pixops.schema import _formats
 from pixops.schema._base import Closed, Envelope, WireModel
+from pixops.schema._time import UtcDateTime
 
 __all__ = [
     "EVENT_TYPES",
@@ -63,8 +63,8 @@ class Webhook(WireModel):
     event_types: list[str]
     active: bool
     description: str | None = None
-    created_at: datetime
-    disabled_at: datetime | None = None
+    created_at: UtcDateTime
+    disabled_at: UtcDateTime | None = None
     secret: str | None = Field(None, description="only in the creation response: whsec_...")
 
     def __repr_args__(self):  # type: ignore[no-untyped-def]
