@@ -1,10 +1,11 @@
 """A local DuckDB copy of the statement, synced incrementally and keyed by id.
 
 A month is downloaded once; later syncs fetch only the UTC days that can still change:
-days never synced, days last synced before they were over (plus a margin for late
-settlement), and days holding rows that were still in flight. Rows are upserted by
-``id``, so re-running never duplicates and an in-flight row is replaced by its settled
-version.
+days never synced, days last synced before they were over (plus a margin for rows that
+are stored late, see `SETTLE_MARGIN`), and days holding rows that were still in flight.
+Rows are upserted by ``id``, so re-running never duplicates and an in-flight row is
+replaced by its settled version. Reading a window holds every UTC day it touches to
+have been synced: a day never fetched would otherwise read as a day without movements.
 """
 
 from __future__ import annotations
@@ -23,8 +24,11 @@ from pixops.frames._schema import STATEMENT_SCHEMA, conform_table, to_frame
 
 __all__ = ["LocalStore", "SyncReport"]
 
-#: A day is final once synced this long after it ended with nothing in flight.
-SETTLE_MARGIN = timedelta(hours=1)
+#: A day is final once synced this long after it ended with nothing in flight. Rows can
+#: appear in a day after it ended: a paid QR's credit row is stored when the payment is
+#: linked (spec, the QR fallback shape), with the payment's time as `created_at`, and the
+#: spec gives no bound on that delay. A day's margin costs one more fetch of one day.
+SETTLE_MARGIN = timedelta(days=1)
 
 _DUCKDB_TYPES = {
     pa.string(): "VARCHAR",
@@ -57,10 +61,17 @@ class SyncReport:
 class LocalStore:
     """The statement in a DuckDB file (or ``":memory:"``), refreshed by delta."""
 
-    def __init__(self, path: str | Path = ":memory:") -> None:
+    def __init__(
+        self, path: str | Path = ":memory:", *, settle_margin: timedelta = SETTLE_MARGIN
+    ) -> None:
         if not isinstance(path, (str, Path)):
             raise TypeError("path must be a file path or ':memory:'")
+        if not isinstance(settle_margin, timedelta) or settle_margin < timedelta(0):
+            raise ValueError(
+                f"settle_margin must be a timedelta of 0 or more, not {settle_margin!r}"
+            )
         self.path = str(path)
+        self.settle_margin = settle_margin
         self._closed = False
         try:
             self.connection = duckdb.connect(self.path)
@@ -118,7 +129,7 @@ class LocalStore:
         while day <= last:
             day_end = datetime.combine(day + timedelta(days=1), datetime.min.time(), tzinfo=UTC)
             when = synced.get(day)
-            if when is None or when < day_end + SETTLE_MARGIN or day in in_flight:
+            if when is None or when < day_end + self.settle_margin or day in in_flight:
                 wanted.append(day)
             day += timedelta(days=1)
         return wanted
@@ -190,11 +201,45 @@ class LocalStore:
             con.unregister("fetched_rows")
         return rows.num_rows - updated, updated
 
+    def unsynced_days(self, first: date, last: date) -> list[date]:
+        """UTC days in ``first``..``last`` that no sync has fetched yet."""
+        con = self._open()
+        synced = {
+            row[0]
+            for row in con.execute(
+                "SELECT day FROM synced_days WHERE day BETWEEN ? AND ?", [first, last]
+            ).fetchall()
+        }
+        count = (last - first).days + 1
+        days = (first + timedelta(days=n) for n in range(count))
+        return [day for day in days if day not in synced]
+
     def statement_table(
-        self, start: date | str, end: date | str, *, tz: str | tzinfo | None = None
+        self,
+        start: date | str,
+        end: date | str,
+        *,
+        tz: str | tzinfo | None = None,
+        allow_unsynced: bool = False,
     ) -> pa.Table:
-        """Stored rows created in days ``start``..``end`` (in ``tz``), declared schema."""
+        """Stored rows created in days ``start``..``end`` (in ``tz``), declared schema.
+
+        Every UTC day the window touches must have been synced (a São Paulo day touches
+        two): else a ValueError names the missing days, unless ``allow_unsynced``.
+        """
         window = day_window(start, end, tz)
+        if not isinstance(allow_unsynced, bool):
+            raise TypeError("allow_unsynced must be True or False")
+        missing = [] if allow_unsynced else self.unsynced_days(window.date_from, window.date_to)
+        if missing:
+            shown = ", ".join(day.isoformat() for day in missing[:5])
+            more = f" and {len(missing) - 5} more" if len(missing) > 5 else ""
+            raise ValueError(
+                f"the store has never synced the UTC days {shown}{more}, which days"
+                f" {window.first}..{window.last} ({window.tz}) need: run sync(client,"
+                f" {str(window.first)!r}, {str(window.last)!r}, tz={window.tz!r}) first"
+                " (or pass allow_unsynced=True for what is stored)"
+            )
         con = self._open()
         table = con.sql(
             f"SELECT {_COLUMNS} FROM statement"  # noqa: S608
@@ -204,10 +249,15 @@ class LocalStore:
         return conform_table(table)
 
     def statement(
-        self, start: date | str, end: date | str, *, tz: str | tzinfo | None = None
+        self,
+        start: date | str,
+        end: date | str,
+        *,
+        tz: str | tzinfo | None = None,
+        allow_unsynced: bool = False,
     ) -> pd.DataFrame:
         """`statement_table` as an Arrow-backed DataFrame."""
-        return to_frame(self.statement_table(start, end, tz=tz))
+        return to_frame(self.statement_table(start, end, tz=tz, allow_unsynced=allow_unsynced))
 
     def row_count(self) -> int:
         found = self._open().execute("SELECT COUNT(*) FROM statement").fetchall()
