@@ -17,6 +17,7 @@ import re
 from typing import Any, Final
 
 from pixops import wire
+from pixops.client._retry import retry_after_seconds
 from pixops.errors import PixopsError
 
 __all__ = [
@@ -234,26 +235,13 @@ def _slug(text: str) -> str:
     return _SLUG.sub("_", text.lower()).strip("_")[:64] or "error"
 
 
-def _retry_after(headers: Any) -> float | None:
-    if headers is None:
-        return None
-    value = headers.get("retry-after")
-    if value is None:
-        return None
-    try:
-        seconds = float(value)
-    except ValueError:
-        return None
-    return seconds if seconds >= 0 else None
-
-
 def error_from_response(status: int, body: bytes, headers: Any = None) -> ApiError:
     """The `ApiError` subclass for one error answer, whatever its body shape."""
     if isinstance(status, bool) or not isinstance(status, int) or not 100 <= status <= 599:
         raise TypeError(f"status must be an HTTP status code, got {status!r}")
     if not isinstance(body, bytes):
         raise TypeError(f"body must be bytes, got {type(body).__name__}")
-    retry_after = _retry_after(headers)
+    retry_after = retry_after_seconds(headers)
     try:
         parsed: Any = json.loads(body)
     except (ValueError, UnicodeDecodeError):

@@ -40,7 +40,7 @@ from pixops.client._errors import (
 )
 from pixops.client._reasons import PaymentFailedError
 from pixops.client._resources import Cpf, Med, Pix, Statement, Transactions, Webhooks
-from pixops.client._retry import DEFAULT_RETRY, RetryPolicy
+from pixops.client._retry import DEFAULT_RETRY, RetryPolicy, retry_after_seconds
 from pixops.schema import (
     Balance,
     Transaction,
@@ -266,11 +266,4 @@ class Client:
 
 
 def _retry_after(response: httpx.Response) -> float | None:
-    value = response.headers.get("retry-after")
-    if value is None:
-        return None
-    try:
-        seconds = float(value)
-    except ValueError:
-        return None
-    return seconds if math.isfinite(seconds) and seconds >= 0 else None
+    return retry_after_seconds(response.headers)
