@@ -132,8 +132,10 @@ def test_rollforward_figure_shows_the_reconciled_days_not_the_live_period() -> N
         end=DAY,
     )
     figure = result.rollforward_figure()
+    # The title says the treasury's closing is short, never "opening + movements = closing".
     assert figure.layout.title.text == (
-        "Balance 15/01/2026 00:00 to 16/01/2026 00:00: opening + movements = closing"
+        "Balance 15/01/2026 00:00 to 16/01/2026 00:00: reported closing is R$ 150,00 short"
+        " of opening + movements"
     )
     trace = json.loads(figure.to_json())["data"][0]
     assert trace["x"] == ["Opening", "In", "Out", "Fees", "Expected", "Reported"]
@@ -142,6 +144,32 @@ def test_rollforward_figure_shows_the_reconciled_days_not_the_live_period() -> N
     # The axis starts near the lowest level, so R$ 100 of movements is seen beside R$ 10.000.
     low, high = figure.layout.yaxis.range
     assert 9_000 < low < 9_949 < 10_099 < high < 11_000
+
+
+def test_rollforward_figure_of_days_that_close_names_a_reported_balance_off_inside() -> None:
+    """Over the 15th and 16th the balance closes, but the treasury's closing of the 15th
+    (R$ 150,00 short, made up by the 16th) is a finding: the title says so."""
+    from datetime import UTC, datetime, timedelta
+
+    stmt = statement_table([statement_row(0, amount_base=1_000_000, fee_base=9_900)])
+    balances = [
+        (datetime(2026, 1, 15, 3, tzinfo=UTC), 100_000_000),
+        (datetime(2026, 1, 16, 3, tzinfo=UTC), 100_990_100 - 1_500_000),  # R$ 150,00 short
+        (datetime(2026, 1, 17, 3, tzinfo=UTC), 100_990_100),
+    ]
+    result = reconcile(
+        stmt,
+        ledger_table([ledger_row("L0", "PIXIN000000")]),
+        balances=balances,
+        start=DAY,
+        end=DAY + timedelta(days=1),
+    )
+    assert result.counts["balance_difference"] >= 1
+    assert result.rollforward_figure().layout.title.text == (
+        "Balance 15/01/2026 00:00 to 17/01/2026 00:00: opening + movements = closing"
+        "<br><sup>Inside: the balance reported at 16/01/2026 00:00 is R$ 150,00 short"
+        " of opening + movements</sup>"
+    )
 
 
 def test_rollforward_figure_starts_at_the_opening_snapshot_before_the_days() -> None:

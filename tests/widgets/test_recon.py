@@ -82,7 +82,8 @@ def test_charts_are_in_reais_and_by_day(ran: tuple[ReconDashboard, Recorder]) ->
     # The balance over the day reconciled (the treasury's closing is R$ 150,00 short),
     # not the period from it to the live balance.
     assert titles[4] == (
-        "Balance 15/01/2026 00:00 to 16/01/2026 00:00: opening + movements = closing"
+        "Balance 15/01/2026 00:00 to 16/01/2026 00:00: reported closing is R$ 150,00 short"
+        " of opening + movements"
     )
     assert figures[4]["data"][0]["text"][0] == "R$ 8.238.105,24"
     assert figures[4]["data"][0]["text"][-1] == "R$ 8.477.949,19"

@@ -99,10 +99,7 @@ def rollforward_figure(result: ReconResult) -> go.Figure:
         ("Reported", int(last["closing_base"]), "absolute"),
     ]
     figure.update_layout(
-        title=(
-            f"Balance {_instant(first['opening_at'], result.tz)} to"
-            f" {_instant(last['closing_at'], result.tz)}: opening + movements = closing"
-        ),
+        title=_rollforward_title(periods, result.tz),
         # The day's movements are small beside the balance: the axis starts near the
         # lowest level reached, not at zero, so they are seen.
         yaxis_range=_axis_range([_whole_reais(level) for level in _levels(steps)]),
@@ -120,6 +117,34 @@ def rollforward_figure(result: ReconResult) -> go.Figure:
         )
     )
     return figure
+
+
+def _rollforward_title(periods: pd.DataFrame, tz: str) -> str:
+    """What the waterfall shows, and whether it closes: the days, then the reported
+    closing against opening + movements; a reported balance inside the days that is off
+    (a break the last one makes up for) on a second line, so a finding is never hidden."""
+    first, last = periods.iloc[0], periods.iloc[-1]
+    days = f"Balance {_instant(first['opening_at'], tz)} to {_instant(last['closing_at'], tz)}"
+    expected_base = int(first["opening_base"])
+    offs: list[tuple[datetime, int]] = []
+    for row in periods.to_dict(orient="records"):
+        expected_base += int(row["inflow_base"]) - int(row["outflow_base"]) - int(row["fees_base"])
+        offs.append((row["closing_at"], int(row["closing_base"]) - expected_base))
+    title = f"{days}: {_verdict('reported closing is', offs[-1][1])}"
+    inside = [
+        _verdict(f"the balance reported at {_instant(at, tz)} is", off_base)
+        for at, off_base in offs[:-1]
+        if off_base
+    ]
+    return title + (f"<br><sup>Inside: {'; '.join(inside)}</sup>" if inside else "")
+
+
+def _verdict(what: str, off_base: int) -> str:
+    """`what` against opening + movements: equal, or how much short or over (reais)."""
+    if off_base == 0:
+        return "opening + movements = closing"
+    side = "over" if off_base > 0 else "short of"
+    return f"{what} {format_brl_display(abs(off_base))} {side} opening + movements"
 
 
 def _levels(steps: list[tuple[str, int, str]]) -> list[int]:
