@@ -220,7 +220,15 @@ def as_relation(
     *,
     name: str = "statement",
 ) -> duckdb.DuckDBPyRelation:
-    """A statement frame or table as a DuckDB relation (registered as view ``name``)."""
+    """A statement frame or table as a DuckDB relation (registered as view ``name``).
+
+    Money columns are BIGINT here, but DuckDB widens a ``SUM`` of BIGINT to HUGEINT
+    (DECIMAL(38,0) in Arrow), which ``.df()`` turns into float64, and ``AVG`` is a
+    DOUBLE: write ``CAST(SUM(amount_base) AS BIGINT)`` (an overflow is then an error,
+    not a rounded total) and read with ``.to_arrow_table()``. pandas on its own keeps
+    ``int64[pyarrow]`` through merge, concat, ``groupby().sum()``, ``pivot_table`` and
+    ``reindex`` (a missing value is <NA>), and gives a double for ``mean``.
+    """
     if not isinstance(name, str) or not name.isidentifier():
         raise ValueError(f"name must be an identifier, not {name!r}")
     con = duckdb.connect() if connection is None else connection
