@@ -99,6 +99,34 @@ def test_banks_and_hours(day: pd.DataFrame) -> None:
     assert all(text.count("R$ ") == 1 for text in banks.data[0].hovertext)
 
 
+def test_the_legends_read_received_then_sent(day: pd.DataFrame) -> None:
+    """Stacked bars reverse plotly's legend: the fees chart listed "sent" first, the
+    volume chart beside it "received" first."""
+    for figure in (volume_by_day_figure(day), fees_by_day_figure(day)):
+        assert figure.layout.legend.traceorder == "normal"
+        names = [trace.name.split(" (")[0] for trace in figure.data]
+        assert names in (["received", "sent"], ["fees on received", "fees on sent"])
+
+
+def test_hours_say_their_zone_and_hover_in_words(day: pd.DataFrame) -> None:
+    hours = received_by_hour_figure(day)
+    assert hours.layout.xaxis.title.text == "hour of the day (São Paulo time)"
+    fourteen = hours.data[0].y[14]
+    assert hours.data[0].hovertext[14] == (
+        f"14:00 to 14:59: {fourteen} payment{'' if fourteen == 1 else 's'} received"
+    )
+    # Counted in another zone, the axis says so (it said "São Paulo" whatever the zone).
+    utc = received_by_hour_figure(day, tz="UTC")
+    assert utc.layout.xaxis.title.text == "hour of the day (UTC time)"
+    assert list(utc.data[0].y) == list(hours.data[0].y[21:]) + list(hours.data[0].y[:21])  # UTC-3
+
+
+def test_the_banks_money_axis_is_named(day: pd.DataFrame) -> None:
+    banks = payer_banks_figure(day)
+    assert banks.layout.xaxis.title.text == "money received (settled)"
+    assert banks.layout.xaxis.tickprefix == "R$ "
+
+
 def test_a_figure_goes_into_an_output_as_plotly_json(day: pd.DataFrame) -> None:
     out = w.Output()
     append_figure(out, volume_by_day_figure(day))

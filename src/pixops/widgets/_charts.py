@@ -53,7 +53,16 @@ def _layout(figure: go.Figure, title: str, *, money: bool = True) -> go.Figure:
         height=380,
         margin={"l": 70, "r": 20, "t": 60, "b": 50},
         # Above the plot, right of the title: below, it would cover the day axis's title.
-        legend={"orientation": "h", "x": 1, "xanchor": "right", "y": 1.02, "yanchor": "bottom"},
+        # In the order the series were added: plotly reverses the legend of stacked bars,
+        # which put "sent" before "received" in the fees chart only.
+        legend={
+            "orientation": "h",
+            "x": 1,
+            "xanchor": "right",
+            "y": 1.02,
+            "yanchor": "bottom",
+            "traceorder": "normal",
+        },
     )
     if money:
         figure.update_yaxes(tickprefix="R$ ", tickformat=",d")
@@ -97,9 +106,14 @@ def _full_date(day: date) -> str:
     return day.strftime("%d/%m/%Y")
 
 
+def _zone(tz: str) -> str:
+    """A zone as a reader names it: "São Paulo time", or the zone's name and "time"."""
+    return "São Paulo time" if tz == "America/Sao_Paulo" else f"{tz} time"
+
+
 def _day_axis(tz: str) -> str:
     """The day axis's title: calendar days (weekends too) in the zone they are counted in."""
-    return "day (São Paulo time)" if tz == "America/Sao_Paulo" else f"day ({tz} time)"
+    return f"day ({_zone(tz)})"
 
 
 def volume_by_day_figure(statement: pd.DataFrame, tz: str = "America/Sao_Paulo") -> go.Figure:
@@ -203,7 +217,7 @@ def payer_banks_figure(statement: pd.DataFrame, top: int = 10) -> go.Figure:
         )
     )
     _layout(figure, f"Money received by payer's bank (top {top})", money=False)
-    figure.update_xaxes(tickprefix="R$ ", tickformat=",d")
+    figure.update_xaxes(tickprefix="R$ ", tickformat=",d", title="money received (settled)")
     figure.update_layout(height=420, margin={"l": 280, "r": 20, "t": 60, "b": 50})
     return figure
 
@@ -218,9 +232,18 @@ def received_by_hour_figure(statement: pd.DataFrame, tz: str = "America/Sao_Paul
     hours = [moment.hour for moment in received["created_at"].dt.tz_convert(tz)]
     counts = [hours.count(hour) for hour in range(24)]
     figure = go.Figure(
-        go.Bar(x=[f"{h:02d}h" for h in range(24)], y=counts, marker_color=_COLOURS["inbound"])
+        go.Bar(
+            x=[f"{h:02d}h" for h in range(24)],
+            y=counts,
+            marker_color=_COLOURS["inbound"],
+            hovertext=[
+                f"{h:02d}:00 to {h:02d}:59: {plural(n, 'payment')} received"
+                for h, n in enumerate(counts)
+            ],
+            hoverinfo="text",
+        )
     )
-    figure.update_layout(xaxis_title="hour of the day (São Paulo)", yaxis_title="payments")
+    figure.update_layout(xaxis_title=f"hour of the day ({_zone(tz)})", yaxis_title="payments")
     return _layout(figure, "When customers pay: payments received per hour", money=False)
 
 
