@@ -72,6 +72,21 @@ def test_findings_are_filtered_by_category_and_text(ran: tuple[ReconDashboard, R
     board.filter.value = ""
 
 
+def test_each_movement_says_money_in_or_out(ran: tuple[ReconDashboard, Recorder]) -> None:
+    """Matched amounts add up sales and payouts: each row says which it is."""
+    board, _ = ran
+    board.category.value = "matched"
+    board.filter.value = "payout-1254184-14322"  # a payout matched on 15/01
+    assert "<th" in board.table.value and ">Direction</th>" in board.table.value
+    assert ">sent<" in board.table.value
+    assert ">received<" not in board.table.value
+    board.filter.value = "PIXINE10573521202601150300Z31A0p60F6n"  # a sale
+    assert ">received<" in board.table.value
+    board.filter.value = ""
+    board.category.value = "missing_in_statement"  # no movement: no direction column
+    assert "Direction" not in board.table.value
+
+
 def test_charts_are_in_reais_and_by_day(ran: tuple[ReconDashboard, Recorder]) -> None:
     board, _ = ran
     figures = [o["data"][PLOTLY] for o in board.charts.outputs]

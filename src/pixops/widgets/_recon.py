@@ -51,7 +51,13 @@ __all__ = ["ReconDashboard", "read_balance_snapshots"]
 _SHOWN_ROWS: Final = 200
 # A finding's table says what its category is about, and fits the notebook: the movement
 # (and the ledger's reference only where it differs), then that category's figures.
-_IDS: Final = (("transaction_id", "Transaction"), ("ledger_reference", "Ledger reference"))
+_IDS: Final = (
+    ("transaction_id", "Transaction"),
+    ("ledger_reference", "Ledger reference"),
+    # Money in or out: the ids alone do not say, and matched amounts add up both ways.
+    ("direction", "Direction"),
+)
+_DIRECTION_WORDS: Final = {"inbound": "received", "outbound": "sent"}
 _AMOUNTS: Final = (
     ("ledger_amount_base", "Ledger"),
     ("statement_amount_base", "Statement"),
@@ -150,6 +156,8 @@ class ReconDashboard(w.VBox):  # type: ignore[misc]
         chosen = parse_day(day) if day is not None else self._now().date() - timedelta(days=1)
         self.result: ReconResult | None = None
         self.statement: pd.DataFrame | None = None
+        #: Each statement movement's direction in words, by transaction id.
+        self._directions: dict[str, str] = {}
         self.written: list[Path] = []
         #: The first and last business day of the result shown (None before a run).
         self.days: tuple[date, date] | None = None
@@ -232,6 +240,13 @@ class ReconDashboard(w.VBox):  # type: ignore[misc]
             self._refuse(f"The reconciliation could not run. {self._why(error)}")
             return
         self.statement, self.result, self.days = statement, result, (first, last)
+        self._directions = {
+            str(movement): _DIRECTION_WORDS.get(str(way), str(way))
+            for movement, way in zip(
+                statement["transaction_id"], statement["direction"], strict=True
+            )
+            if movement is not None
+        }
         self.export_status.value = ""  # an export of the previous run no longer applies
         self._render(first, last, tz)
 
@@ -386,6 +401,8 @@ class ReconDashboard(w.VBox):  # type: ignore[misc]
     def _show_table(self) -> None:
         records = self.rows()
         shown = [_finding_row(r) for r in records[:_SHOWN_ROWS]]
+        for row in shown:
+            row["direction"] = self._directions.get(str(row.get("transaction_id")))
         candidates = _TABLE_COLUMNS.get(str(self.category.value), _OTHER_COLUMNS)
         # Only columns that say something for these rows: a table of dashes is wider, not clearer.
         columns = [
