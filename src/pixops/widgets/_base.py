@@ -19,7 +19,9 @@ __all__ = [
     "date_echo",
     "date_text",
     "events_for",
+    "fitted",
     "inbox_for",
+    "side_by_side",
     "when_clicked",
 ]
 
@@ -148,6 +150,22 @@ def date_echo(picker: Any) -> Any:
     picker.observe(show, names="value")
     show()
     return echo
+
+
+def fitted(width: str, **more: str) -> Any:
+    """A layout `width` wide at most: in a narrow notebook (a 1024 px window with Lab's
+    file browser open) the widget narrows to the cell instead of being cut at its edge."""
+    import ipywidgets as w
+
+    return w.Layout(width=width, max_width="100%", **more)
+
+
+def side_by_side(*children: Any) -> Any:
+    """Widgets side by side that wrap onto the next line when the cell is too narrow for
+    them all (a date picker or a button is never cut off at the right edge)."""
+    import ipywidgets as w
+
+    return w.HBox(list(children), layout=w.Layout(flex_flow="row wrap"))
 
 
 class Stopped(Exception):  # noqa: N818  (what the reader sees: "Stopped")

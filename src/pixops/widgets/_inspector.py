@@ -33,7 +33,9 @@ from pixops.widgets._base import (
     check_client,
     clock_for,
     events_for,
+    fitted,
     inbox_for,
+    side_by_side,
     when_clicked,
 )
 from pixops.widgets._format import (
@@ -107,10 +109,10 @@ class TransactionInspector(w.VBox):  # type: ignore[misc]
                 "transaction id, end-to-end id, order number, tag, QR code id, MED case,"
                 " payer name, CPF/CNPJ or R$ amount"
             ),
-            layout=w.Layout(width="640px"),
+            layout=fitted("640px"),
         )
         self.inspect_button = w.Button(description="Inspect", button_style="primary", icon="search")
-        self.matches = w.Dropdown(description="Matches", options=[], layout=w.Layout(width="720px"))
+        self.matches = w.Dropdown(description="Matches", options=[], layout=fitted("720px"))
         self.status = w.HTML()
         self.summary = w.HTML()
         self.timeline_view = w.HTML()
@@ -136,7 +138,7 @@ class TransactionInspector(w.VBox):  # type: ignore[misc]
         super().__init__(
             [
                 w.HTML("<h3 style='margin:4px 0'>Transaction inspector</h3>"),
-                w.HBox([self.identifier, self.inspect_button]),
+                side_by_side(self.identifier, self.inspect_button),
                 self.matches,
                 self.status,
                 self.tabs,

@@ -21,7 +21,9 @@ from pixops.widgets._base import (
     check_client,
     clock_for,
     events_for,
+    fitted,
     inbox_for,
+    side_by_side,
     when_clicked,
 )
 from pixops.widgets._format import (
@@ -100,13 +102,11 @@ class MedDefensePanel(w.VBox):  # type: ignore[misc]
         )
         self.refresh_button = w.Button(description="Refresh", icon="refresh")
         self.table = w.HTML()
-        self.case_picker = w.Dropdown(
-            description="Case", options=[], layout=w.Layout(width="620px")
-        )
+        self.case_picker = w.Dropdown(description="Case", options=[], layout=fitted("620px"))
         self.details = w.HTML()
         self.defense = w.Textarea(
             placeholder="Your defense: what was sold, delivery proof, contact with the payer…",
-            layout=w.Layout(width="720px", height="120px"),
+            layout=fitted("720px", height="120px"),
         )
         self.counter = w.HTML()
         self.submit_button = w.Button(
@@ -125,13 +125,13 @@ class MedDefensePanel(w.VBox):  # type: ignore[misc]
         super().__init__(
             [
                 w.HTML("<h3 style='margin:4px 0'>MED disputes</h3>"),
-                w.HBox([self.show, self.refresh_button]),
+                side_by_side(self.show, self.refresh_button),
                 self.table,
                 self.case_picker,
                 self.details,
                 self.defense,
                 self.counter,
-                w.HBox([self.submit_button, self.outcome_button]),
+                side_by_side(self.submit_button, self.outcome_button),
                 self.status,
                 self.output,
             ]

@@ -33,7 +33,9 @@ from pixops.widgets._base import (
     clock_for,
     date_echo,
     events_for,
+    fitted,
     inbox_for,
+    side_by_side,
     when_clicked,
 )
 from pixops.widgets._format import (
@@ -91,19 +93,19 @@ class RefundPanel(w.VBox):  # type: ignore[misc]
             placeholder=(
                 "transaction or end-to-end id, external id, payer name, CPF/CNPJ or R$ amount"
             ),
-            layout=w.Layout(width="520px"),
+            layout=fitted("520px"),
         )
         self.date_from = w.DatePicker(description="From", value=today - timedelta(days=90))
         self.date_to = w.DatePicker(description="To", value=today)
         self.find_button = w.Button(description="Find", button_style="primary", icon="search")
-        self.results = w.Dropdown(description="Payment", options=[], layout=w.Layout(width="720px"))
+        self.results = w.Dropdown(description="Payment", options=[], layout=fitted("720px"))
         self.details = w.HTML()
         self.amount = w.Text(description="Amount", placeholder="R$ 0,00 (empty: all that is left)")
         self.reason = w.Dropdown(
             description="Reason",
             options=[(f"{r.code} — {r.meaning}", r.code) for r in REASONS.values()],
             value="MD06",
-            layout=w.Layout(width="520px"),
+            layout=fitted("520px"),
         )
         self.description = w.Text(description="Note", placeholder="optional, up to 140 characters")
         self.reason_help = w.HTML()
@@ -125,21 +127,17 @@ class RefundPanel(w.VBox):  # type: ignore[misc]
         super().__init__(
             [
                 w.HTML("<h3 style='margin:4px 0'>Refund a received PIX</h3>"),
-                w.HBox([self.search, self.find_button]),
-                w.HBox(
-                    [
-                        self.date_from,
-                        date_echo(self.date_from),
-                        self.date_to,
-                        date_echo(self.date_to),
-                    ]
+                side_by_side(self.search, self.find_button),
+                side_by_side(
+                    w.HBox([self.date_from, date_echo(self.date_from)]),
+                    w.HBox([self.date_to, date_echo(self.date_to)]),
                 ),
                 self.results,
                 self.details,
-                w.HBox([self.amount, self.description]),
+                side_by_side(self.amount, self.description),
                 self.reason,
                 self.reason_help,
-                w.HBox([self.review_button, self.confirm_button, self.follow_button]),
+                side_by_side(self.review_button, self.confirm_button, self.follow_button),
                 self.status,
                 self.output,
             ]

@@ -1,0 +1,53 @@
+"""The panels in a narrow notebook (a 1024 px window with Lab's file browser open leaves
+a cell about 600 px wide): nothing is cut off at the right edge."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import ipywidgets as w
+import pytest
+
+from pixops.widgets import MedDefensePanel, RefundPanel, TransactionInspector
+from tests.widgets.conftest import Desk
+
+PANELS: dict[str, Callable[[Desk], Any]] = {
+    "refunds": lambda desk: RefundPanel(desk.client, now=desk.now),
+    "med": lambda desk: MedDefensePanel(desk.client, now=desk.now),
+    "inspector": lambda desk: TransactionInspector(desk.client, now=desk.now),
+}
+
+
+def widgets_in(widget: Any) -> Iterator[Any]:
+    yield widget
+    for child in getattr(widget, "children", ()):
+        yield from widgets_in(child)
+
+
+@pytest.mark.parametrize("name", list(PANELS))
+def test_wide_inputs_narrow_to_the_cell(desk: Desk, name: str) -> None:
+    panel = PANELS[name](desk)
+    fixed = [x for x in widgets_in(panel) if str(x.layout.width or "").endswith("px")]
+    assert fixed, "the panel sets the width of its search box and lists"
+    for widget in fixed:
+        assert widget.layout.max_width == "100%", (type(widget).__name__, widget.layout.width)
+
+
+@pytest.mark.parametrize("name", list(PANELS))
+def test_rows_of_inputs_and_buttons_wrap(desk: Desk, name: str) -> None:
+    panel = PANELS[name](desk)
+    rows = [child for child in panel.children if isinstance(child, w.HBox)]
+    assert rows
+    for row in rows:
+        assert row.layout.flex_flow == "row wrap"
+
+
+def test_a_date_wraps_together_with_its_echo(desk: Desk) -> None:
+    """From and its dd/mm/yyyy echo move to the next line as one (the echo never leaves
+    its picker)."""
+    panel = RefundPanel(desk.client, now=desk.now)
+    dates = next(c for c in panel.children if panel.date_from in widgets_in(c))
+    pairs = [list(pair.children) for pair in dates.children]
+    assert [pair[0] for pair in pairs] == [panel.date_from, panel.date_to]
+    assert all(len(pair) == 2 and isinstance(pair[1], w.HTML) for pair in pairs)
