@@ -251,3 +251,26 @@ def test_a_med_case_id_in_capitals_is_found(desk: Desk) -> None:
     panel.inspect(CASE.upper())
     assert panel.record is not None, panel.status.value
     assert panel.record["transaction_id"] == DISPUTED
+
+
+def test_a_refund_reads_as_a_refund_with_its_description(desk: Desk) -> None:
+    """The wire types a refund `pix`, like any transfer: the summary still says refund,
+    and its description says which MED case made it."""
+    panel = inspector(desk)
+    panel.inspect(DISPUTED)
+    refund_id = str(panel.refunds[0]["transaction_id"])
+    panel.inspect(refund_id)
+    assert panel.record is not None
+    assert panel.record["type"] == "pix"
+    assert '<td style="text-align:left">PIX refund</td>' in panel.summary.value
+    assert "PIX transfer" not in panel.summary.value
+    assert "Description" in panel.summary.value
+    assert CASE in panel.summary.value  # "Devolução MED med_…"
+    assert DISPUTED in panel.summary.value  # Refund of
+
+
+def test_matches_of_a_name_search_name_the_payer(desk: Desk) -> None:
+    """ "Padaria" finds several payers: each line of the list says whose payment it is."""
+    panel = inspector(desk)
+    panel.inspect("juliana lima soares")
+    assert all("· Juliana Lima Soares ·" in text for text, _ in panel.matches.options)

@@ -19,6 +19,7 @@ from pixops.widgets._api import (
     MAX_MATCHES,
     Record,
     find_received,
+    is_refund_id,
     lookup,
     med_cases,
     parse_time,
@@ -308,7 +309,7 @@ class TransactionInspector(w.VBox):  # type: ignore[misc]
             ("Transaction", str(record.get("transaction_id"))),
             ("End-to-end id", str(record.get("end_to_end_id") or "—")),
             ("External id", str(record.get("external_id") or "—")),
-            ("Type", _TYPES.get(str(record.get("type")), label(record.get("type")))),
+            ("Type", _type_of(record)),
             ("Direction", "received" if inbound else "sent"),
             ("Status", label(record.get("status"))),
             ("Amount", brl(record.get("amount"))),
@@ -322,6 +323,8 @@ class TransactionInspector(w.VBox):  # type: ignore[misc]
             ("Created", local_time(record.get("created_at") or record.get("started_at"))),
             ("Completed", local_time(record.get("completed_at"))),
         ]
+        if record.get("description"):  # a refund's says why ("Devolução MED med_…")
+            rows.append(("Description", str(record["description"])))
         if record.get("reason_code"):
             rows.append(
                 ("Reason", f"{record['reason_code']} {record.get('reason_description') or ''}")
@@ -419,10 +422,20 @@ def _listed(answer: Any) -> Any:
     return items_of(answer)
 
 
+def _type_of(record: Record) -> str:
+    """The kind of transaction in words; a refund says so, though the wire types it `pix`."""
+    if record.get("original_transaction_id") or is_refund_id(str(record.get("transaction_id"))):
+        return _TYPES["pix_return"]
+    return _TYPES.get(str(record.get("type")), label(record.get("type")))
+
+
 def _label(record: Record) -> str:
+    """A match's line: when, which, how much, who (a name search finds several payers)."""
     when = local_time(record.get("created_at") or record.get("started_at"))
+    who = record.get("counterparty_name")
     return (
         f"{when} · {record.get('transaction_id')} · {brl(record.get('amount'))} · "
+        + (f"{who} · " if who else "")
         # A statement row (a payer-name match) has its payment's status apart.
-        f"{label(record.get('payment_status') or record.get('status'))}"
+        + f"{label(record.get('payment_status') or record.get('status'))}"
     )
