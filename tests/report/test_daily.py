@@ -65,3 +65,20 @@ def test_paths_as_text_and_wrong_values_are_named(tmp_path: Path) -> None:
         daily_report(datetime(2026, 1, 15), tmp_path / "r.html", notebook=notebook)
     with pytest.raises(ReportError, match="parameters must be a mapping"):
         render_report(notebook, tmp_path / "r.html", parameters=[("a", 1)])  # type: ignore[arg-type]
+
+
+def test_the_daily_page_is_titled_with_its_day_the_pt_br_way(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import pixops.report._daily as daily
+
+    seen: dict[str, object] = {}
+
+    def render(notebook: Path, out: Path, **kwargs: object) -> Path:
+        seen.update(kwargs)
+        return out
+
+    monkeypatch.setattr(daily, "render_report", render)
+    daily_report(date(2026, 1, 15), tmp_path / "r.html", notebook=tmp_path / "daily.ipynb")
+    assert seen["title"] == "Reconciliation 15/01/2026 (America/Sao_Paulo)"
+    assert seen["parameters"] == {"business_date": "2026-01-15", "timezone": "America/Sao_Paulo"}

@@ -107,3 +107,14 @@ def test_notebook_only_cells_are_left_out_of_the_page() -> None:
     assert "Choose other days" not in page
     assert "live controls here" not in page
     assert len(notebook.cells) == 3  # the notebook itself is untouched
+
+
+def test_the_page_title_is_the_one_given_not_the_notebook_s() -> None:
+    """A browser tab (and a list of saved reports) tells the days apart: the daily
+    notebook's own title, "Daily reconciliation", named none."""
+    notebook = _notebook_with_widget_chart()
+    notebook.metadata["title"] = "Daily reconciliation"
+    page = export_html(notebook, title="Reconciliation 15/01/2026 (America/Sao_Paulo)")
+    assert "<title>Reconciliation 15/01/2026 (America/Sao_Paulo)</title>" in page
+    assert "<title>Daily reconciliation</title>" not in page
+    assert notebook.metadata["title"] == "Daily reconciliation"  # the notebook is untouched

@@ -60,7 +60,7 @@ def daily_report(
         if not balances.is_file():
             raise ReportError(f"no such balances file: {balances}")
         parameters[BALANCES_PARAMETER] = str(balances.resolve())
-    title = f"Reconciliation {business_date.isoformat()} ({timezone})"
+    title = f"Reconciliation {business_date:%d/%m/%Y} ({timezone})"
     return render_report(notebook, out, parameters=parameters, title=title)
 
 

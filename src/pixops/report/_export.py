@@ -46,6 +46,9 @@ def export_html(notebook: Any, *, title: str) -> str:
             f"export_html takes an executed notebook (nbformat), not {type(notebook).__name__}"
         )
     offline = _without_remote_scripts(notebook)
+    # The page's title is the one given: the lab template prefers the notebook's own
+    # (`metadata.title`, "Daily reconciliation"), which names no day.
+    offline.metadata["title"] = title.strip()
     exporter = HTMLExporter(  # type: ignore[no-untyped-call]
         template_name=TEMPLATE_NAME,
         extra_template_basedirs=[str(TEMPLATES_DIR)],
