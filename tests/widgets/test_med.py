@@ -263,3 +263,23 @@ def test_a_defense_without_an_answer_says_it_may_have_arrived(desk: Desk) -> Non
     assert "a defense was already submitted on" in panel.status.value
     case = desk.client.med.get(first)
     assert case.defense == "Produto entregue."
+
+
+def test_the_history_shows_the_defense_sent_and_the_status_says_what_comes_next(
+    desk: Desk,
+) -> None:
+    """The text box empties once the defense is sent: the history keeps what was argued
+    (one line), and the status line says who acts next and how to see it."""
+    first, _ = two_cases(desk)
+    panel = MedDefensePanel(desk.client, now=desk.now)
+    panel.defense.value = "Pedido 48213 entregue em 02/01,\n rastreio BR123456789BR."
+    panel.submit_button.click()
+    assert panel.defense.value == ""
+    assert "Defense submitted: Pedido 48213 entregue em 02/01, rastreio BR123456789BR." in (
+        panel.details.value
+    )
+    assert "Check outcome" in panel.status.value
+    panel.check_outcome()
+    assert "no decision yet" in panel.status.value
+    assert "again later" in panel.status.value
+    assert first in panel.status.value

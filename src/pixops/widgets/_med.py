@@ -229,7 +229,10 @@ class MedDefensePanel(w.VBox):  # type: ignore[misc]
         if case.get("details"):
             steps[-1]["what"] += f" ({case['details']})"
         if case.get("defended_at"):
-            steps.append({"at": case["defended_at"], "what": "Defense submitted"})
+            # What was argued, in the merchant's words: the text box is empty once sent.
+            defense = " ".join(str(case.get("defense") or "").split())
+            what = f"Defense submitted: {defense}" if defense else "Defense submitted"
+            steps.append({"at": case["defended_at"], "what": what})
         if case.get("closed_at"):
             result = case.get("analysis_result") or case.get("status")
             what = _DECISIONS.get(str(result), f"Closed ({label(result)})")
@@ -310,7 +313,11 @@ class MedDefensePanel(w.VBox):  # type: ignore[misc]
             self._set_status(f"The service refused the defense. {why}", "error")
             return
         status = label(answer.get("status"))
-        self._set_status(f"Defense of {case_id} received; case now {status}.", "ok")
+        self._set_status(
+            f"Defense of {case_id} received; case now {status}. The central bank decides "
+            "next: press Check outcome to see its decision.",
+            "ok",
+        )
         self.output.append_display_data(
             outcome(
                 "Defense received",
@@ -344,7 +351,9 @@ class MedDefensePanel(w.VBox):  # type: ignore[misc]
             self._set_status(f"Case {case_id} closed: {label(result)}, {verdict}.", "ok")
         else:
             self._set_status(
-                f"Case {case_id} is {label(self.case.get('status'))}: no decision yet.", "info"
+                f"Case {case_id} is {label(self.case.get('status'))}: no decision yet. "
+                "Press Check outcome again later.",
+                "info",
             )
 
     def _set_status(self, text: str, tone: str = "info") -> None:
