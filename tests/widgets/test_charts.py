@@ -106,6 +106,8 @@ def test_the_legends_read_received_then_sent(day: pd.DataFrame) -> None:
         assert figure.layout.legend.traceorder == "normal"
         names = [trace.name.split(" (")[0] for trace in figure.data]
         assert names in (["received", "sent"], ["fees on received", "fees on sent"])
+    statuses = [trace.name.split(" (")[0] for trace in status_by_day_figure(day).data]
+    assert statuses[0] == "Settled"
 
 
 def test_hours_say_their_zone_and_hover_in_words(day: pd.DataFrame) -> None:

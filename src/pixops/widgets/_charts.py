@@ -163,13 +163,18 @@ def status_by_day_figure(statement: pd.DataFrame, tz: str = "America/Sao_Paulo")
 
     days = _days(statement, tz)
     every_day = sorted(set(days))
-    statuses = sorted({str(s) for s in statement["payment_status"]})
     colours = {
         "settled": "#2e7d32",
         "processing": "#f9a825",
         "failed": "#ef6c00",
         "rejected": "#c62828",
     }
+    # Settled first (the legend reads it first, the bars stand on it), then the others.
+    order = list(colours)
+    statuses = sorted(
+        {str(s) for s in statement["payment_status"]},
+        key=lambda s: (order.index(s) if s in order else len(order), s),
+    )
     figure = go.Figure()
     for status in statuses:
         counts: dict[date, int] = defaultdict(int)
