@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, date, datetime
 from pathlib import Path
 
@@ -477,3 +478,40 @@ def test_a_common_name_says_the_list_is_cut(desk: Desk) -> None:
     assert "50 or more received payments match; the list holds the newest 50" in (
         panel.status.value
     )
+
+
+def test_a_part_then_the_rest_as_copied_from_the_screen(desk: Desk) -> None:
+    """What a support agent does: refund part, then paste the "Left to refund" shown
+    (``R$ 13,86``, as displayed) to refund the rest; the payment then has nothing left."""
+    panel = chosen(desk)
+    panel.amount.value = "R$ 5,00"
+    panel.review_button.click()
+    panel.confirm_button.click()
+    assert panel.remaining_base == 138_600
+    shown = re.search(r"Left to refund</th><td[^>]*>([^<]+)<", panel.details.value)
+    assert shown is not None
+    assert shown.group(1) == "R$ 13,86"
+    panel.amount.value = shown.group(1)
+    panel.review_button.click()
+    panel.confirm_button.click()
+    assert [body["amount"] for _, body in desk.posts()] == [500, 1386]  # centavos
+    assert panel.remaining_base == 0
+    assert 'Left to refund</th><td style="text-align:left">R$ 0,00<' in panel.details.value
+
+
+def test_another_payment_does_not_keep_the_last_refund_card(desk: Desk) -> None:
+    """The "Refund sent" card belongs to its payment: choosing another one clears it, so
+    nobody reads it as that payment's refund."""
+    panel = chosen(desk)
+    panel.amount.value = "R$ 1,00"
+    panel.review_button.click()
+    panel.confirm_button.click()
+    assert "Refund sent" in repr(panel.output.outputs)
+    panel.follow_button.click()
+    assert "Refund sent" in repr(panel.output.outputs)  # the same payment: it stays
+    panel.search.value = "E004169682026020103010kvWkDPGgaf"
+    panel.find_button.click()
+    assert panel.selected is not None
+    assert panel.selected["transaction_id"] != PAYMENT
+    assert panel.output.outputs == ()
+    assert panel.follow_button.disabled

@@ -200,6 +200,8 @@ class RefundPanel(w.VBox):  # type: ignore[misc]
         """Show one payment: what it was, what was refunded, what is left."""
         self._invalidate_review()
         self.follow_button.disabled = True
+        if self.selected is None or self.selected.get("transaction_id") != transaction_id:
+            self.output.outputs = ()  # the last "Refund sent" card is another payment's
         if not transaction_id:
             self.selected, self.refunds = None, []
             self.details.value = ""
