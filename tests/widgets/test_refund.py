@@ -515,3 +515,36 @@ def test_another_payment_does_not_keep_the_last_refund_card(desk: Desk) -> None:
     assert panel.selected["transaction_id"] != PAYMENT
     assert panel.output.outputs == ()
     assert panel.follow_button.disabled
+
+
+def test_a_payment_under_an_open_med_case_warns_before_refunding(desk: Desk) -> None:
+    """The central bank may refund the payer itself from the blocked money: the panel
+    names the open case before a support agent refunds the same payment by hand."""
+    plain = chosen(desk)
+    assert "MED case" not in plain.details.value
+    case = desk.month.sandbox.open_med_case(PAYMENT, reason="REFUND_REQUEST")
+    panel = chosen(desk)
+    assert [c["id"] for c in panel.disputes] == [case.id]
+    assert f"MED case open on this payment: {case.id} (R$ 18,86 blocked)" in panel.details.value
+    panel.amount.value = "R$ 5,00"
+    panel.review_button.click()
+    assert "A MED case is open on it" in panel.status_text
+    assert not panel.confirm_button.disabled  # a warning, not a refusal
+    desk.month.sandbox.resolve_med_case(case.id, "DISAGREED")
+    panel.find_button.click()
+    assert panel.disputes == []
+    assert "MED case open" not in panel.details.value
+
+
+def test_find_again_reads_the_payment_afresh(desk: Desk) -> None:
+    """A refund made elsewhere (another agent, the MED) shows when Find is pressed again
+    on the same payment, and one Find reads the payment once."""
+    mark = desk.mark()
+    panel = chosen(desk)
+    reads = [c for c in desk.calls_since(mark) if c[2].get("transaction_id") == PAYMENT]
+    assert [path for _, path, _, _ in reads] == ["/med"]  # the payment's cases, read once
+    desk.client.pix.refund(PAYMENT, amount_centavos=300, reason="MD06")
+    assert "R$ 18,86" in panel.details.value  # not read yet
+    panel.find_button.click()
+    assert panel.remaining_base == 158_600
+    assert "R$ 15,86" in panel.details.value

@@ -22,6 +22,7 @@ from pixops.widgets._api import (
     base_units,
     find_received,
     lookup,
+    med_cases,
     parse_time,
     plain,
     refunded_base,
@@ -52,7 +53,7 @@ from pixops.widgets._format import (
     problem,
     text_of,
 )
-from pixops.widgets._refund_words import REASONS, amount_problem, not_refundable
+from pixops.widgets._refund_words import REASONS, amount_problem, disputed, not_refundable
 
 __all__ = ["RefundPanel"]
 
@@ -80,6 +81,8 @@ class RefundPanel(w.VBox):  # type: ignore[misc]
         self._inbox = inbox_for(client, inbox)
         self.selected: Record | None = None
         self.refunds: list[Record] = []
+        #: The MED cases still open on the selected payment (the payer may be refunded by them).
+        self.disputes: list[Record] = []
         self.last_refund: Record | None = None
         self._pending_centavos: int | None = None
         #: A refund whose sending got no answer, and the Idempotency-Key it went with:
@@ -170,6 +173,7 @@ class RefundPanel(w.VBox):  # type: ignore[misc]
         if not options:
             self._show_nothing("No received payment matches that search.")
             return
+        read = self.refunds  # every reading of a payment replaces the list
         self.results.options = options
         if len(options) >= MAX_MATCHES:
             self._set_status(
@@ -181,7 +185,7 @@ class RefundPanel(w.VBox):  # type: ignore[misc]
         else:
             self._set_status(f"{plural(len(options), 'received payment')} found.", "ok")
         self.results.value = options[0][1]
-        if self.selected is None or self.selected.get("transaction_id") != options[0][1]:
+        if self.refunds is read:  # the payment shown already: Find reads it afresh
             self.select(options[0][1])
         if self.selected is not None and self.remaining_base == 0:
             self._set_status(
@@ -203,13 +207,14 @@ class RefundPanel(w.VBox):  # type: ignore[misc]
         if self.selected is None or self.selected.get("transaction_id") != transaction_id:
             self.output.outputs = ()  # the last "Refund sent" card is another payment's
         if not transaction_id:
-            self.selected, self.refunds = None, []
+            self.selected, self.refunds, self.disputes = None, [], []
             self.details.value = ""
             self._show_reason()
             return
         try:
             record = plain(self.client.transactions.get(transaction_id))
             self.refunds = refunds_of(self.client, record, self._now())
+            self.disputes = _open_cases(self.client, transaction_id)
         except PixopsError as error:
             self._set_status(problem(error), "error")
             return
@@ -253,7 +258,8 @@ class RefundPanel(w.VBox):  # type: ignore[misc]
             code_columns={"status"},
             empty="No refund yet.",
         )
-        self.details.value = f"{summary}<h4 style='margin:6px 0 2px'>Refunds</h4>{table}"
+        warning = message(disputed(self.disputes), "warn") if self.disputes else ""
+        self.details.value = f"{warning}{summary}<h4 style='margin:6px 0 2px'>Refunds</h4>{table}"
 
     # -- reason and amount -----------------------------------------------------
 
@@ -350,7 +356,8 @@ class RefundPanel(w.VBox):  # type: ignore[misc]
         payer = self.selected.get("counterparty_name") or "the payer"
         self._set_status(
             f"Refund {money.format_brl(centavos)} to {payer} with reason {self.reason.value}? "
-            "Press Confirm refund to send it.",
+            + ("A MED case is open on it (see above). " if self.disputes else "")
+            + "Press Confirm refund to send it.",
             "warn",
         )
 
@@ -464,6 +471,14 @@ class RefundPanel(w.VBox):  # type: ignore[misc]
 
     def _set_status(self, text: str, tone: str = "info") -> None:
         self.status.value = message(text, tone) if text else ""
+
+
+def _open_cases(client: Any, transaction_id: str) -> list[Record]:
+    """The MED cases not yet decided on a payment (none on a client without MED access)."""
+    if not hasattr(client, "med"):
+        return []
+    cases = med_cases(client, transaction_id=transaction_id)
+    return [c for c in cases if c.get("status") in ("OPEN", "ACKNOWLEDGED")]
 
 
 def _received(record: Record) -> bool:

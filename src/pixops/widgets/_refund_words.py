@@ -7,9 +7,16 @@ from dataclasses import dataclass
 from typing import Final
 
 from pixops.widgets._api import Record, is_refund_id
-from pixops.widgets._format import label
+from pixops.widgets._format import brl, label
 
-__all__ = ["REASONS", "REFUND_REASONS", "RefundReason", "amount_problem", "not_refundable"]
+__all__ = [
+    "REASONS",
+    "REFUND_REASONS",
+    "RefundReason",
+    "amount_problem",
+    "disputed",
+    "not_refundable",
+]
 
 
 @dataclass(frozen=True)
@@ -66,3 +73,13 @@ def amount_problem(text: str, reason: str) -> str:
     if "range" in reason or "too long" in reason:
         return "that amount is far too large"
     return "type reais and centavos like 10,50 or 1.234,56"
+
+
+def disputed(cases: list[Record]) -> str:
+    """The warning for a payment a MED case still disputes: a refund now may pay twice."""
+    named = ", ".join(f"{c.get('id')} ({brl(c.get('blocked_amount'))} blocked)" for c in cases)
+    return (
+        f"MED case open on this payment: {named}. If the central bank agrees with the payer, "
+        "the payer is refunded from the blocked money: refund now only if you agreed with "
+        "the payer, or answer the case instead (MED disputes)."
+    )
