@@ -180,6 +180,25 @@ def test_a_post_without_key_is_never_resent_after_a_5xx_or_a_drop() -> None:
         client.with_options(retry=NO_RETRY).balance()
 
 
+def test_a_post_answered_500_is_not_resent_but_a_get_is() -> None:
+    """Only 2xx answers are cached: a POST that acted and then failed with a 500 would act
+    again on a resend, key or not. A GET is resent; a POST after a 503 is too."""
+    body = {"error": {"status": 500, "message": "Internal server error"}}
+    script = Script(httpx.Response(500, json=body))
+    sleeps: list[float] = []
+    with pytest.raises(ServerError) as caught:
+        make_client(script, sleeps).pix.cash_out(pix_key="a@b.com", amount_centavos=1_000)
+    assert caught.value.status == 500
+    assert len(script.requests) == 1
+    assert sleeps == []
+    unavailable = Script(httpx.Response(503), ok(PAYOUT, 202))
+    make_client(unavailable, sleeps).pix.cash_out(pix_key="a@b.com", amount_centavos=1_000)
+    assert len(unavailable.requests) == 2
+    read = Script(httpx.Response(500, json=body), ok(BALANCE))
+    assert int(make_client(read, sleeps).balance().balance) == 10_000
+    assert len(read.requests) == 2
+
+
 def test_server_errors_surface_after_the_last_attempt() -> None:
     body = {"error": {"status": 500, "message": "Internal server error"}}
     script = Script(*[httpx.Response(500, json=body)] * 2)

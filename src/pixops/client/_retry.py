@@ -2,8 +2,11 @@
 
 Safe to resend: a GET, or a POST carrying an `Idempotency-Key` (the client gives every
 POST one, reused on each attempt, so the service replays its first answer instead of
-acting twice). Resent after a connection error or a 5xx. A 429 is resent for any
-method: the rate limiter runs before anything is written. Waits: `Retry-After` when the
+acting twice). Resent after a connection error or a 502/503/504; a GET after a 500 too,
+but not a POST: the service caches only 2xx answers, so a POST that acted and then
+failed with a 500 would act again (a gateway's 502/504 leaves the service's own 2xx
+cached, and a 503 says it did not act). A 429 is resent for any method: the rate
+limiter runs before anything is written. Waits: `Retry-After` when the
 service sends it (the spec's 60 s), doubled on each further 429; otherwise exponential
 from `initial_backoff`; always with jitter and never over `max_backoff` (the spec's
 ceiling example: five minutes).
@@ -22,6 +25,8 @@ from typing import Final
 __all__ = ["DEFAULT_RETRY", "NO_RETRY", "RetryPolicy", "retry_after_seconds"]
 
 _SERVER_ERRORS: Final = frozenset({500, 502, 503, 504})
+# Statuses after which a POST's outcome is unknown and nothing was cached to replay.
+_OUTCOME_UNKNOWN: Final = frozenset({500})
 
 
 @dataclass(frozen=True)
@@ -75,6 +80,8 @@ class RetryPolicy:
         if status == 429:
             return self.backoff(attempt, retry_after)
         if status in self.retry_statuses and self.can_resend(method, idempotency_key):
+            if method == "POST" and status in _OUTCOME_UNKNOWN:
+                return None
             return self.backoff(attempt)
         return None
 
