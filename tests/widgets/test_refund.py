@@ -548,3 +548,51 @@ def test_find_again_reads_the_payment_afresh(desk: Desk) -> None:
     panel.find_button.click()
     assert panel.remaining_base == 158_600
     assert "R$ 15,86" in panel.details.value
+
+
+class _ActsThenFails:
+    """The service makes the refund, then answers 500 (only 2xx answers are replayed)."""
+
+    def __init__(self, inner: httpx.BaseTransport) -> None:
+        self.inner, self.refund_posts = inner, 0
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        response = self.inner.handle_request(request)
+        if request.url.path.endswith("/pix/refund"):
+            self.refund_posts += 1
+            response.read()
+            body = {"error": {"status": 500, "message": "Internal server error"}}
+            return httpx.Response(500, json=body, request=request)
+        return response
+
+
+def test_a_refund_answered_500_is_not_sent_again_and_the_payment_is_read_again(
+    desk: Desk,
+) -> None:
+    transport = _ActsThenFails(desk.month.sandbox.transport())
+    client = desk.month.sandbox.client(
+        desk.month.api_key, http_client=httpx.Client(transport=transport)
+    )
+    panel = RefundPanel(client, now=desk.now)
+    panel.search.value = PAYMENT
+    panel.find_button.click()
+    panel.amount.value = "R$ 2,00"
+    panel.review_button.click()
+    panel.confirm_button.click()
+    assert transport.refund_posts == 1  # the client did not resend it either
+    assert "may have been made" in panel.status_text
+    assert "cannot be made twice" not in panel.status_text
+    assert "R$ 16,86" in panel.details.value  # read again: the refund was made
+    assert "try again" not in panel.status_text
+    assert panel.confirm_button.disabled  # the review is gone: a new one is needed
+    panel.confirm()
+    assert transport.refund_posts == 1
+    assert "Review the refund first." in panel.status_text
+
+
+def test_a_payment_refunded_in_full_has_no_days_left_to_count(desk: Desk) -> None:
+    desk.client.pix.refund(PAYMENT, amount_centavos=1886)
+    panel = chosen(desk)
+    assert panel.remaining_base == 0
+    assert "Nothing is left to refund on this payment." in panel.reason_help.value
+    assert "left)" not in panel.reason_help.value

@@ -53,7 +53,14 @@ from pixops.widgets._format import (
     problem,
     text_of,
 )
-from pixops.widgets._refund_words import REASONS, amount_problem, disputed, not_refundable
+from pixops.widgets._refund_words import (
+    REASONS,
+    UNKNOWN_OUTCOME,
+    amount_problem,
+    disputed,
+    not_refundable,
+    reason_help,
+)
 
 __all__ = ["RefundPanel"]
 
@@ -268,21 +275,10 @@ class RefundPanel(w.VBox):  # type: ignore[misc]
         self._show_reason()
 
     def _show_reason(self) -> None:
-        reason = REASONS[self.reason.value]
-        text = f"{reason.code}: {reason.meaning}. Valid up to {reason.deadline_days} days"
         settled = None if self.selected is None else _settled_at(self.selected)
-        if settled is None:
-            self.reason_help.value = message(text + " after the payment settled.")
-            return
-        deadline = settled + timedelta(days=reason.deadline_days)
-        days_left = (deadline.date() - self._now().date()).days
-        text += f" after settlement: until {local_time(deadline)}"
-        if days_left < 0:
-            text += f", {plural(-days_left, 'day')} ago. The central bank will refuse it (DT05)."
-            self.reason_help.value = message(text, "error")
-        else:
-            text += f" ({plural(days_left, 'day')} left)."
-            self.reason_help.value = message(text, "warn" if days_left <= 7 else "info")
+        left = None if self.selected is None else self.remaining_base
+        text, tone = reason_help(REASONS[self.reason.value], settled, self._now(), left)
+        self.reason_help.value = message(text, tone)
 
     def _deadline_passed(self) -> datetime | None:
         """The chosen reason's deadline for the selected payment, when it has passed."""
@@ -383,8 +379,13 @@ class RefundPanel(w.VBox):  # type: ignore[misc]
                 )
             )
         except (TransportError, ServerError) as error:
-            # No answer: the refund may have been made. The same refund confirmed again
-            # goes with the same key, so the service makes it at most once.
+            if isinstance(error, ServerError) and error.status == 500:
+                self._unanswered = None
+                self.select(payment_id)
+                self._set_status(UNKNOWN_OUTCOME, "error")
+                return
+            # No answer (a drop, 502/503/504): the same refund confirmed again goes with
+            # the same key, so the service makes it at most once.
             self._unanswered = (request, key)
             self._pending_centavos = centavos
             self.confirm_button.disabled = False

@@ -4,19 +4,29 @@ transaction cannot be refunded, and how to type an amount that was not understoo
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from typing import Final
 
 from pixops.widgets._api import Record, is_refund_id
-from pixops.widgets._format import brl, label
+from pixops.widgets._format import brl, label, local_time, plural
 
 __all__ = [
     "REASONS",
     "REFUND_REASONS",
+    "UNKNOWN_OUTCOME",
     "RefundReason",
     "amount_problem",
     "disputed",
     "not_refundable",
+    "reason_help",
 ]
+
+#: After a 500 the service may have made the refund, and only 2xx answers are replayed
+#: for a key: sending it again could refund twice, so the payment is read again instead.
+UNKNOWN_OUTCOME: Final = (
+    "The PIX service failed while handling the refund, so it may have been made. The payment "
+    "was read again: check its refunds and what is left before reviewing a new one."
+)
 
 
 @dataclass(frozen=True)
@@ -83,3 +93,22 @@ def disputed(cases: list[Record]) -> str:
         "the payer is refunded from the blocked money: refund now only if you agreed with "
         "the payer, or answer the case instead (MED disputes)."
     )
+
+
+def reason_help(
+    reason: RefundReason, settled: datetime | None, now: datetime, remaining_base: int | None
+) -> tuple[str, str]:
+    """The line under the reason (its code, meaning and deadline) and its tone: how many
+    days are left, or that none are, or that nothing is left to refund at all."""
+    text = f"{reason.code}: {reason.meaning}. Valid up to {reason.deadline_days} days"
+    if settled is None:
+        return text + " after the payment settled.", "info"
+    deadline = settled + timedelta(days=reason.deadline_days)
+    days_left = (deadline.date() - now.date()).days
+    text += f" after settlement: until {local_time(deadline)}"
+    if remaining_base == 0:
+        return text + ". Nothing is left to refund on this payment.", "info"
+    if days_left < 0:
+        ago = plural(-days_left, "day")
+        return text + f", {ago} ago. The central bank will refuse it (DT05).", "error"
+    return text + f" ({plural(days_left, 'day')} left).", "warn" if days_left <= 7 else "info"
