@@ -136,8 +136,10 @@ def _plant(entries: list[Entry], planted: dict[str, list[str]]) -> list[Entry]:
     entries.insert(entries.index(twice) + 1, copy)
     planted["duplicate"] = [twice.reference]
 
-    whole = [e for e in sales[30:] if e.amount_base % 10_000 == 0]
-    unit = whole[0]
+    # A sale of whole reais reads plainly once in centavos (R$ 50,00 as R$ 0,50); any sale
+    # not planted otherwise when the day has none.
+    others = [e for i, e in enumerate(sales) if i not in (5, 10, 20)]
+    unit = next((e for e in others if e.amount_base % 10_000 == 0), others[-1])
     unit.amount_base //= 100
     unit.memo = "venda PIX (valor em centavos na coluna de unidades-base)"
     planted["unit_error"] = [unit.reference]

@@ -12,7 +12,9 @@ import json
 import random
 from collections import Counter
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
+from zoneinfo import ZoneInfo
 
 from pixops import wire
 from pixops.engine.merchants import ApiKey, Merchant
@@ -22,6 +24,8 @@ if TYPE_CHECKING:
     from pixops.sandbox import Sandbox
 
 DAY_SECONDS = 86_400
+#: The merchant's customers live by São Paulo's clock.
+CUSTOMER_ZONE = ZoneInfo("America/Sao_Paulo")
 API_PREFIX = "/api/external"
 
 #: Cash-out destinations from docs/sandbox-test-keys.md, with their weights.
@@ -93,10 +97,16 @@ def _amount_centavos(rng: random.Random) -> int:
 
 
 def _business_second(rng: random.Random) -> int:
-    """A second of the day, busier from 09:00 to 22:00 (UTC-3 shifted to UTC)."""
+    """A second of a São Paulo day (from its midnight), busier from 09:00 to 22:00."""
     if rng.random() < 0.85:
-        return rng.randint(12 * 3600, 24 * 3600 + 1 * 3600) % DAY_SECONDS
+        return rng.randint(9 * 3600, 22 * 3600)
     return rng.randint(0, DAY_SECONDS - 1)
+
+
+def _since_local_midnight(moment: datetime) -> int:
+    """Seconds from the start of `moment`'s São Paulo day to `moment`."""
+    local = moment.astimezone(CUSTOMER_ZONE)
+    return local.hour * 3600 + local.minute * 60 + local.second
 
 
 def simulate(
@@ -109,7 +119,8 @@ def simulate(
 ) -> SimulationSummary:
     """Run `days` of activity from the sandbox's current time; returns a summary.
 
-    Per day: `charges_per_day` QR charges (about 85% paid, the rest expire), plain
+    Per São Paulo day, most of it between 09:00 and 22:00 there: `charges_per_day` QR
+    charges (about 85% paid, the rest expire), plain
     inbound PIX (10% of that volume, a few failing), about a dozen cash-outs across
     the documented test keys (settled, rejected, queued, orphaned, refused), refunds of
     about 3% of the payments (partial and full, a few rejected later by the central
@@ -135,17 +146,24 @@ def simulate(
         sequence += 1
         heapq.heappush(agenda, (at, sequence, action, args))
 
+    # Seconds from the sandbox's time: day 0 starts at the São Paulo midnight before it,
+    # and a moment already past on day 0 moves to the next day.
+    midnight = -_since_local_midnight(sandbox.now())
+
+    def busy(day: int) -> int:
+        at = midnight + day * DAY_SECONDS + _business_second(rng)
+        return at if at >= 0 else at + DAY_SECONDS
+
     for day in range(days):
-        base = day * DAY_SECONDS
         for _ in range(charges_per_day):
-            plan(base + _business_second(rng), "charge")
+            plan(busy(day), "charge")
         for _ in range(charges_per_day // 10):
-            plan(base + _business_second(rng), "receive")
+            plan(busy(day), "receive")
         for _ in range(rng.randint(8, 16)):
-            plan(base + _business_second(rng), "payout")
+            plan(busy(day), "payout")
     if days:
         # One payout that never leaves the DICT queue: it retries every 3 s for 2 h.
-        plan(_business_second(rng), "payout", "queue.timeout@sandbox.pixops.dev")
+        plan(busy(0), "payout", "queue.timeout@sandbox.pixops.dev")
 
     elapsed = 0
     while agenda:

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-#: A received payment of the demo month (R$ 26,12 from Juliana Lima Soares, 2026-01-01,
-#: R$ 2,33 of it refunded during the month): the same one the widget tests use.
-PAYMENT = "PIXINE085617012026010105031n5rFTOF5fL"
-PAYMENT_AMOUNT_TEXT = "R$ 26,12"
-PAYMENT_PAYER = "Juliana Lima Soares"
+#: A received payment of the demo month (R$ 13,22 from Marcelo Nascimento Pereira,
+#: 2026-01-01, R$ 3,49 of it refunded during the month).
+PAYMENT = "PIXINE60746948202601011419i3rKpF8aczs"
+PAYMENT_AMOUNT_TEXT = "R$ 13,22"
+PAYMENT_LEFT_TEXT = "R$ 9,73"
+PAYMENT_PAYER = "Marcelo Nascimento Pereira"
 
 
 def notebook_named(folder: Path, pattern: str) -> str:

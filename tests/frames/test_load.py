@@ -37,7 +37,7 @@ def test_a_business_day_is_trimmed_at_both_ends(demo_client: Any, day: pd.DataFr
     utc_days = load_statement(demo_client, "2026-01-15", "2026-01-16", progress=False)
     inside = utc_days[(utc_days["created_at"] >= start) & (utc_days["created_at"] < end)]
     assert sorted(day["id"]) == sorted(inside["id"])
-    assert len(day) == 314  # the demo month's 15th (see data/README.md)
+    assert len(day) == 302  # the demo month's 15th (see data/README.md)
 
 
 def test_rows_agree_with_the_clients_model_path(demo_client: Any, day: pd.DataFrame) -> None:

@@ -42,7 +42,7 @@ def test_the_fee_finding_shows_the_fees_as_the_summary_does() -> None:
     assert rows[0] == ["Category", "Reference", "Ledger", "Statement", "Difference", "Detail"]
     fee = next(row for row in rows if row[0] == "Fee differs")
     assert fee[2:5] == ["R$ 0,40", "R$ 0,50", "R$ 0,10"]
-    assert fee[5] == "fees differ; the amount, R$\u00a01.640,43, agrees"
+    assert fee[5] == "fees differ; the amount, R$\u00a03.477,32, agrees"
 
 
 def test_the_roll_forward_says_the_treasury_closing_is_short() -> None:

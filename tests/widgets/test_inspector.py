@@ -10,13 +10,13 @@ from pixops.widgets._format import wire_json
 from pixops.widgets._inspector import TABS
 from tests.widgets.conftest import Desk
 
-# Demo-month facts: a R$ 500,02 payment disputed by MED (AGREED) and refunded by it.
-DISPUTED = "PIXINE182361202026013100424s6Y0x4nXDB"
-CASE = "med_bko34vpssfekmqwcogjxyf48"
-PAYOUT = "PIXOUTE99999999202601011552ZEMyqasroo1"  # R$ 3.417,09 sent, external_id below
-PAYOUT_REF = "payout-46363-10643"
-FAILED_CREDIT = "PIXINE60746948202601011623Kld7J78vu62"  # refused with AC06
-EXPIRED_QR = "gMbpQx9CBf8fPboooh38TNOM2tI98zAm"
+# Demo-month facts: a R$ 103,73 payment disputed by MED (AGREED) and refunded by it.
+DISPUTED = "PIXINE65697260202601302151JQBabS4YreE"
+CASE = "med_98kc7yqmuh9xp5npi9n9o4dq"
+PAYOUT = "PIXOUTE99999999202601011252581fXlRhkww"  # R$ 4.470,64 sent, external_id below
+PAYOUT_REF = "payout-35563-10623"
+FAILED_CREDIT = "PIXINE18236120202601011338dthOeloIx6t"  # refused with AC06
+EXPIRED_QR = "gcTs09bGEFa2ivXvTxFrMhbUtdnPmZXc"
 
 
 def month_inbox(desk: Desk) -> Inbox:
@@ -38,8 +38,8 @@ def test_end_to_end_id_shows_the_whole_story(desk: Desk) -> None:
     assert panel.record is not None
     assert panel.record["transaction_id"] == DISPUTED
     assert [panel.tabs.get_title(i) for i in range(len(TABS))] == list(TABS)
-    assert "R$ 500,02" in panel.summary.value
-    assert "5000200" not in panel.summary.value
+    assert "R$ 103,73" in panel.summary.value
+    assert "1037300" not in panel.summary.value
     assert "Left to refund" in panel.summary.value
     assert CASE in panel.med_view.value
     assert "AGREED" in panel.med_view.value
@@ -60,7 +60,7 @@ def test_end_to_end_id_shows_the_whole_story(desk: Desk) -> None:
     assert "pix." not in whats
     assert "OPEN" not in whats
     assert "AGREED" not in whats
-    assert "07/02/2026 08:26" in panel.timeline_view.value  # the case, opened 11:26 UTC
+    assert "08/02/2026 22:09" in panel.timeline_view.value  # the case, opened 01:09 UTC
     assert "authentication" in panel.receipt_view.value.lower()
 
 
@@ -80,8 +80,8 @@ def test_every_shape_the_api_returns(desk: Desk) -> None:
         assert title in printed
         assert wire_json(shape, sort_keys=True) in printed
     # Money reads in reais, never as the wire's base units; CPFs are masked in every shape.
-    assert '"amount": "R$ 500,02"' in printed
-    assert "5000200" not in printed
+    assert '"amount": "R$ 103,73"' in printed
+    assert "1037300" not in printed
     document = panel.record["payer_document"]
     assert isinstance(document, str)
     assert len(document) == 11
@@ -107,7 +107,7 @@ def test_an_external_id_finds_the_payout(desk: Desk) -> None:
     panel = inspector(desk)
     panel.inspect(PAYOUT_REF)
     assert panel.matches.value == PAYOUT
-    assert "R$ 3.417,09" in panel.summary.value
+    assert "R$ 4.470,64" in panel.summary.value
     assert "sent" in panel.summary.value
     assert f"GET /transactions/ref/{PAYOUT_REF}" in panel.shapes
     assert panel.refunds == []
@@ -165,9 +165,9 @@ def test_text_that_is_no_identifier_and_no_payer_finds_nothing(desk: Desk) -> No
 def test_a_payer_name_finds_their_received_payments(desk: Desk) -> None:
     panel = inspector(desk)
     assert "payer name" in panel.identifier.placeholder
-    panel.inspect("juliana lima soares")
+    panel.inspect("bruno gomes freitas")
     assert panel.record is not None
-    assert panel.record["counterparty_name"] == "Juliana Lima Soares"
+    assert panel.record["counterparty_name"] == "Bruno Gomes Freitas"
     assert panel.record["direction"] == "inbound"
     assert "Found." in panel.status.value
     assert panel.matches.options[0][0].endswith("· Settled")  # as the Summary says
@@ -272,5 +272,5 @@ def test_a_refund_reads_as_a_refund_with_its_description(desk: Desk) -> None:
 def test_matches_of_a_name_search_name_the_payer(desk: Desk) -> None:
     """ "Padaria" finds several payers: each line of the list says whose payment it is."""
     panel = inspector(desk)
-    panel.inspect("juliana lima soares")
-    assert all("· Juliana Lima Soares ·" in text for text, _ in panel.matches.options)
+    panel.inspect("bruno gomes freitas")
+    assert all("· Bruno Gomes Freitas ·" in text for text, _ in panel.matches.options)

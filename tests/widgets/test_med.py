@@ -10,8 +10,8 @@ from pixops.widgets import MAX_DEFENSE_CHARS, MedDefensePanel, urgency
 from tests.widgets.conftest import Desk
 
 # Two settled received payments of the demo month, neither disputed during it.
-LATER = "PIXINE085617012026010105031n5rFTOF5fL"  # R$ 26,12, Juliana Lima Soares
-SOONER = "PIXINE60746948202601010310dHe8dTIutdq"  # R$ 65,67, Ana Souza Alves
+LATER = "PIXINE22896431202601011250UOUb8x4y0Dg"  # R$ 278,60, Bruno Gomes Freitas
+SOONER = "PIXINE22896431202601010338c5WPLwFSeVb"  # R$ 5,70, Letícia Pereira Barbosa
 
 
 def two_cases(desk: Desk) -> tuple[str, str]:
@@ -28,8 +28,8 @@ def test_no_case_needs_attention_at_the_end_of_the_month(desk: Desk) -> None:
     assert "No MED case needs attention" in panel.table.value
     assert panel.case is None
     assert panel.submit_button.disabled
-    panel.show.value = "all"  # the month's 22 closed cases
-    assert len(panel.cases) == 22
+    panel.show.value = "all"  # the month's 16 closed cases
+    assert len(panel.cases) == 16
     assert {case["status"] for case in panel.cases} == {"CLOSED"}
     # Each closed case says how it was decided: in the table, the picker and the details.
     assert "closed</td>" in panel.table.value  # the time left
@@ -45,14 +45,14 @@ def test_open_cases_are_sorted_by_deadline_with_urgency(desk: Desk) -> None:
     panel = MedDefensePanel(desk.client, now=desk.now)
     assert [case["id"] for case in panel.cases] == [first, second]
     assert panel.table.value.index(first) < panel.table.value.index(second)
-    assert "R$ 65,67" in panel.table.value
-    assert "R$ 23,79" in panel.table.value  # what is still refundable
-    assert "656700" not in panel.table.value
+    assert "R$ 5,70" in panel.table.value
+    assert "R$ 275,99" in panel.table.value  # what is still refundable
+    assert "57000" not in panel.table.value
     # Five days to go for the first (opened 2 days ago), seven for the second.
     assert "5 days left" in panel.table.value
     assert "7 days left" in panel.table.value
     assert panel.case_picker.value == first
-    assert "Ana Souza Alves" in panel.details.value
+    assert "Letícia Pereira Barbosa" in panel.details.value
     assert "payer says it was stolen" in panel.details.value
     assert not panel.submit_button.disabled
 
@@ -90,8 +90,8 @@ def test_submitting_a_defense_sends_it_once(desk: Desk) -> None:
     # The outcome reads as a summary in reais: no base units, even folded away.
     shown = panel.output.outputs[-1]["data"]["text/html"]
     assert "Defense received" in shown
-    assert "R$ 65,67" in shown
-    assert "656700" not in shown
+    assert "R$ 5,70" in shown
+    assert "57000" not in shown
     assert "Service response" not in shown
     # Short cells stay short: the cases table fits the panel after the answer too.
     assert "awaiting decision" in panel.table.value
@@ -138,7 +138,7 @@ def test_following_the_outcome_of_a_case_the_payer_wins(desk: Desk) -> None:
     assert "closed: Agreed, the payer was refunded" in panel.status.value
     assert "agreed with the payer: fraude confirmada" in panel.details.value
     assert "Automatic refund PIXRET" in panel.details.value
-    assert "R$ 65,67: Settled" in panel.details.value
+    assert "R$ 5,70: Settled" in panel.details.value
 
 
 def test_following_the_outcome_of_a_case_the_merchant_wins(desk: Desk) -> None:
@@ -191,7 +191,7 @@ def test_a_case_past_its_deadline_says_when_it_passed(desk: Desk) -> None:
     panel.case_picker.value = first
     panel.defense.value = "late"
     panel.submit()
-    assert "its deadline passed on 20/02/2026" in panel.status.value
+    assert "its deadline passed on 19/02/2026" in panel.status.value
     assert panel.defense.value == "late"
 
 

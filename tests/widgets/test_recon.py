@@ -35,12 +35,12 @@ def ran(tmp_path_factory: pytest.TempPathFactory) -> tuple[ReconDashboard, Recor
 def test_the_planted_day_shows_every_finding(ran: tuple[ReconDashboard, Recorder]) -> None:
     board, _ = ran
     assert board.result is not None
-    assert "15/01/2026 (America/Sao_Paulo): 307 matched, 10 findings to check." in (
+    assert "15/01/2026 (America/Sao_Paulo): 292 matched, 10 findings to check." in (
         board.status.value
     )
-    assert "R$ 316.462,30" in board.summary.value  # matched, both sides
+    assert "R$ 353.103,22" in board.summary.value  # matched, both sides
     assert "-R$ 250,00" in board.summary.value  # the order whose payment never came
-    assert "3164623000" not in board.summary.value
+    assert "3531032200" not in board.summary.value
     values = [value for _, value in board.category.options]
     assert values[0] == "matched"
     assert "unit_error" in values
@@ -52,19 +52,19 @@ def test_the_planted_day_shows_every_finding(ran: tuple[ReconDashboard, Recorder
 def test_findings_are_filtered_by_category_and_text(ran: tuple[ReconDashboard, Recorder]) -> None:
     board, _ = ran
     board.category.value = "unit_error"
-    assert [row["reference"] for row in board.rows()] == ["PIXINE10573521202601152000ls8ZOD3jaUd"]
-    assert "R$ 1,98" in board.table.value
-    assert "R$ 198,00" in board.table.value
+    assert [row["reference"] for row in board.rows()] == ["PIXINE90400888202601151238RUp1VkThbbf"]
+    assert "R$ 1,07" in board.table.value
+    assert "R$ 107,00" in board.table.value
     board.category.value = "missing_in_statement"
     # Columns with nothing to say for these rows (no statement side) are left out.
     assert "Statement" not in board.table.value
     assert "Ledger reference" in board.table.value
     assert "pedido-20260115-9001" in board.table.value
     board.category.value = "matched"
-    assert len(board.rows()) == 307
+    assert len(board.rows()) == 292
     assert "more rows" in board.table.value  # only the first 200 are drawn
     board.filter.value = "payout-"
-    assert 0 < len(board.rows()) < 307
+    assert 0 < len(board.rows()) < 292
     assert all(any("payout-" in str(v) for v in row.values()) for row in board.rows())
     board.filter.value = "no such text anywhere"
     assert board.rows() == []
@@ -76,11 +76,11 @@ def test_each_movement_says_money_in_or_out(ran: tuple[ReconDashboard, Recorder]
     """Matched amounts add up sales and payouts: each row says which it is."""
     board, _ = ran
     board.category.value = "matched"
-    board.filter.value = "payout-1254184-14322"  # a payout matched on 15/01
+    board.filter.value = "payout-1254184-14382"  # a payout matched on 15/01
     assert ">Direction</th>" in board.table.value
     assert ">sent<" in board.table.value
     assert ">received<" not in board.table.value
-    board.filter.value = "PIXINE10573521202601150300Z31A0p60F6n"  # a sale
+    board.filter.value = "PIXINE00000000202601150403qY0bBc4Tlef"  # a sale
     assert ">received<" in board.table.value
     board.filter.value = ""
     board.category.value = "missing_in_statement"  # no movement: no direction column
@@ -92,7 +92,7 @@ def test_charts_are_in_reais_and_by_day(ran: tuple[ReconDashboard, Recorder]) ->
     figures = [o["data"][PLOTLY] for o in board.charts.outputs]
     assert len(figures) == 5  # findings, volumes, fees, statuses, balance roll-forward
     titles = [f["layout"]["title"]["text"] for f in figures]
-    assert titles[0] == "Findings to check (307 items matched)"
+    assert titles[0] == "Findings to check (292 items matched)"
     assert sum(figures[0]["data"][0]["y"]) == 10
     # The balance over the day reconciled (the treasury's closing is R$ 150,00 short),
     # not the period from it to the live balance.
@@ -100,8 +100,8 @@ def test_charts_are_in_reais_and_by_day(ran: tuple[ReconDashboard, Recorder]) ->
         "Balance 15/01/2026 00:00 to 16/01/2026 00:00: reported closing is R$ 150,00 short"
         " of opening + movements"
     )
-    assert figures[4]["data"][0]["text"][0] == "R$ 8.238.105,24"
-    assert figures[4]["data"][0]["text"][-1] == "R$ 8.477.949,19"
+    assert figures[4]["data"][0]["text"][0] == "R$ 8.103.577,79"
+    assert figures[4]["data"][0]["text"][-1] == "R$ 8.399.589,02"
     assert titles[1:4] == [
         "Money received and sent per day",
         "Fees per day",
@@ -150,8 +150,8 @@ def test_without_balances_there_is_no_roll_forward(desk: Desk) -> None:
 
 def test_the_day_defaults_to_yesterday_on_the_service_clock(desk: Desk) -> None:
     board = ReconDashboard(desk.client, LEDGER, now=desk.now)
-    assert board.first_day.value == date(2026, 2, 12)
-    assert board.last_day.value == date(2026, 2, 12)
+    assert board.first_day.value == date(2026, 2, 11)
+    assert board.last_day.value == date(2026, 2, 11)
 
 
 def test_bad_choices_are_explained_without_calling_the_api(desk: Desk, tmp_path: Path) -> None:
@@ -240,7 +240,7 @@ def test_each_category_shows_its_own_figures(ran: tuple[ReconDashboard, Recorder
     assert "Ledger status" not in board.table.value  # the detail says whose status it is
     board.category.value = "amount_mismatch"
     # The ledger wrote the transaction id down: it is not shown twice.
-    assert board.table.value.count("PIXINE607469482026011503240L1SI9RGrO3") == 1
+    assert board.table.value.count("PIXINE60746948202601151028LVTQ5HUdag3") == 1
     assert "Ledger reference" not in board.table.value
     board.category.value = "balance_difference"
     assert "At the close of 15/01/2026" in board.table.value
@@ -276,7 +276,7 @@ def test_a_day_in_the_future_is_refused_without_calling_the_api(desk: Desk) -> N
     mark = desk.mark()
     board.last_day.value = date(2026, 3, 1)
     board.run()
-    assert "01/03/2026 has not happened yet (today is 13/02/2026)" in board.status.value
+    assert "01/03/2026 has not happened yet (today is 12/02/2026)" in board.status.value
     assert desk.calls_since(mark) == []
 
 

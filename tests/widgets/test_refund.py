@@ -13,9 +13,9 @@ import pixops
 from pixops.widgets import REFUND_REASONS, RefundPanel, local_time
 from tests.widgets.conftest import Desk
 
-# A received payment of the demo month: R$ 23,57 from Felipe Marques Gomes on
-# 2026-01-31 15:30 in São Paulo, of which R$ 4,71 was refunded on 2026-02-01.
-PAYMENT = "PIXINE228964312026013118305OvVIif1TwP"
+# A received payment of the demo month: R$ 19,45 from José Freitas Marques on
+# 2026-01-31 10:04 in São Paulo, of which R$ 4,61 was refunded on 2026-02-03.
+PAYMENT = "PIXINE00360305202601311304fBxrSVuhd7C"
 
 
 def panel_on(desk: Desk) -> RefundPanel:
@@ -34,12 +34,12 @@ def test_find_by_transaction_id_shows_what_is_left_in_reais(desk: Desk) -> None:
     panel = chosen(desk)
     assert panel.results.value == PAYMENT
     assert len(panel.results.options) == 1
-    assert "R$ 23,57" in panel.details.value
-    assert "R$ 4,71" in panel.details.value  # already refunded
-    assert "R$ 18,86" in panel.details.value  # left to refund
-    assert panel.remaining_base == 188_600
-    assert "188600" not in panel.details.value
-    assert "235700" not in panel.details.value
+    assert "R$ 19,45" in panel.details.value
+    assert "R$ 4,61" in panel.details.value  # already refunded
+    assert "R$ 14,84" in panel.details.value  # left to refund
+    assert panel.remaining_base == 148_400
+    assert "148400" not in panel.details.value
+    assert "194500" not in panel.details.value
     assert "PIXRET" in panel.details.value
     assert desk.posts() == []
 
@@ -53,23 +53,23 @@ def test_find_by_end_to_end_id(desk: Desk) -> None:
 
 def test_find_by_payer_name_searches_the_dates_given(desk: Desk) -> None:
     panel = panel_on(desk)
-    panel.search.value = "felipe marques gomes"
+    panel.search.value = "josé freitas marques"
     panel.date_from.value = date(2026, 1, 31)
     panel.date_to.value = date(2026, 1, 31)
     panel.find_button.click()
     assert PAYMENT in [value for _, value in panel.results.options]
-    assert all("Felipe Marques Gomes" in label for label, _ in panel.results.options)
+    assert all("José Freitas Marques" in label for label, _ in panel.results.options)
     assert all("R$ " in label for label, _ in panel.results.options)
 
 
 def test_find_by_amount_in_reais(desk: Desk) -> None:
     panel = panel_on(desk)
-    panel.search.value = "R$ 23,57"
+    panel.search.value = "R$ 19,45"
     panel.date_from.value = date(2026, 1, 30)
     panel.date_to.value = date(2026, 2, 1)
     panel.find_button.click()
     assert PAYMENT in [value for _, value in panel.results.options]
-    assert all("R$ 23,57" in label for label, _ in panel.results.options)
+    assert all("R$ 19,45" in label for label, _ in panel.results.options)
 
 
 def test_nothing_found_says_so(desk: Desk) -> None:
@@ -96,11 +96,11 @@ def test_each_reason_shows_its_meaning_and_deadline(desk: Desk) -> None:
     assert [value for _, value in panel.reason.options] == [r.code for r in REFUND_REASONS]
     panel.reason.value = "MD06"
     assert "90 days" in panel.reason_help.value
-    assert "01/05/2026 15:30" in panel.reason_help.value  # 90 days after 31/01 15:30 local
-    assert "(77 days left)" in panel.reason_help.value  # the sandbox clock: 2026-02-13
+    assert "01/05/2026 10:04" in panel.reason_help.value  # 90 days after 31/01 10:04 local
+    assert "(78 days left)" in panel.reason_help.value  # the sandbox clock: 2026-02-12
     panel.reason.value = "AM09"
     assert "30 days" in panel.reason_help.value
-    assert "02/03/2026 15:30" in panel.reason_help.value
+    assert "02/03/2026 10:04" in panel.reason_help.value
 
 
 def test_a_reason_past_its_deadline_is_flagged(desk: Desk) -> None:
@@ -127,7 +127,7 @@ def test_search_dates_must_make_sense(desk: Desk) -> None:
     [
         ("abc", "Amount not understood"),
         ("R$ 0,00", "more than R$ 0,00"),
-        ("R$ 18,87", "more than what is left"),
+        ("R$ 14,85", "more than what is left"),
         ("1,234", "Amount not understood"),
     ],
 )
@@ -157,7 +157,7 @@ def test_review_then_confirm_sends_one_refund_in_centavos(desk: Desk) -> None:
     panel.description.value = "Produto devolvido"
     panel.review_button.click()
     assert not panel.confirm_button.disabled
-    assert "Refund R$ 10,00 to Felipe Marques Gomes" in panel.status.value
+    assert "Refund R$ 10,00 to José Freitas Marques" in panel.status.value
     assert desk.posts() == []
     panel.confirm_button.click()
     assert desk.posts() == [
@@ -175,8 +175,8 @@ def test_review_then_confirm_sends_one_refund_in_centavos(desk: Desk) -> None:
     assert "R$ 10,00" in panel.status.value
     assert "Processing (accepted by the service)" in panel.status.value
     assert panel.confirm_button.disabled  # one confirmation, one refund
-    assert panel.remaining_base == 88_600  # the accepted refund already counts
-    assert "R$ 8,86" in panel.details.value
+    assert panel.remaining_base == 48_400  # the accepted refund already counts
+    assert "R$ 4,84" in panel.details.value
     # The outcome reads as a summary in reais; the service's answer is folded away, and
     # even there no money field is a bare base-unit integer.
     shown = panel.output.outputs[-1]["data"]["text/html"]
@@ -200,7 +200,7 @@ def test_empty_amount_refunds_everything_left(desk: Desk) -> None:
     panel = chosen(desk)
     panel.review_button.click()
     panel.confirm_button.click()
-    assert desk.posts()[0][1]["amount"] == 1886
+    assert desk.posts()[0][1]["amount"] == 1484
     assert panel.remaining_base == 0
     panel.review_button.click()
     assert "refunded in full already" in panel.status.value
@@ -247,7 +247,7 @@ def test_a_refused_refund_shows_the_service_message(desk: Desk) -> None:
     panel.amount.value = "R$ 1,00"
     panel.review_button.click()
     # Someone else refunds everything meanwhile: the service refuses ours.
-    desk.client.pix.refund(PAYMENT, amount_centavos=1886)
+    desk.client.pix.refund(PAYMENT, amount_centavos=1484)
     panel.confirm_button.click()
     assert "refused" in panel.status.value
     assert panel.last_refund is None
@@ -278,7 +278,7 @@ def test_follow_up_lists_the_webhooks_of_the_refund_on_a_connected_client(
     assert "Event code" not in shown
     assert ">Settled<" in shown  # the event's status `completed`: the same state, one word
     assert 'title="completed"' in shown
-    assert "13/02/2026 17:21" in shown  # the sandbox's clock, in São Paulo time
+    assert "12/02/2026 01:09" in shown  # the sandbox's clock, in São Paulo time
 
 
 # -- what a hurried person does wrong ----------------------------------------------------
@@ -327,9 +327,9 @@ def test_a_note_of_spaces_is_no_note(desk: Desk) -> None:
 @pytest.mark.parametrize(
     ("identifier", "why"),
     [
-        ("PIXRETD99999999202602121126y7QdyPmy9xx", "is a refund you sent"),
-        ("PIXOUTE99999999202601301914j6ovuxL0z0x", "is a payment you sent"),
-        ("PIXINE18236120202602010253ZFDbep7kM18", "did not settle (Failed)"),
+        ("PIXRETD999999992026021201097c1rycSK8GO", "is a refund you sent"),
+        ("PIXOUTE99999999202602010035vPSMqH4We2Z", "is a payment you sent"),
+        ("PIXINE60701190202601022309AMDHCD697BK", "did not settle (Failed)"),
     ],
 )
 def test_a_transaction_that_cannot_be_refunded_says_why(
@@ -396,12 +396,12 @@ def test_service_failures_read_as_words(desk: Desk) -> None:
     panel.amount.value = "R$ 1,00"
     panel.review_button.click()
     # The refund is bigger than what is left by the time it is confirmed.
-    desk.client.pix.refund(PAYMENT, amount_centavos=1886)
+    desk.client.pix.refund(PAYMENT, amount_centavos=1484)
     panel.confirm_button.click()
     assert "The service refused the refund." in panel.status.value
     assert "HTTP" not in panel.status.value
     assert "422" not in panel.status.value
-    assert "R$ 0,00 of R$ 23,57 is still refundable" in panel.status.value
+    assert "R$ 0,00 of R$ 19,45 is still refundable" in panel.status.value
     assert "R$ 0,00" in panel.details.value  # what is left was read again
 
 
@@ -425,7 +425,7 @@ def test_each_date_picker_says_its_date_the_brazilian_way(desk: Desk) -> None:
 
 def test_the_status_line_reads_as_text(desk: Desk) -> None:
     panel = panel_on(desk)
-    panel.search.value = "PIXOUTE99999999202601301914j6ovuxL0z0x"
+    panel.search.value = "PIXOUTE99999999202602010035vPSMqH4We2Z"
     panel.find()
     assert panel.status_text.endswith("only received payments can be refunded.")
     assert "<" not in panel.status_text
@@ -438,7 +438,7 @@ def test_a_reason_past_its_deadline_cannot_be_reviewed(desk: Desk) -> None:
     panel.amount.value = "R$ 1,00"
     panel.reason.value = "AM09"
     panel.review_button.click()
-    assert "Too late for reason AM09: its deadline was 02/03/2026 15:30" in panel.status.value
+    assert "Too late for reason AM09: its deadline was 02/03/2026 10:04" in panel.status.value
     assert panel.confirm_button.disabled
     panel.reason.value = "MD06"
     panel.review_button.click()
@@ -459,7 +459,7 @@ def test_changing_the_reason_after_review_needs_a_new_review(desk: Desk) -> None
 
 
 def test_a_payment_refunded_in_full_says_so_at_once(desk: Desk) -> None:
-    desk.client.pix.refund(PAYMENT, amount_centavos=1886)  # everything left
+    desk.client.pix.refund(PAYMENT, amount_centavos=1484)  # everything left
     panel = chosen(desk)
     assert "has been refunded in full already" in panel.status.value
     panel.amount.value = "R$ 1,00"
@@ -482,19 +482,19 @@ def test_a_common_name_says_the_list_is_cut(desk: Desk) -> None:
 
 def test_a_part_then_the_rest_as_copied_from_the_screen(desk: Desk) -> None:
     """What a support agent does: refund part, then paste the "Left to refund" shown
-    (``R$ 13,86``, as displayed) to refund the rest; the payment then has nothing left."""
+    (``R$ 9,84``, as displayed) to refund the rest; the payment then has nothing left."""
     panel = chosen(desk)
     panel.amount.value = "R$ 5,00"
     panel.review_button.click()
     panel.confirm_button.click()
-    assert panel.remaining_base == 138_600
+    assert panel.remaining_base == 98_400
     shown = re.search(r"Left to refund</th><td[^>]*>([^<]+)<", panel.details.value)
     assert shown is not None
-    assert shown.group(1) == "R$ 13,86"
+    assert shown.group(1) == "R$ 9,84"
     panel.amount.value = shown.group(1)
     panel.review_button.click()
     panel.confirm_button.click()
-    assert [body["amount"] for _, body in desk.posts()] == [500, 1386]  # centavos
+    assert [body["amount"] for _, body in desk.posts()] == [500, 984]  # centavos
     assert panel.remaining_base == 0
     assert 'Left to refund</th><td style="text-align:left">R$ 0,00<' in panel.details.value
 
@@ -509,7 +509,7 @@ def test_another_payment_does_not_keep_the_last_refund_card(desk: Desk) -> None:
     assert "Refund sent" in repr(panel.output.outputs)
     panel.follow_button.click()
     assert "Refund sent" in repr(panel.output.outputs)  # the same payment: it stays
-    panel.search.value = "E004169682026020103010kvWkDPGgaf"
+    panel.search.value = "E003603052026020101165qApH2pqP9J"
     panel.find_button.click()
     assert panel.selected is not None
     assert panel.selected["transaction_id"] != PAYMENT
@@ -525,7 +525,7 @@ def test_a_payment_under_an_open_med_case_warns_before_refunding(desk: Desk) -> 
     case = desk.month.sandbox.open_med_case(PAYMENT, reason="REFUND_REQUEST")
     panel = chosen(desk)
     assert [c["id"] for c in panel.disputes] == [case.id]
-    assert f"MED case open on this payment: {case.id} (R$ 18,86 blocked)" in panel.details.value
+    assert f"MED case open on this payment: {case.id} (R$ 14,84 blocked)" in panel.details.value
     panel.amount.value = "R$ 5,00"
     panel.review_button.click()
     assert "A MED case is open on it" in panel.status_text
@@ -544,10 +544,10 @@ def test_find_again_reads_the_payment_afresh(desk: Desk) -> None:
     reads = [c for c in desk.calls_since(mark) if c[2].get("transaction_id") == PAYMENT]
     assert [path for _, path, _, _ in reads] == ["/med"]  # the payment's cases, read once
     desk.client.pix.refund(PAYMENT, amount_centavos=300, reason="MD06")
-    assert "R$ 18,86" in panel.details.value  # not read yet
+    assert "R$ 14,84" in panel.details.value  # not read yet
     panel.find_button.click()
-    assert panel.remaining_base == 158_600
-    assert "R$ 15,86" in panel.details.value
+    assert panel.remaining_base == 118_400
+    assert "R$ 11,84" in panel.details.value
 
 
 class _ActsThenFails:
@@ -582,7 +582,7 @@ def test_a_refund_answered_500_is_not_sent_again_and_the_payment_is_read_again(
     assert transport.refund_posts == 1  # the client did not resend it either
     assert "may have been made" in panel.status_text
     assert "cannot be made twice" not in panel.status_text
-    assert "R$ 16,86" in panel.details.value  # read again: the refund was made
+    assert "R$ 12,84" in panel.details.value  # read again: the refund was made
     assert "try again" not in panel.status_text
     assert panel.confirm_button.disabled  # the review is gone: a new one is needed
     panel.confirm()
@@ -591,7 +591,7 @@ def test_a_refund_answered_500_is_not_sent_again_and_the_payment_is_read_again(
 
 
 def test_a_payment_refunded_in_full_has_no_days_left_to_count(desk: Desk) -> None:
-    desk.client.pix.refund(PAYMENT, amount_centavos=1886)
+    desk.client.pix.refund(PAYMENT, amount_centavos=1484)
     panel = chosen(desk)
     assert panel.remaining_base == 0
     assert "Nothing is left to refund on this payment." in panel.reason_help.value
