@@ -205,3 +205,35 @@ def test_an_interrupted_sync_keeps_nothing_half_done_and_a_rerun_completes() -> 
         assert report.days_fetched == (date(2026, 1, 10), date(2026, 1, 12))
         assert _ids(store.statement(first, last)) == _ids(direct)
         assert store.row_count() == 15
+
+
+def test_without_now_the_services_clock_decides_which_days_are_final() -> None:
+    # The sandbox's clock is months behind the wall clock: by the wall clock its day is long
+    # over, by its own it is still going, so a payment made later that day must be fetched.
+    sandbox = Sandbox(start=datetime(2026, 1, 20, 12, 0, tzinfo=UTC))
+    merchant = sandbox.create_merchant("Loja", balance_centavos=1_000_000)
+    client = sandbox.client(sandbox.issue_api_key(merchant.id))
+    day = date(2026, 1, 20)
+    with LocalStore() as store:
+        store.sync(client, day, day, progress=False)
+        sandbox.receive_pix(merchant.id, amount_centavos=2_500)
+        sandbox.advance(minutes=5)
+        report = store.sync(client, day, day, progress=False)
+        stored = store.statement(day, day)
+    assert report.days_fetched == (day,)
+    direct = load_statement(client, day, day, progress=False)
+    assert len(direct) == 1
+    assert _same(stored, direct)
+
+
+def test_a_key_that_may_not_read_the_balance_still_syncs() -> None:
+    sandbox = Sandbox(start=datetime(2026, 1, 20, 12, 0, tzinfo=UTC))
+    merchant = sandbox.create_merchant("Loja", balance_centavos=1_000_000)
+    sandbox.receive_pix(merchant.id, amount_centavos=2_500)
+    sandbox.advance(minutes=5)
+    key = sandbox.issue_api_key(merchant.id, permissions=["statement:read"])
+    client = sandbox.client(key)
+    day = date(2026, 1, 20)
+    with LocalStore() as store:
+        report = store.sync(client, day, day, progress=False)
+        assert report.rows_fetched == 1

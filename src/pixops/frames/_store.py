@@ -18,6 +18,7 @@ import duckdb
 import pandas as pd
 import pyarrow as pa
 
+from pixops.client import PermissionDeniedError
 from pixops.frames._days import day_window
 from pixops.frames._load import load_statement_table
 from pixops.frames._schema import STATEMENT_SCHEMA, conform_table, to_frame
@@ -146,11 +147,12 @@ class LocalStore:
     ) -> SyncReport:
         """Bring days ``start``..``end`` (business days in ``tz``) up to date.
 
-        ``now`` is the service's current time (defaults to the wall clock; pass the
-        sandbox's clock, or ``client.balance().as_of``, when they differ).
+        ``now`` is the service's current time, which decides the days that are final:
+        by default the service's own clock (``GET /balance``'s ``as_of``; a sandbox's
+        is not the wall clock), or the wall clock when the key may not read the balance.
         """
         window = day_window(start, end, tz)
-        moment = datetime.now(UTC) if now is None else now
+        moment = _service_now(client) if now is None else now
         if not isinstance(moment, datetime) or moment.tzinfo is None:
             raise ValueError("now must be a time-zone-aware datetime")
         wanted = self.days_to_fetch(window.date_from, window.date_to)
@@ -273,3 +275,18 @@ def _runs(days: list[date]) -> list[tuple[date, date]]:
         else:
             runs.append((day, day))
     return runs
+
+
+def _service_now(client: object) -> datetime:
+    """The service's clock (``GET /balance``'s ``as_of``); the wall clock when the key
+    may not read the balance or the client has no ``balance()``."""
+    reader = getattr(client, "balance", None)
+    if not callable(reader):
+        return datetime.now(UTC)
+    try:
+        as_of = reader().as_of
+    except PermissionDeniedError:
+        return datetime.now(UTC)
+    if not isinstance(as_of, datetime) or as_of.tzinfo is None:
+        raise ValueError(f"the service's balance as_of is not an aware time: {as_of!r}")
+    return as_of
