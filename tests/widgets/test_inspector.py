@@ -56,7 +56,7 @@ def test_end_to_end_id_shows_the_whole_story(desk: Desk) -> None:
     assert whats.count("Refund completed") == 1
     assert ": open" not in whats
     assert "opened: Fraud" in whats
-    assert "closed: Agreed" in whats
+    assert "closed: the central bank agreed with the payer" in whats
     assert "pix." not in whats
     assert "OPEN" not in whats
     assert "AGREED" not in whats
@@ -101,6 +101,9 @@ def test_a_med_case_id_finds_its_transaction(desk: Desk) -> None:
     panel.inspect(CASE)
     assert panel.record is not None
     assert panel.record["transaction_id"] == DISPUTED
+    assert f"Found: MED case {CASE} disputes this payment." in panel.status.value
+    panel.inspect(DISPUTED)  # the payment itself: just found
+    assert ">Found.<" in panel.status.value
 
 
 def test_an_external_id_finds_the_payout(desk: Desk) -> None:

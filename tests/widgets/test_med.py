@@ -38,6 +38,11 @@ def test_no_case_needs_attention_at_the_end_of_the_month(desk: Desk) -> None:
     pickers = [text for text, _ in panel.case_picker.options]
     assert all("decided: agreed" in t or "decided: disagreed" in t for t in pickers)
     assert "Closed: the central bank" in panel.details.value
+    # The latest decided first: the one a customer is calling about.
+    deadlines = [case["defense_deadline"] for case in panel.cases]
+    assert deadlines == sorted(deadlines, reverse=True)
+    assert panel.case is not None
+    assert panel.case["id"] == panel.cases[0]["id"]
 
 
 def test_open_cases_are_sorted_by_deadline_with_urgency(desk: Desk) -> None:

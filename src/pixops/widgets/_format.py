@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "BUSINESS_TZ",
+    "MED_VERDICTS",
     "HtmlBlock",
     "brl",
     "count_text",
@@ -43,6 +44,11 @@ __all__ = [
 ]
 
 BUSINESS_TZ: Final = ZoneInfo("America/Sao_Paulo")
+#: A closed MED case's ``analysis_result`` in words (the MED panel and the inspector).
+MED_VERDICTS: Final = {
+    "AGREED": "the central bank agreed with the payer",
+    "DISAGREED": "the central bank sided with the merchant",
+}
 
 _TONES: Final = {
     "info": "#1f4e79",

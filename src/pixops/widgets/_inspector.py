@@ -40,6 +40,7 @@ from pixops.widgets._base import (
     when_clicked,
 )
 from pixops.widgets._format import (
+    MED_VERDICTS,
     brl,
     count_text,
     event_label,
@@ -188,6 +189,10 @@ class TransactionInspector(w.VBox):  # type: ignore[misc]
             self.show(options[0][1])
         else:
             self.matches.value = options[0][1]
+        typed = self.identifier.value.lower()
+        case = next((c for c in self.cases if str(c.get("id")).lower() in typed), None)
+        if case is not None and len(options) == 1:
+            self._set_status(f"Found: MED case {case['id']} disputes this payment.", "ok")
 
     def show(self, transaction_id: str | None) -> None:
         """Load and show one transaction in every view."""
@@ -294,8 +299,9 @@ class TransactionInspector(w.VBox):  # type: ignore[misc]
             cid = case.get("id")
             add(case.get("opened_at"), _MED, f"Case {cid} opened: {label(case.get('reason'))}")
             add(case.get("defended_at"), _MED, f"Case {cid}: defense submitted")
-            result = label(case.get("analysis_result"))
-            add(case.get("closed_at"), _MED, f"Case {cid} closed: {result}")
+            result = case.get("analysis_result")
+            verdict = MED_VERDICTS.get(str(result), label(result) if result else "")
+            add(case.get("closed_at"), _MED, f"Case {cid} closed: {verdict}".rstrip(": "))
         steps.sort(key=lambda s: time_key(s["at"]))
         return steps
 

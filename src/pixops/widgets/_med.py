@@ -27,6 +27,7 @@ from pixops.widgets._base import (
     when_clicked,
 )
 from pixops.widgets._format import (
+    MED_VERDICTS,
     brl,
     count_text,
     event_label,
@@ -50,10 +51,7 @@ _REASONS: Final = {
     "OPERATIONAL_FLAW": "operational flaw",
     "REFUND_REQUEST": "the payer asks for the money back",
 }
-_DECISIONS: Final = {
-    "AGREED": "Closed: the central bank agreed with the payer",
-    "DISAGREED": "Closed: the central bank sided with the merchant",
-}
+_DECISIONS: Final = {result: f"Closed: {words}" for result, words in MED_VERDICTS.items()}
 _CASE_COLUMNS: Final = (
     ("defense_deadline", "Deadline"),
     ("urgency", "Time left"),
@@ -384,10 +382,12 @@ def _state(case: Record) -> str:
     return label(case.get("analysis_result") or case.get("status"))
 
 
-def _priority(case: Record) -> tuple[int, datetime]:
-    """Open cases first by deadline, then answered ones, then closed, newest last."""
+def _priority(case: Record) -> tuple[int, float]:
+    """Open cases first, the nearest deadline first, then answered ones; then closed ones,
+    the latest first (a decision just made is the one support is asked about)."""
     order = {"OPEN": 0, "ACKNOWLEDGED": 1}.get(str(case.get("status")), 2)
-    return order, time_key(case.get("defense_deadline"))
+    moment = time_key(case.get("defense_deadline")).timestamp()
+    return order, -moment if order == 2 else moment
 
 
 def _label(case: Record, now: datetime) -> str:
