@@ -146,3 +146,16 @@ def test_not_a_client_is_refused() -> None:
         load_statement(object(), "2026-01-15", "2026-01-15", progress=False)
     with pytest.raises(TypeError, match="progress"):
         load_statement(object(), "2026-01-15", "2026-01-15", progress="no")  # type: ignore[arg-type]
+
+
+def test_a_connection_given_keeps_its_time_zone(day: pd.DataFrame) -> None:
+    con = duckdb.connect()
+    con.execute("SET TimeZone = 'America/Sao_Paulo'").fetchall()
+    relation = as_relation(day, con)
+    assert con.execute("SELECT current_setting('TimeZone')").fetchall() == [("America/Sao_Paulo",)]
+    first = relation.aggregate("MIN(created_at) AS first").to_arrow_table().column("first")[0]
+    assert first.as_py() == day["created_at"].min().to_pydatetime()  # the same instant
+    own = as_relation(day)
+    assert own.query("r", "SELECT current_setting('TimeZone')").fetchall() == [("UTC",)]
+    with pytest.raises(TypeError, match="DuckDB connection"):
+        as_relation(day, "not a connection")  # type: ignore[arg-type]

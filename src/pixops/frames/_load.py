@@ -228,10 +228,17 @@ def as_relation(
     not a rounded total) and read with ``.to_arrow_table()``. pandas on its own keeps
     ``int64[pyarrow]`` through merge, concat, ``groupby().sum()``, ``pivot_table`` and
     ``reindex`` (a missing value is <NA>), and gives a double for ``mean``.
+
+    A new connection shows times in UTC; a ``connection`` given keeps its own settings
+    (its session time zone is the caller's to choose: the instants are the same).
     """
     if not isinstance(name, str) or not name.isidentifier():
         raise ValueError(f"name must be an identifier, not {name!r}")
-    con = duckdb.connect() if connection is None else connection
-    con.execute("SET TimeZone = 'UTC'")
+    if connection is not None and not isinstance(connection, duckdb.DuckDBPyConnection):
+        raise TypeError(f"connection must be a DuckDB connection, not {type(connection).__name__}")
+    con = connection
+    if con is None:
+        con = duckdb.connect()
+        con.execute("SET TimeZone = 'UTC'").fetchall()
     con.register(name, as_table(data))
     return con.table(name)
