@@ -18,17 +18,8 @@ from hypothesis import strategies as st
 import pixops
 from pixops.client import RateLimitError, RetryPolicy
 from pixops.client._retry import retry_after_seconds
+from tests.client.test_retry import BALANCE
 
-BALANCE = {
-    "worked": True,
-    "data": {
-        "balance": 10_000,
-        "available_balance": 10_000,
-        "safe_balance": 10_000,
-        "currency": "BRL",
-        "as_of": "2026-01-05T12:00:00.000Z",
-    },
-}
 SENT = "Mon, 05 Jan 2026 12:00:00 GMT"
 LATER = "Mon, 05 Jan 2026 12:01:30 GMT"  # 90 s after SENT
 

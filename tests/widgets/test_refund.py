@@ -368,8 +368,8 @@ class _LosesAnswers(httpx.BaseTransport):
         return response
 
 
-def test_a_refund_without_an_answer_is_retried_at_most_once(desk: Desk) -> None:
-    transport = _LosesAnswers(desk.month.sandbox.transport())
+def _refund_two_reais_through(desk: Desk, transport: httpx.BaseTransport) -> RefundPanel:
+    """A panel whose client talks through `transport`, after confirming R$ 2,00 of PAYMENT."""
     client = desk.month.sandbox.client(
         desk.month.api_key, http_client=httpx.Client(transport=transport)
     )
@@ -379,6 +379,12 @@ def test_a_refund_without_an_answer_is_retried_at_most_once(desk: Desk) -> None:
     panel.amount.value = "R$ 2,00"
     panel.review_button.click()
     panel.confirm_button.click()
+    return panel
+
+
+def test_a_refund_without_an_answer_is_retried_at_most_once(desk: Desk) -> None:
+    transport = _LosesAnswers(desk.month.sandbox.transport())
+    panel = _refund_two_reais_through(desk, transport)
     assert "could not be reached" in panel.status.value
     assert "may or may not have been made" in panel.status.value
     assert "ReadTimeout" not in panel.status.value
@@ -570,15 +576,7 @@ def test_a_refund_answered_500_is_not_sent_again_and_the_payment_is_read_again(
     desk: Desk,
 ) -> None:
     transport = _ActsThenFails(desk.month.sandbox.transport())
-    client = desk.month.sandbox.client(
-        desk.month.api_key, http_client=httpx.Client(transport=transport)
-    )
-    panel = RefundPanel(client, now=desk.now)
-    panel.search.value = PAYMENT
-    panel.find_button.click()
-    panel.amount.value = "R$ 2,00"
-    panel.review_button.click()
-    panel.confirm_button.click()
+    panel = _refund_two_reais_through(desk, transport)
     assert transport.refund_posts == 1  # the client did not resend it either
     assert "may have been made" in panel.status_text
     assert "cannot be made twice" not in panel.status_text
