@@ -47,8 +47,8 @@ from pixops.client._errors import (
     WaitTimeoutError,
 )
 from pixops.client._reasons import PaymentFailedError
-from pixops.client._retry import DEFAULT_RETRY, RetryPolicy
-from pixops.client._sync import DEFAULT_WAIT_SECONDS, MIN_POLL_SECONDS, _retry_after
+from pixops.client._retry import DEFAULT_RETRY, RetryPolicy, retry_after_seconds
+from pixops.client._sync import DEFAULT_WAIT_SECONDS, MIN_POLL_SECONDS
 from pixops.schema import (
     Balance,
     Transaction,
@@ -189,7 +189,7 @@ class AsyncClient:
                     ) from None
                 await self._pause(wait)
                 continue
-            retry_after = _retry_after(response)
+            retry_after = retry_after_seconds(response.headers)
             wait = self._retry.after_status(
                 call.method, key, response.status_code, attempt, retry_after
             )

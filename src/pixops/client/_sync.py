@@ -190,7 +190,7 @@ class Client:
                     ) from None
                 self._sleep(wait)
                 continue
-            retry_after = _retry_after(response)
+            retry_after = retry_after_seconds(response.headers)
             wait = self._retry.after_status(
                 call.method, key, response.status_code, attempt, retry_after
             )
@@ -263,7 +263,3 @@ class Client:
         from pixops.client._doctor import run_doctor
 
         return run_doctor(self)
-
-
-def _retry_after(response: httpx.Response) -> float | None:
-    return retry_after_seconds(response.headers)
