@@ -300,8 +300,8 @@ class TransactionInspector(w.VBox):  # type: ignore[misc]
             add(case.get("opened_at"), _MED, f"Case {cid} opened: {label(case.get('reason'))}")
             add(case.get("defended_at"), _MED, f"Case {cid}: defense submitted")
             result = case.get("analysis_result")
-            verdict = MED_VERDICTS.get(str(result), label(result) if result else "")
-            add(case.get("closed_at"), _MED, f"Case {cid} closed: {verdict}".rstrip(": "))
+            verdict = f": {MED_VERDICTS.get(str(result), label(result))}" if result else ""
+            add(case.get("closed_at"), _MED, f"Case {cid} closed{verdict}")
         steps.sort(key=lambda s: time_key(s["at"]))
         return steps
 
