@@ -51,8 +51,7 @@ def test_in_flight_rows_are_updated_when_they_settle() -> None:
         sandbox.advance(minutes=5)
         report = store.sync(client, day, day, now=sandbox.now(), progress=False)
         after = store.statement(day, day)
-    assert report.rows_updated == 1
-    assert report.rows_inserted == 0
+    assert (report.rows_inserted, report.rows_updated, report.rows_unchanged) == (0, 1, 0)
     assert list(after["transaction_id"]) == [payout.transaction_id]
     assert list(after["payment_status"].astype("string")) == ["settled"]
     assert after["completed_at"].notna().all()
@@ -67,6 +66,10 @@ def test_rerunning_never_duplicates(demo_client: Any) -> None:
         report = store.sync(demo_client, "2026-02-12", "2026-02-13", now=now, progress=False)
         assert date(2026, 2, 13) in report.days_fetched
         assert store.row_count() == count
+        # Fetched again exactly as stored: nothing counts as updated.
+        assert report.rows_fetched > 0
+        assert (report.rows_inserted, report.rows_updated) == (0, 0)
+        assert report.rows_unchanged == report.rows_fetched
         ids = store.connection.execute(
             "SELECT COUNT(DISTINCT id), COUNT(*) FROM statement"
         ).fetchone()

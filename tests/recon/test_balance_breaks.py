@@ -57,7 +57,11 @@ def test_one_balance_off_is_one_finding_on_that_balance() -> None:
     assert int(row["statement_amount_base"]) - int(row["ledger_amount_base"]) == 300
     assert int(row["difference_base"]) == 300
     assert row["business_date"] == DAY  # a balance at midnight closes the day before
-    assert row["detail"].startswith("this reported balance is off")
+    assert row["detail"] == (
+        "the reported balance is below the opening plus the settled movements; the next"
+        " period opens from it and is off by as much the other way, so this balance is the"
+        " one to check, not the movements"
+    )
     summary = result.summary.set_index("category")
     assert int(summary.loc["balance_difference", "difference_base"]) == 300
     assert int(summary.loc["balance_difference", "items"]) == 1
@@ -67,8 +71,18 @@ def test_a_period_that_does_not_close_is_one_finding() -> None:
     result = _reconcile(0, -300)
     rows = _balance_rows(result)
     assert list(rows["difference_base"]) == [300]
-    assert rows.iloc[0]["detail"].startswith("the opening balance plus the settled movements")
+    assert rows.iloc[0]["detail"] == (
+        "the reported balance is below the opening plus the settled movements"
+    )
     assert rows.iloc[0]["business_date"] == date(2026, 1, 16)  # at 01:00 on the 16th
+
+
+def test_a_balance_reported_too_high_says_above() -> None:
+    rows = _balance_rows(_reconcile(0, 300))
+    assert list(rows["difference_base"]) == [-300]
+    assert rows.iloc[0]["detail"] == (
+        "the reported balance is above the opening plus the settled movements"
+    )
 
 
 @pytest.mark.parametrize(

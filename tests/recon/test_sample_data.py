@@ -89,7 +89,8 @@ def test_the_findings_are_the_documented_ones(planted_day: ReconResult) -> None:
     balance = found.loc[found["category"] == "balance_difference"]
     assert list(balance["difference_base"]) == [1_500_000]
     assert list(balance["business_date"]) == [date(2026, 1, 15)]
-    assert list(balance["detail"].str.startswith("this reported balance is off")) == [True]
+    assert list(balance["detail"].str.startswith("the reported balance is below")) == [True]
+    assert list(balance["detail"].str.contains("this balance is the one to check")) == [True]
 
 
 def test_the_rest_of_the_month_is_clean(client: Any) -> None:

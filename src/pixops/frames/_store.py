@@ -39,6 +39,11 @@ _DUCKDB_TYPES = {
 _COLUMNS = ", ".join(STATEMENT_SCHEMA.names)
 
 
+def _is_text(name: str) -> bool:
+    """A categorical column (an ENUM once registered in DuckDB, VARCHAR when stored)."""
+    return pa.types.is_dictionary(STATEMENT_SCHEMA.field(name).type)
+
+
 def _ddl() -> str:
     columns = []
     for field in STATEMENT_SCHEMA:
@@ -56,7 +61,10 @@ class SyncReport:
     days_skipped: tuple[date, ...]
     rows_fetched: int
     rows_inserted: int
+    #: Stored rows whose fetched version differs (e.g. a payment that settled).
     rows_updated: int
+    #: Stored rows fetched again exactly as they were.
+    rows_unchanged: int = 0
 
 
 class LocalStore:
@@ -164,7 +172,7 @@ class LocalStore:
         for first, last in _runs(wanted):
             fetched.append(load_statement_table(client, first, last, progress=progress))
         rows = pa.concat_tables(fetched) if fetched else STATEMENT_SCHEMA.empty_table()
-        inserted, updated = self._upsert(rows)
+        inserted, updated, unchanged = self._upsert(rows)
         con = self._open()
         for day in wanted:
             con.execute(
@@ -178,19 +186,28 @@ class LocalStore:
             rows_fetched=rows.num_rows,
             rows_inserted=inserted,
             rows_updated=updated,
+            rows_unchanged=unchanged,
         )
 
-    def _upsert(self, rows: pa.Table) -> tuple[int, int]:
+    def _upsert(self, rows: pa.Table) -> tuple[int, int, int]:
+        """``rows`` stored by id: (inserted, updated, unchanged)."""
         if rows.num_rows == 0:
-            return 0, 0
+            return 0, 0, 0
         con = self._open()
         con.register("fetched_rows", rows)
+        stored = ", ".join(f"s.{name}" for name in STATEMENT_SCHEMA.names)
+        fetched = ", ".join(
+            f"CAST(f.{name} AS VARCHAR)" if _is_text(name) else f"f.{name}"
+            for name in STATEMENT_SCHEMA.names
+        )
         try:
             con.execute("BEGIN TRANSACTION")
             existing = con.execute(
-                "SELECT COUNT(*) FROM statement WHERE id IN (SELECT id FROM fetched_rows)"
+                "SELECT COUNT(*), COUNT(*) FILTER"  # noqa: S608 (column names of the schema)
+                f" (WHERE ({stored}) IS DISTINCT FROM ({fetched}))"
+                " FROM statement s JOIN fetched_rows f ON f.id = s.id"
             ).fetchall()
-            updated = int(existing[0][0])
+            found, updated = int(existing[0][0]), int(existing[0][1])
             con.execute(
                 f"INSERT OR REPLACE INTO statement ({_COLUMNS})"  # noqa: S608
                 f" SELECT {_COLUMNS} FROM fetched_rows"
@@ -201,7 +218,7 @@ class LocalStore:
             raise
         finally:
             con.unregister("fetched_rows")
-        return rows.num_rows - updated, updated
+        return rows.num_rows - found, updated, found - updated
 
     def unsynced_days(self, first: date, last: date) -> list[date]:
         """UTC days in ``first``..``last`` that no sync has fetched yet."""

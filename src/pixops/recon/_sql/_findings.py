@@ -203,11 +203,13 @@ SELECT 'balance_difference', CAST(NULL AS BIGINT), CAST(NULL AS BIGINT),
        b.closing_base, b.expected_closing_base, b.expected_closing_base - b.closing_base,
        CAST(NULL AS BIGINT), CAST(NULL AS BIGINT), CAST(NULL AS STRING), CAST(NULL AS STRING),
        CAST(NULL AS DATE), b.closing_day,
-       CASE WHEN b.next_closes_from_it
-            THEN 'this reported balance is off: the period before it does not close, and'
-                 ' the next one, which opens from it, is off by the opposite amount'
-            ELSE 'the opening balance plus the settled movements of the statement does not'
-                 ' reach this reported balance' END
+       CONCAT('the reported balance is ',
+              CASE WHEN b.expected_closing_base > b.closing_base THEN 'below' ELSE 'above' END,
+              ' the opening plus the settled movements',
+              CASE WHEN b.next_closes_from_it
+                   THEN '; the next period opens from it and is off by as much the other'
+                        ' way, so this balance is the one to check, not the movements'
+                   ELSE '' END)
 FROM balance_breaks b
 """  # noqa: S608 (fixed fragments of this module, no input)
 
