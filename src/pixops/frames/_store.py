@@ -41,7 +41,7 @@ _COLUMNS = ", ".join(STATEMENT_SCHEMA.names)
 
 def _is_text(name: str) -> bool:
     """A categorical column (an ENUM once registered in DuckDB, VARCHAR when stored)."""
-    return pa.types.is_dictionary(STATEMENT_SCHEMA.field(name).type)
+    return bool(pa.types.is_dictionary(STATEMENT_SCHEMA.field(name).type))
 
 
 def _ddl() -> str:
