@@ -134,8 +134,8 @@ def test_rollforward_figure_shows_the_reconciled_days_not_the_live_period() -> N
     figure = result.rollforward_figure()
     # The title says the treasury's closing is short, never "opening + movements = closing".
     assert figure.layout.title.text == (
-        "Balance 15/01/2026 00:00 to 16/01/2026 00:00: reported closing is R$ 150,00 short"
-        " of opening + movements"
+        "Balance 15/01/2026 00:00 to 16/01/2026 00:00"
+        "<br>Reported closing is R$ 150,00 short of opening + movements"
     )
     trace = json.loads(figure.to_json())["data"][0]
     assert trace["x"] == ["Opening", "In", "Out", "Fees", "Expected", "Reported"]
@@ -166,7 +166,7 @@ def test_rollforward_figure_of_days_that_close_names_a_reported_balance_off_insi
     )
     assert result.counts["balance_difference"] >= 1
     assert result.rollforward_figure().layout.title.text == (
-        "Balance 15/01/2026 00:00 to 17/01/2026 00:00: opening + movements = closing"
+        "Balance 15/01/2026 00:00 to 17/01/2026 00:00<br>Opening + movements = closing"
         "<br><sup>Inside: the balance reported at 16/01/2026 00:00 is R$ 150,00 short"
         " of opening + movements</sup>"
     )
@@ -185,7 +185,7 @@ def test_rollforward_figure_starts_at_the_opening_snapshot_before_the_days() -> 
         stmt, ledger_table([ledger_row("L0", "PIXIN000000")]), balances=balances, start=DAY, end=DAY
     )
     assert result.rollforward_figure().layout.title.text == (
-        "Balance 14/01/2026 00:00 to 16/01/2026 00:00: opening + movements = closing"
+        "Balance 14/01/2026 00:00 to 16/01/2026 00:00<br>Opening + movements = closing"
     )
 
 

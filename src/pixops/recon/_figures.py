@@ -98,8 +98,11 @@ def rollforward_figure(result: ReconResult) -> go.Figure:
         ("Expected", opening_base + inflow_base - outflow_base - fees_base, "total"),
         ("Reported", int(last["closing_base"]), "absolute"),
     ]
+    title = _rollforward_title(periods, result.tz)
     figure.update_layout(
-        title=_rollforward_title(periods, result.tz),
+        # From the top of the figure down, with room for every line of it above the plot.
+        title={"text": title, "yref": "container", "y": 1, "yanchor": "top", "pad": {"t": 12}},
+        margin_t=36 + 24 * (title.count("<br>") + 1),
         # The day's movements are small beside the balance: the axis starts near the
         # lowest level reached, not at zero, so they are seen.
         yaxis_range=_axis_range([_whole_reais(level) for level in _levels(steps)]),
@@ -121,8 +124,9 @@ def rollforward_figure(result: ReconResult) -> go.Figure:
 
 def _rollforward_title(periods: pd.DataFrame, tz: str) -> str:
     """What the waterfall shows, and whether it closes: the days, then the reported
-    closing against opening + movements; a reported balance inside the days that is off
-    (a break the last one makes up for) on a second line, so a finding is never hidden."""
+    closing against opening + movements on a line of its own; each reported balance inside
+    the days that is off (a break the last one makes up for) on a line below, so a finding
+    is never hidden. One short line each: a plotly title does not wrap."""
     first, last = periods.iloc[0], periods.iloc[-1]
     days = f"Balance {_instant(first['opening_at'], tz)} to {_instant(last['closing_at'], tz)}"
     expected_base = int(first["opening_base"])
@@ -130,19 +134,19 @@ def _rollforward_title(periods: pd.DataFrame, tz: str) -> str:
     for row in periods.to_dict(orient="records"):
         expected_base += int(row["inflow_base"]) - int(row["outflow_base"]) - int(row["fees_base"])
         offs.append((row["closing_at"], int(row["closing_base"]) - expected_base))
-    title = f"{days}: {_verdict('reported closing is', offs[-1][1])}"
+    verdict = _verdict("Reported closing is", offs[-1][1])
     inside = [
-        _verdict(f"the balance reported at {_instant(at, tz)} is", off_base)
-        for at, off_base in offs[:-1]
-        if off_base
+        f"<br><sup>Inside: {_verdict(f'the balance reported at {_instant(at, tz)} is', off)}</sup>"
+        for at, off in offs[:-1]
+        if off
     ]
-    return title + (f"<br><sup>Inside: {'; '.join(inside)}</sup>" if inside else "")
+    return f"{days}<br>{verdict}{''.join(inside)}"
 
 
 def _verdict(what: str, off_base: int) -> str:
     """`what` against opening + movements: equal, or how much short or over (reais)."""
     if off_base == 0:
-        return "opening + movements = closing"
+        return "Opening + movements = closing"
     side = "over" if off_base > 0 else "short of"
     return f"{what} {format_brl_display(abs(off_base))} {side} opening + movements"
 
