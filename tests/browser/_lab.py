@@ -220,6 +220,33 @@ def clipped_tables(page: Page) -> list[str]:
     return found
 
 
+#: Text of a plotly chart (title, axis titles, legend, bar labels) that runs past its
+#: figure, which clips it: a plotly title does not wrap.
+_CLIPPED_CHART_TEXT_JS = """() => {
+  const clipped = [];
+  for (const chart of document.querySelectorAll('.js-plotly-plot')) {
+    const box = chart.querySelector('.main-svg').getBoundingClientRect();
+    for (const text of chart.querySelectorAll('text')) {
+      const r = text.getBoundingClientRect();
+      if (r.width === 0 || !text.textContent.trim()) continue;
+      if (r.left < box.left - 1 || r.right > box.right + 1 || r.top < box.top - 1
+          || r.bottom > box.bottom + 1) {
+        const at = [r.left, r.top, r.right, r.bottom].map(Math.round).join(',');
+        const within = [box.left, box.top, box.right, box.bottom].map(Math.round).join(',');
+        clipped.push(`${text.textContent.slice(0, 80)} [${at} outside ${within}]`);
+      }
+    }
+  }
+  return clipped;
+}"""
+
+
+def clipped_chart_text(page: Page) -> list[str]:
+    """The start of every text of a chart that runs past its figure (empty when none)."""
+    found: list[str] = page.evaluate(_CLIPPED_CHART_TEXT_JS)
+    return found
+
+
 def widget_button(page: Page, label: str) -> Any:
     """The first ipywidgets button whose label is exactly `label`."""
     return (

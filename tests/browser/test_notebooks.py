@@ -14,6 +14,7 @@ from playwright.sync_api import Page, expect
 
 from tests.browser._lab import (
     Server,
+    clipped_chart_text,
     clipped_tables,
     open_notebook,
     run_all_cells,
@@ -52,6 +53,7 @@ def _run(page: Page, lab: Server, workspace: Path, pattern: str) -> str:
     open_notebook(page, lab, name)
     run_all_cells(page)
     assert clipped_tables(page) == [], "a table runs off the notebook with no scrollbar"
+    assert clipped_chart_text(page) == [], "a chart's text runs off its figure"
     screenshot_notebook(page, Path(name).stem)
     return name
 
@@ -95,6 +97,7 @@ def test_daily_reconciliation_dashboard_reconciles_and_exports(
     assert charts.count() >= 4
     expect(panel.locator("table").first).to_contain_text(_MONEY)
     assert clipped_tables(page) == [], "a dashboard table runs off the notebook"
+    assert clipped_chart_text(page) == [], "a dashboard chart's text runs off its figure"
     widget_button(panel, "Export").click()
     expect(panel).to_contain_text(re.compile(r"Exported \d+ files"))
     assert not _RAW_BASE_UNITS.search(panel.locator("table").first.inner_text())

@@ -101,7 +101,7 @@ def rollforward_figure(result: ReconResult) -> go.Figure:
     title = _rollforward_title(periods, result.tz)
     figure.update_layout(
         # From the top of the figure down, with room for every line of it above the plot.
-        title={"text": title, "yref": "container", "y": 1, "yanchor": "top", "pad": {"t": 12}},
+        title={"text": title, "yref": "container", "y": 1, "yanchor": "top", "pad": {"t": 20}},
         margin_t=36 + 24 * (title.count("<br>") + 1),
         # The day's movements are small beside the balance: the axis starts near the
         # lowest level reached, not at zero, so they are seen.
