@@ -11,7 +11,7 @@ import pytest
 from playwright.sync_api import Browser, expect
 
 from pixops.report import daily_report, remote_references
-from tests.browser._lab import screenshot
+from tests.browser._lab import clipped_chart_text, screenshot
 from tests.browser._notebooks import notebook_named
 
 # Generous: the machine is shared, and a changed engine rebuilds the demo month first.
@@ -55,6 +55,7 @@ def test_the_daily_report_renders_offline(
         expect(body).not_to_contain_text("Where this runs")
         expect(body).not_to_contain_text("papermill")
         assert [url for url in requested if not url.startswith(("file:", "data:"))] == []
+        assert clipped_chart_text(page) == [], "a chart's text runs off its figure"
         screenshot(page, "report-top")
         page.screenshot(path=str(screenshot(page, "report-full")), full_page=True)
     finally:
