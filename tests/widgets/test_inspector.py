@@ -173,7 +173,9 @@ def test_a_payer_name_finds_their_received_payments(desk: Desk) -> None:
     assert panel.record["counterparty_name"] == "Bruno Gomes Freitas"
     assert panel.record["direction"] == "inbound"
     assert "Found." in panel.status.value
-    assert panel.matches.options[0][0].endswith("· Settled")  # as the Summary says
+    text, transaction_id = panel.matches.options[0]
+    # The status as the Summary says it; the long id last, where a narrow list cuts it.
+    assert text.endswith(f"· Settled · {transaction_id}")
 
 
 def test_the_summary_and_timeline_use_words_and_the_shapes_say_utc(desk: Desk) -> None:

@@ -114,7 +114,7 @@ class TransactionInspector(w.VBox):  # type: ignore[misc]
             layout=fitted("640px"),
         )
         self.inspect_button = w.Button(description="Inspect", button_style="primary", icon="search")
-        self.matches = w.Dropdown(description="Matches", options=[], layout=fitted("720px"))
+        self.matches = w.Dropdown(description="Matches", options=[], layout=fitted("900px"))
         self.status = w.HTML()
         self.summary = w.HTML()
         self.timeline_view = w.HTML()
@@ -436,12 +436,14 @@ def _type_of(record: Record) -> str:
 
 
 def _label(record: Record) -> str:
-    """A match's line: when, which, how much, who (a name search finds several payers)."""
+    """A match's line: when, how much, who (a name search finds several payers), its
+    status, then which: the long id last, where a narrow list cuts the line."""
     when = local_time(record.get("created_at") or record.get("started_at"))
     who = record.get("counterparty_name")
-    return (
-        f"{when} · {record.get('transaction_id')} · {brl(record.get('amount'))} · "
-        + (f"{who} · " if who else "")
-        # A statement row (a payer-name match) has its payment's status apart.
-        + f"{label(record.get('payment_status') or record.get('status'))}"
+    # A statement row (a payer-name match) has its payment's status apart.
+    status = label(record.get("payment_status") or record.get("status"))
+    return " · ".join(
+        str(part)
+        for part in (when, brl(record.get("amount")), who, status, record.get("transaction_id"))
+        if part
     )
