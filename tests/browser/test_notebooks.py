@@ -159,9 +159,9 @@ def test_med_panel_submits_a_defense(page: Page, lab: Server, workspace: Path) -
     screenshot_at(page, panel.get_by_text(re.compile("Defense of")).first, "med-panel")
     # All cases: a closed case says how the central bank decided, and the table still fits.
     panel.locator(".widget-toggle-button").filter(has_text="All cases").click()
-    expect(panel.locator("td").filter(has_text=re.compile("^Disagreed$")).first).to_be_visible()
+    expect(panel.locator("td").filter(has_text=re.compile("^Money kept$")).first).to_be_visible()
     assert scrolling_tables(panel) == [], "a MED table is wider than the panel"
-    screenshot_at(page, panel.get_by_text("Disagreed", exact=True).first, "med-all-cases")
+    screenshot_at(page, panel.get_by_text("Money kept", exact=True).first, "med-all-cases")
 
 
 def test_investigation_inspects_a_payment(page: Page, lab: Server, workspace: Path) -> None:

@@ -50,6 +50,6 @@ def test_the_roll_forward_says_the_treasury_closing_is_short() -> None:
     titles = [figure["layout"]["title"]["text"] for figure in figures]
     balance = [title for title in titles if title.startswith("Balance ")]
     assert balance == [
-        "Balance 15/01/2026 00:00 to 16/01/2026 00:00: reported closing is R$ 150,00 short"
+        "Balance 15/01/2026 00:00 to 16/01/2026 00:00<br>Reported closing is R$ 150,00 short"
         " of opening + movements"
     ]

@@ -33,10 +33,10 @@ def test_no_case_needs_attention_at_the_end_of_the_month(desk: Desk) -> None:
     assert {case["status"] for case in panel.cases} == {"CLOSED"}
     # Each closed case says how it was decided: in the table, the picker and the details.
     assert "closed</td>" in panel.table.value  # the time left
-    assert ">Agreed</td>" in panel.table.value
-    assert ">Disagreed</td>" in panel.table.value
+    assert ">Payer refunded</td>" in panel.table.value
+    assert ">Money kept</td>" in panel.table.value
     pickers = [text for text, _ in panel.case_picker.options]
-    assert all("decided: agreed" in t or "decided: disagreed" in t for t in pickers)
+    assert all("decided: payer refunded" in t or "decided: money kept" in t for t in pickers)
     assert "Closed: the central bank" in panel.details.value
     # The latest decided first: the one a customer is calling about.
     deadlines = [case["defense_deadline"] for case in panel.cases]

@@ -97,7 +97,7 @@ def test_charts_are_in_reais_and_by_day(ran: tuple[ReconDashboard, Recorder]) ->
     # The balance over the day reconciled (the treasury's closing is R$ 150,00 short),
     # not the period from it to the live balance.
     assert titles[4] == (
-        "Balance 15/01/2026 00:00 to 16/01/2026 00:00: reported closing is R$ 150,00 short"
+        "Balance 15/01/2026 00:00 to 16/01/2026 00:00<br>Reported closing is R$ 150,00 short"
         " of opening + movements"
     )
     assert figures[4]["data"][0]["text"][0] == "R$ 8.103.577,79"

@@ -376,10 +376,15 @@ def _why_closed(case: Record, now: datetime) -> str | None:
     return None
 
 
+#: A decided case in the list: what the central bank's decision did to the money (a
+#: bare "Agreed" left support asking: with whom?), short so the table fits the panel.
+_DECIDED: Final = {"AGREED": "Payer refunded", "DISAGREED": "Money kept"}
+
+
 def _state(case: Record) -> str:
-    """The status in words; a decided case's decision (``Agreed``), its time left saying
-    "closed" beside it (one short word each, so the table fits the panel)."""
-    return label(case.get("analysis_result") or case.get("status"))
+    """The status in words; a decided case's decision, its time left saying "closed"."""
+    result = str(case.get("analysis_result"))
+    return _DECIDED.get(result) or label(case.get("analysis_result") or case.get("status"))
 
 
 def _priority(case: Record) -> tuple[int, float]:
@@ -394,5 +399,5 @@ def _label(case: Record, now: datetime) -> str:
     """The picker's line: the case, its amount, and its time left or its decision."""
     text, _ = urgency(case, now)
     if case.get("analysis_result"):
-        text = f"decided: {label(case['analysis_result']).lower()}"
+        text = f"decided: {_state(case).lower()}"
     return f"{case.get('id')} · {brl(case.get('amount'))} · {label(case.get('status'))} · {text}"
