@@ -98,7 +98,7 @@ def test_booked_timestamps_are_read_as_business_days() -> None:
         (HEADER + "L1,x,inbound,10.5,0,,2026-01-15,\n", r"line 2, .*not a whole number of base"),
         (HEADER + "L1,x,sideways,1,0,,2026-01-15,\n", "not one of"),
         (HEADER + "L1,x,inbound,1,0,paid,2026-01-15,\n", "not one of"),
-        (HEADER + "L1,x,inbound,1,0,,15/01/2026,\n", "YYYY-MM-DD"),
+        (HEADER + "L1,x,inbound,1,0,,01/15/2026,\n", "YYYY-MM-DD or DD/MM/YYYY"),
         (HEADER + "L1,x,inbound,1,0,,2026-01-15,\nL1,y,inbound,1,0,,2026-01-15,\n", "unique"),
         (HEADER + "L1,,inbound,1,0,,2026-01-15,\n", "reference"),
         (HEADER + "L1,x,inbound,,0,,2026-01-15,\n", "amount_base"),

@@ -12,6 +12,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, tzinfo
+from decimal import Decimal
 from pathlib import Path
 from typing import Final, Literal
 
@@ -79,8 +80,12 @@ class LedgerMapping:
     - ``fee``: expected fee in ``amount_unit``, or None when the ledger keeps no fees.
     - ``status``: expected status (settled, rejected, failed, processing), or None
       (everything booked is expected settled).
-    - ``booked_on``: the business day the ledger booked it (date, ``YYYY-MM-DD`` text,
-      or a timestamp, read as a day in the reconciliation's time zone).
+    - ``booked_on``: the business day the ledger booked it (date, ``YYYY-MM-DD`` or
+      pt-BR ``DD/MM/YYYY`` text, a naive midnight as ``pd.to_datetime`` gives, or a
+      time-zone-aware timestamp, read as a day in the reconciliation's time zone).
+
+    Amounts may be integers, text (``"1.234,56"`` in reais) or ``Decimal`` (a Parquet
+    decimal column, `pixops.frames.reais_decimal`), converted exactly; floats are refused.
     """
 
     entry_id: str = "entry_id"
@@ -225,9 +230,19 @@ def _money(table: pa.Table, name: str, unit: str, *, from_file: bool = False) ->
     A bad cell is named by its line when the table is a file's (the header is line 1)."""
     column = _column(table, name)
     factor = _PER_UNIT[unit]
-    if pa.types.is_floating(column.type) or pa.types.is_decimal(column.type):
+    if pa.types.is_floating(column.type):
         raise LedgerError(
             f"column {name!r} is {column.type}: write amounts as integers or text, not floats"
+        )
+    if pa.types.is_decimal(column.type):  # exact: Decimal reais (`frames.reais_decimal`)
+        where = "line" if from_file else "row"
+        cells = column.to_pylist()
+        return pa.array(
+            [
+                None if cell is None else _decimal_cell(cell, unit, factor, name, f"{where} {n}")
+                for n, cell in enumerate(cells, start=2 if from_file else 1)
+            ],
+            type=pa.int64(),
         )
     if pa.types.is_integer(column.type):
         try:
@@ -267,6 +282,24 @@ def _money_cell(cell: str, unit: str, factor: int, name: str, where: str) -> int
         raise LedgerError(f"{where}, column {name!r}: {cell!r}: {error}") from None
 
 
+def _decimal_cell(cell: Decimal, unit: str, factor: int, name: str, where: str) -> int:
+    """A Decimal amount of ``unit`` in base units, exactly; a fraction of the unit's
+    smallest step (a fifth decimal of reais, a fraction of a centavo) is refused."""
+    try:
+        if unit == "reais":
+            return parse_base(cell)
+        if not cell.is_finite() or cell != cell.to_integral_value():
+            raise MoneyError(f"not a whole number of {_UNIT_WORDS[unit]}")
+        return check_int64(int(cell) * factor)
+    except MoneyError as error:
+        raise LedgerError(f"{where}, column {name!r}: {cell}: {error}") from None
+
+
+#: The forms a ledger day may be written in: ISO, and the pt-BR form Excel in Brazil
+#: writes beside its ``;`` separator (day first, like the Excel-friendly export).
+_DAY_FORMATS: Final = {"%Y-%m-%d": "YYYY-MM-DD", "%d/%m/%Y": "DD/MM/YYYY"}
+
+
 def _days(table: pa.Table, name: str, zone: tzinfo) -> pa.Array:
     column = _column(table, name).combine_chunks()
     if pa.types.is_date32(column.type):
@@ -275,21 +308,33 @@ def _days(table: pa.Table, name: str, zone: tzinfo) -> pa.Array:
         return column.cast(pa.date32())
     if pa.types.is_timestamp(column.type):
         if column.type.tz is None:
-            raise LedgerError(f"column {name!r} holds timestamps without a time zone")
+            # A naive midnight is a day (``pd.to_datetime`` of "2026-01-15"); a naive time
+            # of day would need a zone to say which day it is.
+            midnight = pc.equal(column, pc.floor_temporal(column, unit="day"))
+            if pc.all(midnight).as_py() is False:
+                raise LedgerError(
+                    f"column {name!r} holds times of day without a time zone: give days"
+                    " (`.dt.date`) or time-zone-aware timestamps (`.dt.tz_localize`)"
+                )
+            return column.cast(pa.date32())
         values = [None if v is None else v.astimezone(zone).date() for v in column.to_pylist()]
         return pa.array(values, type=pa.date32())
     if pa.types.is_string(column.type) or pa.types.is_large_string(column.type):
-        try:
-            days = pc.strptime(column, format="%Y-%m-%d", unit="s").cast(pa.date32())
-        except pa.ArrowInvalid:
-            raise LedgerError(f"column {name!r} must hold days as YYYY-MM-DD") from None
-        # strptime rolls an impossible day over (2026-02-30 reads as 2026-03-02): only a day
-        # that writes back as the cell's own text is that day.
-        changed = pc.invert(pc.equal(pc.strftime(days, format="%Y-%m-%d"), column))
-        if pc.any(changed).as_py():
-            first = pc.filter(column, changed)[0].as_py()
-            raise LedgerError(f"column {name!r}: {first!r} is not a day written YYYY-MM-DD")
-        return days
+        for form, shown in _DAY_FORMATS.items():  # one form for the whole column, never a mix
+            try:
+                days = pc.strptime(column, format=form, unit="s").cast(pa.date32())
+            except pa.ArrowInvalid:
+                continue
+            # strptime rolls an impossible day over (2026-02-30 reads as 2026-03-02): only
+            # a day that writes back as the cell's own text is that day.
+            changed = pc.invert(pc.equal(pc.strftime(days, format=form), column))
+            if pc.any(changed).as_py():
+                first = pc.filter(column, changed)[0].as_py()
+                raise LedgerError(f"column {name!r}: {first!r} is not a day written {shown}")
+            return days
+        raise LedgerError(
+            f"column {name!r} must hold days as YYYY-MM-DD or DD/MM/YYYY, all in one form"
+        )
     raise LedgerError(f"column {name!r} must hold dates, not {column.type}")
 
 
