@@ -94,6 +94,8 @@ class MedDefensePanel(w.VBox):  # type: ignore[misc]
         self._inbox = inbox_for(client, inbox)
         self.cases: list[Record] = []
         self.case: Record | None = None
+        #: Defenses typed and not sent, by case: switching cases never carries one over.
+        self._drafts: dict[str, str] = {}
 
         self.show = w.ToggleButtons(
             options=[("Needs attention", "active"), ("All cases", "all")], value="active"
@@ -114,8 +116,8 @@ class MedDefensePanel(w.VBox):  # type: ignore[misc]
         self.status = w.HTML()
         self.output = w.Output()
 
-        when_clicked(self.refresh_button, self.refresh, busy=True)
-        self.show.observe(lambda _: self.refresh(), names="value")
+        when_clicked(self.refresh_button, self._reload, busy=True)
+        self.show.observe(lambda _: self._reload(), names="value")
         self.case_picker.observe(lambda change: self.select(change["new"]), names="value")
         self.defense.observe(lambda _: self._count(), names="value")
         when_clicked(self.submit_button, self.submit)
@@ -138,6 +140,11 @@ class MedDefensePanel(w.VBox):  # type: ignore[misc]
         self.refresh()
 
     # -- the list ----------------------------------------------------------------
+
+    def _reload(self) -> None:
+        """Refresh asked for by a person: the status line spoke of the older reading."""
+        self._set_status("")
+        self.refresh()
 
     def refresh(self) -> None:
         """Reload the cases, most urgent first."""
@@ -173,6 +180,7 @@ class MedDefensePanel(w.VBox):  # type: ignore[misc]
     def select(self, case_id: str | None) -> None:
         """Show a case with its payment and history; the defense opens only when allowed."""
         if not case_id:
+            self._keep_draft(None)
             self.case = None
             self.details.value = ""
             self.submit_button.disabled = True
@@ -184,10 +192,22 @@ class MedDefensePanel(w.VBox):  # type: ignore[misc]
         except PixopsError as error:
             self._set_status(f"Could not read case {case_id}. {problem(error)}", "error")
             return
+        self._keep_draft(case_id)
         self.case = case
         self.outcome_button.disabled = False
         self.submit_button.disabled = not self._can_defend()
         self._render(case, payment)
+
+    def _keep_draft(self, case_id: str | None) -> None:
+        """Put the text typed for the case shown aside, and bring back `case_id`'s."""
+        shown = None if self.case is None else str(self.case.get("id"))
+        if shown == case_id:
+            return
+        if shown is not None and self.defense.value.strip():
+            self._drafts[shown] = self.defense.value
+        elif shown is not None:
+            self._drafts.pop(shown, None)
+        self.defense.value = self._drafts.pop(case_id, "") if case_id else ""
 
     def _can_defend(self) -> bool:
         return self.case is not None and _why_closed(self.case, self._now()) is None
@@ -347,6 +367,13 @@ class MedDefensePanel(w.VBox):  # type: ignore[misc]
         if self.case.get("status") == "CLOSED":
             verdict = "the payer was refunded" if result == "AGREED" else "the money stays with you"
             self._set_status(f"Case {case_id} closed: {label(result)}, {verdict}.", "ok")
+        elif self._can_defend():
+            deadline = local_time(self.case.get("defense_deadline"))
+            self._set_status(
+                f"Case {case_id} is open: no decision yet, and it still takes your defense "
+                f"until {deadline}. Submit it before then.",
+                "warn",
+            )
         else:
             self._set_status(
                 f"Case {case_id} is {label(self.case.get('status'))}: no decision yet. "
