@@ -23,7 +23,6 @@ from pixops.widgets._api import (
     find_received,
     lookup,
     med_cases,
-    parse_time,
     plain,
     refunded_base,
     refunds_of,
@@ -58,8 +57,11 @@ from pixops.widgets._refund_words import (
     UNKNOWN_OUTCOME,
     amount_problem,
     disputed,
+    is_received,
     not_refundable,
+    payment_label,
     reason_help,
+    settled_at,
 )
 
 __all__ = ["RefundPanel"]
@@ -131,6 +133,7 @@ class RefundPanel(w.VBox):  # type: ignore[misc]
         self.results.observe(lambda change: self.select(change["new"]), names="value")
         self.reason.observe(lambda _: self._reason_changed(), names="value")
         self.amount.observe(lambda _: self._invalidate_review(), names="value")
+        self.description.observe(lambda _: self._invalidate_review(), names="value")
         when_clicked(self.review_button, self.review)
         when_clicked(self.confirm_button, self.confirm)
         when_clicked(self.follow_button, self.follow_up)
@@ -161,7 +164,7 @@ class RefundPanel(w.VBox):  # type: ignore[misc]
         self._set_status("")
         try:
             named = lookup(self.client, self.search.value, self._now())
-            found = [r for r in named if _received(r)]
+            found = [r for r in named if is_received(r)]
             if named and not found:
                 self._show_nothing(not_refundable(named[0]))
                 return
@@ -176,7 +179,7 @@ class RefundPanel(w.VBox):  # type: ignore[misc]
         except (PixopsError, ValueError) as error:
             self._set_status(problem(error), "error")
             return
-        options = [(_label(r), str(r["transaction_id"])) for r in found]
+        options = [(payment_label(r), str(r["transaction_id"])) for r in found]
         if not options:
             self._show_nothing("No received payment matches that search.")
             return
@@ -275,14 +278,14 @@ class RefundPanel(w.VBox):  # type: ignore[misc]
         self._show_reason()
 
     def _show_reason(self) -> None:
-        settled = None if self.selected is None else _settled_at(self.selected)
+        settled = None if self.selected is None else settled_at(self.selected)
         left = None if self.selected is None else self.remaining_base
         text, tone = reason_help(REASONS[self.reason.value], settled, self._now(), left)
         self.reason_help.value = message(text, tone)
 
     def _deadline_passed(self) -> datetime | None:
         """The chosen reason's deadline for the selected payment, when it has passed."""
-        settled = None if self.selected is None else _settled_at(self.selected)
+        settled = None if self.selected is None else settled_at(self.selected)
         if settled is None:
             return None
         deadline = settled + timedelta(days=REASONS[self.reason.value].deadline_days)
@@ -350,8 +353,10 @@ class RefundPanel(w.VBox):  # type: ignore[misc]
         self._pending_centavos = centavos
         self.confirm_button.disabled = False
         payer = self.selected.get("counterparty_name") or "the payer"
+        note = self.description.value.strip()
         self._set_status(
-            f"Refund {money.format_brl(centavos)} to {payer} with reason {self.reason.value}? "
+            f"Refund {money.format_brl(centavos)} to {payer} with reason {self.reason.value}"
+            + (f" and the note “{note}”? " if note else "? ")
             + ("A MED case is open on it (see above). " if self.disputes else "")
             + "Press Confirm refund to send it.",
             "warn",
@@ -480,17 +485,3 @@ def _open_cases(client: Any, transaction_id: str) -> list[Record]:
         return []
     cases = med_cases(client, transaction_id=transaction_id)
     return [c for c in cases if c.get("status") in ("OPEN", "ACKNOWLEDGED")]
-
-
-def _received(record: Record) -> bool:
-    return record.get("direction") == "inbound" and record.get("status") == "settled"
-
-
-def _settled_at(record: Record) -> datetime | None:
-    return parse_time(record.get("completed_at")) or parse_time(record.get("created_at"))
-
-
-def _label(record: Record) -> str:
-    when = local_time(record.get("completed_at") or record.get("created_at"))
-    payer = record.get("counterparty_name") or "unknown payer"
-    return f"{when} · {brl(record.get('amount'))} · {payer} · {record.get('transaction_id')}"

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Final
 
-from pixops.widgets._api import Record, is_refund_id
+from pixops.widgets._api import Record, is_refund_id, parse_time
 from pixops.widgets._format import brl, label, local_time, plural
 
 __all__ = [
@@ -17,8 +17,11 @@ __all__ = [
     "RefundReason",
     "amount_problem",
     "disputed",
+    "is_received",
     "not_refundable",
+    "payment_label",
     "reason_help",
+    "settled_at",
 ]
 
 #: After a 500 the service may have made the refund, and only 2xx answers are replayed
@@ -112,3 +115,20 @@ def reason_help(
         ago = plural(-days_left, "day")
         return text + f", {ago} ago. The central bank will refuse it (DT05).", "error"
     return text + f" ({plural(days_left, 'day')} left).", "warn" if days_left <= 7 else "info"
+
+
+def is_received(record: Record) -> bool:
+    """Whether a transaction is a payment received and settled (the only refundable kind)."""
+    return record.get("direction") == "inbound" and record.get("status") == "settled"
+
+
+def settled_at(record: Record) -> datetime | None:
+    """When a payment settled, the moment each reason's deadline counts from."""
+    return parse_time(record.get("completed_at")) or parse_time(record.get("created_at"))
+
+
+def payment_label(record: Record) -> str:
+    """A received payment in the picker: when, how much, who, then its id."""
+    when = local_time(record.get("completed_at") or record.get("created_at"))
+    payer = record.get("counterparty_name") or "unknown payer"
+    return f"{when} · {brl(record.get('amount'))} · {payer} · {record.get('transaction_id')}"

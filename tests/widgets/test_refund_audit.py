@@ -1,0 +1,37 @@
+"""RefundPanel: what is confirmed is what was reviewed, the note included."""
+
+from __future__ import annotations
+
+from tests.widgets.conftest import Desk
+from tests.widgets.test_refund import PAYMENT, chosen
+
+
+def test_a_note_changed_after_the_review_needs_a_new_review(desk: Desk) -> None:
+    panel = chosen(desk)
+    panel.amount.value = "R$ 1,00"
+    panel.description.value = "Troca"
+    panel.review_button.click()
+    assert not panel.confirm_button.disabled
+    assert "note “Troca”" in panel.status.value  # the review shows the note it will send
+    panel.description.value = "x" * 141  # too long: the service would refuse it
+    assert panel.confirm_button.disabled
+    assert "press Review refund again" in panel.status.value
+    panel.confirm()
+    assert desk.posts() == []
+    panel.review_button.click()
+    assert "at most 140 characters" in panel.status.value
+    panel.description.value = "Troca de tamanho"
+    panel.review_button.click()
+    panel.confirm_button.click()
+    panel.confirm_button.click()  # a double click
+    assert desk.posts() == [
+        (
+            "/pix/refund",
+            {
+                "original_transaction_id": PAYMENT,
+                "amount": 100,
+                "reason": "MD06",
+                "description": "Troca de tamanho",
+            },
+        )
+    ]
