@@ -50,7 +50,17 @@ def _filters(given: dict[str, Any]) -> dict[str, Any]:
         )
     status = given.get("status")
     if status is not None and status not in _STATUS:
-        raise ValueError(f"status must be one of {_STATUS}, not {status!r}")
+        hint = ""
+        if isinstance(status, str) and status.strip().lower() in _STATUS:
+            hint = f" (write {status.strip().lower()!r})"
+        elif isinstance(status, str):
+            # The frame's `status` column says "completed"; the filter is the spec's
+            # settlement state, the frame's `payment_status`.
+            hint = (
+                "; the filter matches the payment_status column, not status"
+                " (filter the frame for other columns)"
+            )
+        raise ValueError(f"status must be one of {_STATUS}, not {status!r}{hint}")
     kind = given.get("type")
     if kind is not None and kind not in _TYPES:
         raise ValueError(f"type must be one of {_TYPES}, not {kind!r}")
@@ -178,8 +188,17 @@ def load_statement(
 
     Days are UTC days unless ``tz`` names a zone (``"America/Sao_Paulo"``): then they
     are business days there, fetched as the UTC days covering both ends and trimmed to
-    the exact instants. ``filters``: ``status``, ``type``, ``per_page``. Rows are
-    de-duplicated by ``id``. Columns and types: `pixops.frames.STATEMENT_SCHEMA`.
+    the exact instants. ``filters``: ``status`` (settled, rejected, failed, processing:
+    the ``payment_status`` column; ``status`` says "completed"), ``type``, ``per_page``.
+    Rows are de-duplicated by ``id``. Columns and types: `pixops.frames.STATEMENT_SCHEMA`.
+
+    Money stays ``int64[pyarrow]`` through merge, concat, groupby/pivot/resample sums,
+    ``fillna`` and ``cumsum``; it does not through ``mean``/``describe`` (doubles, as
+    statistics), ``rolling().sum()`` and ``.astype(float)`` (float64), nor ``pd.concat``
+    with a frame made by ``pd.DataFrame(columns=...)`` (object: start from
+    ``statement.iloc[:0]`` instead). ``check_frame`` says which column drifted. Save with
+    ``to_parquet`` and read back with ``pd.read_parquet(path, dtype_backend="pyarrow")``
+    (without it pandas cannot rebuild the categorical columns); a CSV keeps no types.
     """
     return to_frame(
         load_statement_table(

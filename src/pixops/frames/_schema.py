@@ -140,7 +140,9 @@ def _problems(
         actual = types[field.name]
         if actual is None:
             shown = dtypes[field.name] if dtypes is not None else "non-Arrow"
-            problems.append(f"{field.name}: {shown} is not Arrow-backed (want {field.type})")
+            problems.append(
+                f"{field.name}: {shown} is not Arrow-backed (want {pd.ArrowDtype(field.type)})"
+            )
         elif not _same_type(actual, field.type):
             problems.append(f"{field.name}: {actual} (want {field.type})")
         elif not field.nullable and nulls.get(field.name, 0):
