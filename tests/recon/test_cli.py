@@ -171,3 +171,24 @@ def test_an_html_report_that_cannot_be_made_is_refused_before_the_run(
     )  # fmt: skip
     assert (status, out.exists()) == (EXIT_BAD_INPUT, False)
     assert message in err
+
+
+@pytest.mark.parametrize(("inside", "message"), [("", "is a file"), ("sub", "is under a file")])
+def test_an_out_that_is_a_file_is_refused_before_the_service_is_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, inside: str, message: str
+) -> None:
+    # An unreachable service would exit 3: refused first, the run never reads it.
+    monkeypatch.setenv("PIXOPS_BASE_URL", "http://127.0.0.1:9")
+    monkeypatch.setenv("PIXOPS_CLIENT_ID", "id")
+    monkeypatch.setenv("PIXOPS_CLIENT_SECRET", "secret")
+    blocker = tmp_path / "results"
+    blocker.write_text("not a folder")
+    out = blocker / inside if inside else blocker
+    status, _, err = recon(
+        "--date", "2026-01-15", "--ledger", str(DATA / "sample_ledger.csv"),
+        "--out", str(out), "--quiet",
+    )  # fmt: skip
+    assert status == EXIT_BAD_INPUT
+    assert message in err
+    assert "give a folder" in err
+    assert blocker.read_text() == "not a folder"

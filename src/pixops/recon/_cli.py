@@ -78,6 +78,7 @@ def options_from(args: argparse.Namespace) -> ReconOptions:
     for name, path in (("--ledger", args.ledger), ("--balances", args.balances)):
         if path is not None and not path.is_file():
             raise _BadInputError(f"{name}: no such file: {path}")
+    _check_out(args.out)
     _check_html(getattr(args, "html", None), first, last)
     return ReconOptions(
         first=first,
@@ -89,6 +90,17 @@ def options_from(args: argparse.Namespace) -> ReconOptions:
         store=args.store,
         progress=not args.quiet,
     )
+
+
+def _check_out(out: Path) -> None:
+    """`--out` that is (or lies under) a file is refused before the service is read: the
+    run would fetch and reconcile everything and only then fail to write."""
+    for path in (out, *out.parents):
+        if path.exists():
+            if not path.is_dir():
+                where = "is a file" if path == out else f"is under a file ({path})"
+                raise _BadInputError(f"--out {out} {where}: give a folder for the results")
+            return
 
 
 def _check_html(html: Path | None, first: date, last: date) -> None:
