@@ -33,6 +33,7 @@ from pixops.widgets._charts import (
 )
 from pixops.widgets._format import (
     BUSINESS_TZ,
+    brl,
     count_text,
     html_table,
     message,
@@ -230,7 +231,6 @@ class ReconDashboard(w.VBox):  # type: ignore[misc]
             )
             return
         try:
-            parse_tz(tz)
             balances, load_first, load_last = self._balances(first, last, tz)
             statement = load_statement(self.client, load_first, load_last, tz=tz, progress=False)
             result = reconcile(
@@ -391,12 +391,22 @@ class ReconDashboard(w.VBox):  # type: ignore[misc]
             return []
         frame = self.result.category(self.category.value)
         records = [{str(k): v for k, v in r.items()} for r in frame.to_dict(orient="records")]
-        needle = self.filter.value.strip().casefold()
+        needle = " ".join(self.filter.value.split()).casefold()
         if needle:
-            records = [
-                r for r in records if any(needle in str(v).casefold() for v in r.values() if v)
-            ]
+            records = [r for r in records if needle in self._searchable(r)]
         return records
+
+    def _searchable(self, record: dict[str, Any]) -> str:
+        """A row's text as its table shows it (reais, dd/mm/yyyy, the direction), ISO days too."""
+        words = [self._directions.get(str(record.get("transaction_id")), "")]
+        for key, value in _finding_row(record).items():
+            if key.endswith("_base") and value is not None:
+                words.append(brl(value))
+            elif isinstance(value, date):
+                words.append(f"{value:%d/%m/%Y} {value.isoformat()}")
+            elif value is not None:
+                words.append(str(value))
+        return "\n".join(words).casefold()
 
     def _show_table(self) -> None:
         records = self.rows()
