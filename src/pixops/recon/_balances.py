@@ -10,7 +10,7 @@ import csv
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, cast
 
 import pandas as pd
 import pyarrow as pa
@@ -77,11 +77,14 @@ def _balance_row(where: str, row: dict[str, Any]) -> tuple[datetime, int]:
 
 
 def balances_table(
-    balances: pd.DataFrame | pa.Table | Sequence[tuple[datetime, int]] | None,
+    balances: str | Path | pd.DataFrame | pa.Table | Sequence[tuple[datetime, int]] | None,
 ) -> pa.Table:
-    """Balance snapshots (``as_of``, ``balance_base``) as `BALANCES_SCHEMA`, validated."""
+    """Balance snapshots (``as_of``, ``balance_base``) as `BALANCES_SCHEMA`, validated;
+    a path is a snapshots CSV, read with `read_balances` (like a ledger's path)."""
     if balances is None:
         return BALANCES_SCHEMA.empty_table()
+    if isinstance(balances, (str, Path)):
+        return balances_table(read_balances(balances))
     if isinstance(balances, pd.DataFrame):
         balances = pa.Table.from_pandas(balances, preserve_index=False)
     if isinstance(balances, pa.Table):
@@ -98,9 +101,11 @@ def balances_table(
         if not pa.types.is_integer(balances.column("balance_base").type):
             raise TypeError("balance_base must be integers in base units")
     elif isinstance(balances, Sequence) and not isinstance(balances, (str, bytes)):
-        pairs = list(balances)
+        pairs = list(cast("Sequence[Any]", balances))  # a path was read above
     else:
-        raise TypeError("balances must be a DataFrame, a pyarrow.Table or (as_of, base) pairs")
+        raise TypeError(
+            "balances must be a CSV path, a DataFrame, a pyarrow.Table or (as_of, base) pairs"
+        )
     as_of: list[datetime] = []
     amounts: list[int] = []
     for number, pair in enumerate(pairs, start=1):

@@ -166,6 +166,10 @@ class ReconResult:
         in Brazil opens as numbers and dates. The machine-readable columns are in
         `to_csv` and `to_parquet`."""
         target = Path(path)
+        if target.is_dir():
+            raise IsADirectoryError(
+                f"{target} is a folder: give a file path (e.g. {target / 'discrepancies.csv'})"
+            )
         target.parent.mkdir(parents=True, exist_ok=True)
         frame = self.discrepancies
         columns = [str(name) for name in frame.columns]
@@ -301,6 +305,8 @@ def staged_directory(directory: str | Path) -> Iterator[Path]:
 
 def _directory(directory: str | Path) -> Path:
     out = Path(directory)
+    if out.exists() and not out.is_dir():  # mkdir says only "File exists"
+        raise NotADirectoryError(f"not a directory: {out}")
     out.mkdir(parents=True, exist_ok=True)
     return out
 

@@ -48,7 +48,7 @@ def reconcile(
     ledger: str | Path | pd.DataFrame | pa.Table,
     *,
     webhooks: pd.DataFrame | pa.Table | None = None,
-    balances: pd.DataFrame | pa.Table | list[tuple[datetime, int]] | None = None,
+    balances: str | Path | pd.DataFrame | pa.Table | list[tuple[datetime, int]] | None = None,
     start: date | str | None = None,
     end: date | str | None = None,
     tz: str | tzinfo = "America/Sao_Paulo",
@@ -62,7 +62,8 @@ def reconcile(
     - ``webhooks``: the inbox frame (`pixops.webhooks.Inbox.to_frame`): final statuses
       are checked against the statement and refunds are linked to their originals.
     - ``balances``: balance snapshots (``as_of``, ``balance_base``), e.g. the opening
-      snapshot and `balance_snapshot(client)`: each consecutive pair is rolled forward.
+      snapshot and `balance_snapshot(client)`, or a snapshots CSV path
+      (`read_balances`): each consecutive pair is rolled forward.
     - ``start``/``end``: business days (in ``tz``) to report on; rows just outside
       still match, so a payment booked on one side of midnight is a timing difference,
       not two missing items. None means unbounded.
@@ -108,7 +109,7 @@ def prepare_inputs(
     ledger: str | Path | pd.DataFrame | pa.Table,
     *,
     webhooks: pd.DataFrame | pa.Table | None = None,
-    balances: pd.DataFrame | pa.Table | list[tuple[datetime, int]] | None = None,
+    balances: str | Path | pd.DataFrame | pa.Table | list[tuple[datetime, int]] | None = None,
     scope: tuple[date | None, date | None] = (None, None),
     tz: str | tzinfo = "America/Sao_Paulo",
     mapping: LedgerMapping | None = None,
