@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
@@ -9,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pixops.frames import day_window, parse_day
+from pixops.frames import day_window, parse_day, parse_tz
 
 SP = ZoneInfo("America/Sao_Paulo")
 
@@ -74,3 +75,18 @@ def test_parse_day() -> None:
     assert parse_day("2026-02-28") == date(2026, 2, 28)
     with pytest.raises(ValueError, match="YYYY-MM-DD"):
         parse_day("2026-02-30")
+
+
+@pytest.mark.parametrize(
+    ("typed", "hint"),
+    [
+        ("america/sao_paulo", "did you mean 'America/Sao_Paulo'?"),
+        ("America/Sao_Paolo", "did you mean 'America/Sao_Paulo'?"),
+        (" America/Sao_Paulo ", "did you mean 'America/Sao_Paulo'?"),
+        ("BRT", "an IANA name such as 'America/Sao_Paulo'"),
+    ],
+)
+def test_a_mistyped_zone_is_answered_with_the_name_meant(typed: str, hint: str) -> None:
+    with pytest.raises(ValueError, match=f"unknown time zone {re.escape(repr(typed))}") as error:
+        parse_tz(typed)
+    assert hint in str(error.value)

@@ -9,10 +9,11 @@ the exact instants are trimmed afterwards.
 from __future__ import annotations
 
 import contextlib
+import difflib
 import re
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta, tzinfo
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
 __all__ = ["BUSINESS_TZ", "DayWindow", "day_window", "parse_day", "parse_tz"]
 
@@ -58,7 +59,19 @@ def parse_tz(value: str | tzinfo | None) -> tzinfo:
     try:
         return ZoneInfo(value)
     except (ZoneInfoNotFoundError, ValueError):
-        raise ValueError(f"unknown time zone {value!r}") from None
+        raise ValueError(f"unknown time zone {value!r}{_zone_hint(value)}") from None
+
+
+def _zone_hint(value: str) -> str:
+    """The closest IANA names, compared ignoring case ("america/sao_paulo", "Sao_Paolo")."""
+    names = {name.lower(): name for name in available_timezones()}
+    wanted = value.strip().lower()
+    if wanted in names:
+        return f"; did you mean {names[wanted]!r}?"
+    close = difflib.get_close_matches(wanted, list(names), n=2, cutoff=0.8)
+    if not close:
+        return " (an IANA name such as 'America/Sao_Paulo')"
+    return "; did you mean " + " or ".join(repr(names[name]) for name in close) + "?"
 
 
 def _tz_name(zone: tzinfo) -> str:
