@@ -4,18 +4,21 @@ a cell about 600 px wide): nothing is cut off at the right edge."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import ipywidgets as w
 import pytest
 
-from pixops.widgets import MedDefensePanel, RefundPanel, TransactionInspector
+from pixops.widgets import MedDefensePanel, ReconDashboard, RefundPanel, TransactionInspector
 from tests.widgets.conftest import Desk
 
+LEDGER = Path(__file__).resolve().parents[2] / "data" / "sample_ledger.csv"
 PANELS: dict[str, Callable[[Desk], Any]] = {
     "refunds": lambda desk: RefundPanel(desk.client, now=desk.now),
     "med": lambda desk: MedDefensePanel(desk.client, now=desk.now),
     "inspector": lambda desk: TransactionInspector(desk.client, now=desk.now),
+    "recon": lambda desk: ReconDashboard(desk.client, LEDGER, day="2026-01-15", now=desk.now),
 }
 
 
@@ -46,8 +49,14 @@ def test_rows_of_inputs_and_buttons_wrap(desk: Desk, name: str) -> None:
 def test_a_date_wraps_together_with_its_echo(desk: Desk) -> None:
     """From and its dd/mm/yyyy echo move to the next line as one (the echo never leaves
     its picker)."""
-    panel = RefundPanel(desk.client, now=desk.now)
-    dates = next(c for c in panel.children if panel.date_from in widgets_in(c))
+    for panel in (RefundPanel(desk.client, now=desk.now), PANELS["recon"](desk)):
+        _date_pairs(panel)
+
+
+def _date_pairs(panel: Any) -> None:
+    start, end = getattr(panel, "date_from", None), getattr(panel, "date_to", None)
+    start, end = start or panel.first_day, end or panel.last_day
+    dates = next(c for c in panel.children if start in widgets_in(c))
     pairs = [list(pair.children) for pair in dates.children]
-    assert [pair[0] for pair in pairs] == [panel.date_from, panel.date_to]
+    assert [pair[0] for pair in pairs] == [start, end]
     assert all(len(pair) == 2 and isinstance(pair[1], w.HTML) for pair in pairs)

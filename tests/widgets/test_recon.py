@@ -309,8 +309,8 @@ def test_a_day_before_the_first_balance_says_which_is_first(desk: Desk) -> None:
 def test_each_date_picker_says_its_date_the_brazilian_way(desk: Desk) -> None:
     board = ReconDashboard(desk.client, LEDGER, day="2026-01-15", now=desk.now)
     board.last_day.value = date(2026, 2, 1)
-    row = board.children[1]
-    echoes = [c.value for c in row.children if "pixops-date-echo" in c._dom_classes]
+    pairs = board.children[1].children  # each picker with its echo, wrapping as one
+    echoes = [c.value for p in pairs for c in p.children if "pixops-date-echo" in c._dom_classes]
     assert len(echoes) == 2
     assert "15/01/2026 (Thu, 15 Jan)" in echoes[0]
     assert "01/02/2026 (Sun, 1 Feb)" in echoes[1]

@@ -22,6 +22,8 @@ from pixops.widgets._base import (
     check_client,
     clock_for,
     date_echo,
+    fitted,
+    side_by_side,
     when_clicked,
 )
 from pixops.widgets._charts import (
@@ -170,7 +172,7 @@ class ReconDashboard(w.VBox):  # type: ignore[misc]
         self.status = w.HTML()
         self.summary = w.HTML()
         self.charts = w.Output()
-        self.category = w.Dropdown(description="Show", options=[], layout=w.Layout(width="420px"))
+        self.category = w.Dropdown(description="Show", options=[], layout=fitted("420px"))
         self.filter = w.Text(description="Filter", placeholder="reference, transaction or text")
         self.table = w.HTML()
         self.export_button = w.Button(description="Export", icon="download", disabled=True)
@@ -183,19 +185,15 @@ class ReconDashboard(w.VBox):  # type: ignore[misc]
         super().__init__(
             [
                 w.HTML("<h3 style='margin:4px 0'>Reconciliation</h3>"),
-                w.HBox(
-                    [
-                        self.first_day,
-                        date_echo(self.first_day),
-                        self.last_day,
-                        date_echo(self.last_day),
-                    ]
+                side_by_side(
+                    w.HBox([self.first_day, date_echo(self.first_day)]),
+                    w.HBox([self.last_day, date_echo(self.last_day)]),
                 ),
-                w.HBox([self.tz, self.run_button]),
+                side_by_side(self.tz, self.run_button),
                 self.status,
                 self.summary,
                 self.charts,
-                w.HBox([self.category, self.filter, self.export_button]),
+                side_by_side(self.category, self.filter, self.export_button),
                 self.export_status,
                 self.table,
             ]
