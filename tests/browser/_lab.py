@@ -275,3 +275,37 @@ def screenshot_notebook(page: Page, name: str, *, max_parts: int = 8) -> list[Pa
         if not moved:
             break
     return paths
+
+
+#: Widgets (inputs, pickers, buttons, labels) of an output whose right edge runs past the
+#: output's: Lab clips them, so a date, a filter or a button is cut off.
+_CUT_WIDGETS_JS = """() => {
+  const cut = [];
+  for (const area of document.querySelectorAll('.jp-OutputArea-output')) {
+    const edge = area.getBoundingClientRect().right;
+    for (const el of area.querySelectorAll('.jupyter-widgets:not(.widget-box)')) {
+      const r = el.getBoundingClientRect();
+      if (r.width > 0 && r.right > edge + 4) {
+        cut.push(`${(el.innerText || '').trim().slice(0, 40)} [right ${Math.round(r.right)}`
+          + ` > ${Math.round(edge)}]`);
+      }
+    }
+  }
+  return cut;
+}"""
+
+
+def cut_widgets(page: Page) -> list[str]:
+    """Every widget that runs past the right edge of its output (empty when none)."""
+    found: list[str] = page.evaluate(_CUT_WIDGETS_JS)
+    return found
+
+
+def narrow_with_file_browser(page: Page) -> None:
+    """A 1024 px window with JupyterLab's file browser open beside the notebook."""
+    page.set_viewport_size({"width": 1024, "height": 900})
+    tab = page.locator(".jp-SideBar.jp-mod-left .lm-TabBar-tab[data-id='filebrowser']").first
+    if "lm-mod-current" not in (tab.get_attribute("class") or ""):
+        tab.click()
+    expect(page.locator(".jp-FileBrowser").first).to_be_visible()
+    page.wait_for_timeout(500)  # the notebook settles at its narrower width

@@ -16,6 +16,8 @@ from tests.browser._lab import (
     Server,
     clipped_chart_text,
     clipped_tables,
+    cut_widgets,
+    narrow_with_file_browser,
     open_notebook,
     run_all_cells,
     screenshot,
@@ -102,6 +104,11 @@ def test_daily_reconciliation_dashboard_reconciles_and_exports(
     expect(panel).to_contain_text(re.compile(r"Exported \d+ files"))
     assert not _RAW_BASE_UNITS.search(panel.locator("table").first.inner_text())
     screenshot_at(page, panel.get_by_text(re.compile("Exported")).first, "daily-dashboard")
+    # A finance desk's 1024 px screen with the file browser open: nothing is cut off.
+    narrow_with_file_browser(page)
+    assert cut_widgets(page) == [], "a dashboard date, filter or button is cut off"
+    assert clipped_tables(page) == [], "a dashboard table runs off the notebook"
+    screenshot_at(page, panel.get_by_text("Time zone").first, "daily-dashboard-1024")
 
 
 def test_refunds_panel_refunds_part_of_a_payment(page: Page, lab: Server, workspace: Path) -> None:
