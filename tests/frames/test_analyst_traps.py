@@ -3,12 +3,20 @@
 from __future__ import annotations
 
 import io
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
 import pytest
 
-from pixops.frames import MONEY_DTYPE, SchemaDriftError, check_frame, load_statement
+from pixops.frames import (
+    MONEY_DTYPE,
+    WINDOW_ATTR,
+    LocalStore,
+    SchemaDriftError,
+    check_frame,
+    load_statement,
+)
 
 
 @pytest.fixture(scope="module")
@@ -60,3 +68,15 @@ def test_a_status_filter_of_another_column_says_which_column_it_filters(
     # Refused before any call: no client is needed to find the mistake.
     with pytest.raises(ValueError, match=f"status must be one of .*{hint}"):
         load_statement(object(), "2026-01-15", "2026-01-15", status=status)
+
+
+def test_loaded_frames_carry_the_window_they_were_loaded_for(
+    demo_client: Any, day: pd.DataFrame, tmp_path: Path
+) -> None:
+    window = {"start": "2026-01-15T03:00:00+00:00", "end": "2026-01-16T03:00:00+00:00"}
+    assert day.attrs[WINDOW_ATTR] == window
+    store = LocalStore(tmp_path / "pix.duckdb")
+    store.sync(demo_client, "2026-01-15", "2026-01-15", tz="America/Sao_Paulo", progress=False)
+    stored = store.statement("2026-01-15", "2026-01-15", tz="America/Sao_Paulo")
+    store.close()
+    assert stored.attrs[WINDOW_ATTR] == window

@@ -16,6 +16,7 @@ declared in `STATEMENT_SCHEMA`; `check_frame` raises `SchemaDriftError` on any d
 
 from pixops.frames._days import BUSINESS_TZ, DayWindow, day_window, parse_day, parse_tz
 from pixops.frames._load import (
+    WINDOW_ATTR,
     as_relation,
     as_table,
     link_refund_originals,
@@ -46,6 +47,7 @@ __all__ = [
     "MONEY_DTYPE",
     "STATEMENT_SCHEMA",
     "TRANSACTIONS_SCHEMA",
+    "WINDOW_ATTR",
     "DayWindow",
     "LocalStore",
     "PageParseError",

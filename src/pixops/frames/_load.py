@@ -22,6 +22,7 @@ from pixops.frames._parse import deduplicate_by_id, parse_pages
 from pixops.frames._schema import STATEMENT_SCHEMA, check_frame, check_table, to_frame
 
 __all__ = [
+    "WINDOW_ATTR",
     "RawPages",
     "as_relation",
     "as_table",
@@ -174,6 +175,25 @@ def load_transactions_table(
     return _load(client, "transactions", start, end, tz, progress, link_refunds, filters)
 
 
+#: ``DataFrame.attrs`` key of a loaded frame: its window of instants (``start``, ``end``:
+#: ISO text, UTC, end exclusive), which `pixops.recon.reconcile` compares with the days
+#: it reports on.
+WINDOW_ATTR = "pixops_window"
+
+
+def marked_window(
+    frame: pd.DataFrame, start: date | str, end: date | str, tz: str | tzinfo | None
+) -> pd.DataFrame:
+    """``frame`` with the instants of days ``start``..``end`` in ``tz`` in its attrs."""
+    window = day_window(start, end, tz)
+    # ISO text, not datetimes: pyarrow writes attrs into Parquet's metadata as JSON.
+    frame.attrs[WINDOW_ATTR] = {
+        "start": window.start_at.isoformat(),
+        "end": window.end_at.isoformat(),
+    }
+    return frame
+
+
 def load_statement(
     client: object,
     start: date | str,
@@ -200,11 +220,12 @@ def load_statement(
     ``to_parquet`` and read back with ``pd.read_parquet(path, dtype_backend="pyarrow")``
     (without it pandas cannot rebuild the categorical columns); a CSV keeps no types.
     """
-    return to_frame(
+    frame = to_frame(
         load_statement_table(
             client, start, end, tz=tz, progress=progress, link_refunds=link_refunds, **filters
         )
     )
+    return marked_window(frame, start, end, tz)
 
 
 def load_transactions(
@@ -218,11 +239,12 @@ def load_transactions(
     **filters: Any,
 ) -> pd.DataFrame:
     """`GET /transactions` like `load_statement` (the same schema; ``tag`` filled)."""
-    return to_frame(
+    frame = to_frame(
         load_transactions_table(
             client, start, end, tz=tz, progress=progress, link_refunds=link_refunds, **filters
         )
     )
+    return marked_window(frame, start, end, tz)
 
 
 def as_table(data: pd.DataFrame | pa.Table) -> pa.Table:

@@ -20,7 +20,7 @@ import pyarrow as pa
 
 from pixops.client import PermissionDeniedError
 from pixops.frames._days import day_window
-from pixops.frames._load import load_statement_table
+from pixops.frames._load import load_statement_table, marked_window
 from pixops.frames._schema import STATEMENT_SCHEMA, conform_table, to_frame
 
 __all__ = ["LocalStore", "SyncReport"]
@@ -276,7 +276,8 @@ class LocalStore:
         allow_unsynced: bool = False,
     ) -> pd.DataFrame:
         """`statement_table` as an Arrow-backed DataFrame."""
-        return to_frame(self.statement_table(start, end, tz=tz, allow_unsynced=allow_unsynced))
+        table = self.statement_table(start, end, tz=tz, allow_unsynced=allow_unsynced)
+        return marked_window(to_frame(table), start, end, tz)
 
     def row_count(self) -> int:
         found = self._open().execute("SELECT COUNT(*) FROM statement").fetchall()

@@ -8,11 +8,13 @@ into float64).
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import date, datetime, tzinfo
+from datetime import date, datetime, time, timedelta, tzinfo
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import duckdb
 import numpy as np
@@ -20,7 +22,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from pixops.frames import as_table, parse_tz, to_frame
+from pixops.frames import WINDOW_ATTR, as_table, parse_tz, to_frame
 from pixops.recon._balances import balances_table
 from pixops.recon._database import cursor
 from pixops.recon._inputs import LedgerMapping, days_or_none, read_ledger, webhooks_table
@@ -66,7 +68,9 @@ def reconcile(
       (`read_balances`): each consecutive pair is rolled forward.
     - ``start``/``end``: business days (in ``tz``) to report on; rows just outside
       still match, so a payment booked on one side of midnight is a timing difference,
-      not two missing items. None means unbounded.
+      not two missing items. None means unbounded. A frame from `load_statement` that
+      does not cover these days in ``tz`` and a day either side (UTC days, the loader's
+      default) is a UserWarning: the rows it lacks would read as missing.
     Returns a `ReconResult`.
     """
     if connection is not None and not isinstance(connection, duckdb.DuckDBPyConnection):
@@ -77,6 +81,7 @@ def reconcile(
     zone = _zone_name(tz)
     first = days_or_none(start, "start")
     last = days_or_none(end, "end")
+    _warn_if_not_loaded(statement, first, last, zone)
     inputs = prepare_inputs(
         statement,
         ledger,
@@ -101,6 +106,49 @@ def reconcile(
         first_day=first,
         last_day=last,
         tz=zone,
+    )
+
+
+def _warn_if_not_loaded(
+    statement: object, first: date | None, last: date | None, zone: str
+) -> None:
+    """Warn when a frame from `load_statement` was loaded for other instants than the days
+    reported on (UTC days, the loader's default, beside São Paulo days here): rows it lacks
+    would read as ``missing_in_statement``. A frame without the mark is not judged."""
+    loaded = statement.attrs.get(WINDOW_ATTR) if isinstance(statement, pd.DataFrame) else None
+    try:
+        start_at = datetime.fromisoformat(loaded["start"])  # type: ignore[index]
+        end_at = datetime.fromisoformat(loaded["end"])  # type: ignore[index]
+    except (TypeError, KeyError, ValueError):
+        return
+    if start_at.tzinfo is None or end_at.tzinfo is None:
+        return
+    local = ZoneInfo(zone)
+    need_start = None if first is None else datetime.combine(first, time.min, tzinfo=local)
+    day = timedelta(days=1)
+    need_end = None if last is None else datetime.combine(last + day, time.min, tzinfo=local)
+    if (need_start is not None and start_at > need_start) or (
+        need_end is not None and end_at < need_end
+    ):
+        problem = (
+            "does not cover the days reported on: ledger entries of the hours it lacks will"
+            " read as missing_in_statement"
+        )
+    elif (need_start is not None and start_at > need_start - day) or (
+        need_end is not None and end_at < need_end + day
+    ):
+        problem = (
+            "does not span a whole day either side of the days reported on: a payment"
+            " booked across midnight will read as missing, not as a timing_difference"
+        )
+    else:
+        return
+    warnings.warn(
+        f"the statement was loaded for {start_at:%Y-%m-%d %H:%M} to {end_at:%Y-%m-%d %H:%M}"
+        f" UTC, which {problem}; load it with tz={zone!r} from the day before start to the"
+        " day after end (as pixops recon does)",
+        UserWarning,
+        stacklevel=3,
     )
 
 
