@@ -88,3 +88,11 @@ def test_a_pt_br_excel_ledger_is_read_with_its_days(tmp_path: Path) -> None:
 def test_days_in_a_mix_of_forms_or_impossible_are_refused(days: list[str], message: str) -> None:
     with pytest.raises(LedgerError, match=message):
         read_ledger(ledger(booked_on=days))
+
+
+def test_reais_text_in_a_base_unit_column_says_which_unit_to_give() -> None:
+    frame = ledger(amount_base=["R$ 157,16", "3"])
+    with pytest.raises(LedgerError, match=r"row 1, .*base units.*amount_unit='reais'"):
+        read_ledger(frame)
+    with pytest.raises(LedgerError, match=r"centavos \(R\$ 1,00 is 100\)$"):
+        read_ledger(ledger(amount_base=["abc", "3"]), LedgerMapping(amount_unit="centavos"))

@@ -7,6 +7,7 @@ cells are read as text (never through float) and converted with integer arithmet
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import re
 from collections.abc import Sequence
@@ -276,7 +277,11 @@ def _money_cell(cell: str, unit: str, factor: int, name: str, where: str) -> int
             return parse_base(text)
         digits = text[1:] if text.startswith("-") else text
         if not digits.isascii() or not digits.isdigit():
-            raise MoneyError(f"not a whole number of {_UNIT_WORDS[unit]}")
+            hint = ""
+            with contextlib.suppress(MoneyError):  # reais text: say how to read it
+                parse_base(text)
+                hint = "; for amounts in reais give LedgerMapping(amount_unit='reais')"
+            raise MoneyError(f"not a whole number of {_UNIT_WORDS[unit]}{hint}")
         return check_int64(int(text, 10) * factor)
     except MoneyError as error:
         raise LedgerError(f"{where}, column {name!r}: {cell!r}: {error}") from None
