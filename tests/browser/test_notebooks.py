@@ -108,6 +108,8 @@ def test_daily_reconciliation_dashboard_reconciles_and_exports(
     narrow_with_file_browser(page)
     assert cut_widgets(page) == [], "a dashboard date, filter or button is cut off"
     assert clipped_tables(page) == [], "a dashboard table runs off the notebook"
+    summary = panel.locator(".widget-html").filter(has_text="Category").first
+    assert scrolling_tables(summary) == [], "the summary's amounts are hidden sideways"
     screenshot_at(page, panel.get_by_text("Time zone").first, "daily-dashboard-1024")
 
 

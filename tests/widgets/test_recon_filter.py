@@ -43,3 +43,13 @@ def test_the_filter_finds_days_and_directions_as_shown(
     assert board.rows() == []
     assert "No rows." in board.table.value
     board.filter.value = ""
+
+
+def test_the_summary_wraps_its_categories_narrowly(
+    ran: tuple[ReconDashboard, Recorder],  # noqa: F811
+) -> None:
+    """At 1024 px with the file browser open, the category names wrap so that the
+    amounts beside them fit (a 16em category pushed the differences out of view)."""
+    board, _ = ran
+    assert "min-width:9em" in board.summary.value
+    assert "min-width:16em" not in board.summary.value

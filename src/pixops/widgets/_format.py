@@ -245,7 +245,7 @@ def message(text: str, tone: str = "info") -> str:
 #: Amounts, times, one-word cells (ids, dates) and short phrases never break, so they
 #: read and copy whole; longer prose wraps, but at a readable width, not a word per line.
 _NO_BREAK: Final = "white-space:nowrap"
-_PROSE: Final = "white-space:normal;min-width:16em"
+_PROSE: Final = "white-space:normal;min-width:{}"
 _SHORT_PHRASE: Final = 20
 
 
@@ -259,10 +259,11 @@ def html_table(
     number_columns: Iterable[str] = (),
     event_columns: Iterable[str] = (),
     empty: str = "Nothing to show.",
+    prose_width: str = "16em",
 ) -> str:
     """Rows as an HTML table: money in reais and counts pt-BR (both right-aligned), times
     in São Paulo, codes and webhook event types as words (the code itself in the
-    tooltip), other text left."""
+    tooltip), other text left; a long phrase wraps, at least `prose_width` wide."""
     money_set, time_set = set(money_columns), set(time_columns)
     code_set, number_set, event_set = set(code_columns), set(number_columns), set(event_columns)
     right = money_set | number_set
@@ -291,7 +292,7 @@ def html_table(
                     text = _cell_text(value)
                     # Short phrases stay on one line (no 16em minimum); long ones wrap.
                 short = " " not in text.strip() or len(text) <= _SHORT_PHRASE
-                align, wrap = "left", _NO_BREAK if short else _PROSE
+                align, wrap = "left", _NO_BREAK if short else _PROSE.format(prose_width)
             cells.append(
                 f'<td style="text-align:{align};padding:2px 8px;{wrap};'
                 f'vertical-align:top"{tip}>{html.escape(text)}</td>'

@@ -349,6 +349,7 @@ class ReconDashboard(w.VBox):  # type: ignore[misc]
             _SUMMARY_COLUMNS,
             money_columns={"ledger_amount_base", "statement_amount_base", "difference_base"},
             number_columns={"items"},
+            prose_width="9em",  # the categories wrap: the amounts fit a 1024 px window
         )
         self.charts.outputs = ()
         # Charts of a day with nothing on it would be four empty frames.
