@@ -35,3 +35,25 @@ def test_a_note_changed_after_the_review_needs_a_new_review(desk: Desk) -> None:
             },
         )
     ]
+
+
+def test_too_late_for_every_reason_says_none_is_left(desk: Desk) -> None:
+    desk.month.sandbox.advance(days=100)  # past even MD06's 90 days
+    panel = chosen(desk)
+    panel.amount.value = "R$ 1,00"
+    panel.review_button.click()
+    assert "Too late for reason MD06" in panel.status.value
+    assert "no reason is valid any longer" in panel.status.value
+    assert "Choose a reason still valid" not in panel.status.value
+    assert panel.confirm_button.disabled
+
+
+def test_too_late_for_one_reason_names_those_still_valid(desk: Desk) -> None:
+    desk.month.sandbox.advance(days=40)  # AM09, SL02, RR04 (30 days) have passed
+    panel = chosen(desk)
+    panel.amount.value = "R$ 1,00"
+    panel.reason.value = "AM09"
+    panel.review_button.click()
+    assert "Too late for reason AM09" in panel.status.value
+    assert "Still valid: MD06, BE08, FR01." in panel.status.value
+    assert panel.confirm_button.disabled

@@ -62,6 +62,7 @@ from pixops.widgets._refund_words import (
     payment_label,
     reason_help,
     settled_at,
+    still_valid,
 )
 
 __all__ = ["RefundPanel"]
@@ -343,7 +344,8 @@ class RefundPanel(w.VBox):  # type: ignore[misc]
         if late is not None:
             self._set_status(
                 f"Too late for reason {self.reason.value}: its deadline was {local_time(late)}, "
-                "so the central bank would refuse this refund. Choose a reason still valid.",
+                "so the central bank would refuse this refund. "
+                + still_valid(settled_at(self.selected), self._now()),
                 "error",
             )
             return

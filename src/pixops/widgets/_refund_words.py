@@ -22,6 +22,7 @@ __all__ = [
     "payment_label",
     "reason_help",
     "settled_at",
+    "still_valid",
 ]
 
 #: After a 500 the service may have made the refund, and only 2xx answers are replayed
@@ -132,3 +133,18 @@ def payment_label(record: Record) -> str:
     when = local_time(record.get("completed_at") or record.get("created_at"))
     payer = record.get("counterparty_name") or "unknown payer"
     return f"{when} · {brl(record.get('amount'))} · {payer} · {record.get('transaction_id')}"
+
+
+def still_valid(settled: datetime | None, now: datetime) -> str:
+    """After a reason's deadline: the reasons whose deadline has not passed, or that none
+    is left (past MD06's 90 days the payment can no longer be refunded by PIX)."""
+    if settled is None:
+        return "Choose a reason still valid."
+    valid = [
+        r.code
+        for r in REFUND_REASONS
+        if (settled + timedelta(days=r.deadline_days)).date() >= now.date()
+    ]
+    if not valid:
+        return "It is past every reason's deadline: no reason is valid any longer."
+    return f"Still valid: {', '.join(valid)}."
