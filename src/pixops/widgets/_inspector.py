@@ -392,6 +392,7 @@ class TransactionInspector(w.VBox):  # type: ignore[misc]
         )
 
     def _clear(self) -> None:
+        self.matches.options = []  # an earlier search's match no longer goes with the tabs
         self.record, self.shapes, self.timeline = None, {}, []
         self.refunds, self.cases = [], []
         for view in (self.summary, self.timeline_view, self.refunds_view, self.med_view):
