@@ -363,7 +363,10 @@ def test_a_notebook_stops_on_one_plain_line_when_there_is_no_result(
     ("typed", "words"),
     [
         ("", "Type the time zone the days are counted in, like America/Sao_Paulo."),
-        ("sao paulo", "Unknown time zone “sao paulo”: type it like America/Sao_Paulo."),
+        ("sao paulo", "Unknown time zone “sao paulo”: did you mean America/Sao_Paulo?"),
+        ("america/sao_paolo", "“america/sao_paolo”: did you mean America/Sao_Paulo?"),
+        ("America/Sao Paulo", "“America/Sao Paulo”: did you mean America/Sao_Paulo?"),
+        ("Mars/Olympus", "“Mars/Olympus”: type it like America/Sao_Paulo."),
     ],
 )
 def test_a_time_zone_typo_says_how_to_type_it(desk: Desk, typed: str, words: str) -> None:

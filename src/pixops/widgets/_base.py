@@ -23,6 +23,7 @@ __all__ = [
     "inbox_for",
     "side_by_side",
     "when_clicked",
+    "zone_hint",
 ]
 
 Clock = Callable[[], datetime]
@@ -197,3 +198,20 @@ def check_service(client: Any) -> None:
         # service that accepted it, which is all this asks (a MED desk's key, say).
         if getattr(error, "code", None) != "missing_permission":
             raise Stopped(problem(error)) from None
+
+
+def zone_hint(typed: str) -> str:
+    """How to fix a time zone not understood: the zone meant, when the typo is only its
+    case, its spaces or a letter or two (``america/sao_paolo``), else an example."""
+    import difflib
+    import zoneinfo
+
+    zones = {name.casefold(): name for name in zoneinfo.available_timezones()}
+    cities = {name.rsplit("/", 1)[-1]: name for name in zones}
+    wanted = "_".join(typed.split()).casefold()
+    close = difflib.get_close_matches(wanted, list(zones), n=1, cutoff=0.85) or (
+        difflib.get_close_matches(wanted, list(cities), n=1, cutoff=0.85)
+    )
+    if close:
+        return f"did you mean {zones[cities.get(close[0], close[0])]}?"
+    return "type it like America/Sao_Paulo."

@@ -25,6 +25,7 @@ from pixops.widgets._base import (
     fitted,
     side_by_side,
     when_clicked,
+    zone_hint,
 )
 from pixops.widgets._charts import (
     append_figure,
@@ -219,7 +220,7 @@ class ReconDashboard(w.VBox):  # type: ignore[misc]
         try:
             parse_tz(tz)
         except ValueError:
-            self._refuse(f"Unknown time zone “{tz}”: type it like America/Sao_Paulo.")
+            self._refuse(f"Unknown time zone “{tz}”: {zone_hint(tz)}")
             return
         today = self._now().astimezone(BUSINESS_TZ).date()
         if last > today:
