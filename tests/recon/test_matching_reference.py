@@ -14,12 +14,16 @@ from typing import Any
 from unittest import mock
 
 import pandas as pd
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pixops.recon import ReconResult, reconcile
 from tests.recon.builders import ledger_table, statement_row, statement_table
 from tests.recon.legacy_matching import legacy_steps
+
+# Copies of an id are these tests' input on purpose; `reconcile` warns of them for analysts.
+pytestmark = pytest.mark.filterwarnings("ignore:.*repeat an id of another row:UserWarning")
 
 KEYS = ["k0", "k1", "k2", "k3"]  # identifiers rows and entries may share
 DAYS = [date(2026, 1, 14), date(2026, 1, 15), date(2026, 1, 16)]

@@ -19,6 +19,9 @@ from tests.recon.builders import (
     statement_table,
 )
 
+# Copies of an id are these tests' input on purpose; `reconcile` warns of them for analysts.
+pytestmark = pytest.mark.filterwarnings("ignore:.*repeat an id of another row:UserWarning")
+
 OPENING_AT = datetime(2026, 1, 15, 3, 0, tzinfo=UTC)
 CLOSING_AT = datetime(2026, 1, 17, 3, 0, tzinfo=UTC)
 

@@ -74,3 +74,17 @@ def test_a_table_or_an_unmarked_frame_is_not_judged(client: Any) -> None:
     assert run(as_table(statement))[1] == []
     statement.attrs.clear()
     assert run(statement)[1] == []
+
+
+def test_overlapping_loads_concatenated_are_warned_about_once(client: Any) -> None:
+    first = load_statement(client, "2026-01-14", "2026-01-15", tz=SP, progress=False)
+    second = load_statement(client, "2026-01-15", "2026-01-16", tz=SP, progress=False)
+    both = pd.concat([first, second], ignore_index=True)
+    result, said = run(both)
+    copies = [text for text in said if "repeat an id" in text]
+    assert len(copies) == 1
+    assert copies[0].startswith(f"{result.counts['duplicate'] - 1} statement rows")
+    assert "drop_duplicates('id', keep='last')" in copies[0]
+    clean, said = run(both.drop_duplicates("id", keep="last"))
+    assert clean.counts["duplicate"] == 1  # the planted double booking
+    assert not [text for text in said if "repeat an id" in text]

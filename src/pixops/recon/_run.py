@@ -28,6 +28,7 @@ from pixops.recon._database import cursor
 from pixops.recon._inputs import LedgerMapping, days_or_none, read_ledger, webhooks_table
 from pixops.recon._result import CATEGORIES, ReconResult
 from pixops.recon._sql import LOOKUPS, OUTPUTS, STEPS
+from pixops.recon._sql._findings import COPY_DETAIL
 
 __all__ = ["balance_snapshot", "prepare_inputs", "reconcile", "run_steps"]
 
@@ -97,6 +98,7 @@ def reconcile(
     finally:
         if connection is None:
             con.close()
+    _warn_of_copies(outputs["discrepancies"])
     return ReconResult(
         matched=outputs["matched"],
         discrepancies=outputs["discrepancies"],
@@ -150,6 +152,20 @@ def _warn_if_not_loaded(
         UserWarning,
         stacklevel=3,
     )
+
+
+def _warn_of_copies(discrepancies: pd.DataFrame) -> None:
+    """Copies of a statement id are `duplicate` findings; many of them are most likely two
+    overlapping loads concatenated (the loaders never return a copy): say how to drop them."""
+    copies = int((discrepancies["detail"] == COPY_DETAIL).sum())
+    if copies:
+        warnings.warn(
+            f"{copies} statement rows repeat an id of another row and are reported as"
+            " duplicate: if the statement joins overlapping loads, drop the copies first"
+            " (statement.drop_duplicates('id', keep='last'))",
+            UserWarning,
+            stacklevel=3,
+        )
 
 
 def prepare_inputs(

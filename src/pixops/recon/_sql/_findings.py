@@ -5,6 +5,7 @@ from __future__ import annotations
 
 __all__ = [
     "BALANCE_BREAKS",
+    "COPY_DETAIL",
     "DISCREPANCIES",
     "DOUBLE_BOOKED",
     "FINDINGS",
@@ -23,6 +24,9 @@ __all__ = [
     "UNPAIRED",
     "UNPICKED",
 ]
+
+#: The detail of a statement row whose id an earlier row already has (`reconcile` warns).
+COPY_DETAIL = "the same statement id is listed more than once"
 
 # Pairs in scope that differ in anything (few), with both sides' values and what differs.
 PAIR_ISSUES = """
@@ -172,7 +176,7 @@ SELECT 'duplicate', {_stmt_columns("s")},
 FROM unpaired s WHERE s.referenced AND s.payment_status = 'settled'
 UNION ALL
 SELECT 'duplicate', {_stmt_columns("r")},
-       'the same statement id is listed more than once'
+       '{COPY_DETAIL}'
 FROM (
     SELECT d.* FROM (
         SELECT s.sn, s.amount_base, s.fee_base,
