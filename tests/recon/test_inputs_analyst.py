@@ -96,3 +96,16 @@ def test_reais_text_in_a_base_unit_column_says_which_unit_to_give() -> None:
         read_ledger(frame)
     with pytest.raises(LedgerError, match=r"centavos \(R\$ 1,00 is 100\)$"):
         read_ledger(ledger(amount_base=["abc", "3"]), LedgerMapping(amount_unit="centavos"))
+
+
+def test_a_ledger_read_by_pandas_with_an_empty_fee_says_how_to_read_it(tmp_path: Path) -> None:
+    path = tmp_path / "ledger.csv"
+    path.write_text(
+        "entry_id,reference,direction,amount_base,fee_base,status,booked_on\n"
+        "L1,a,inbound,10000,,settled,2026-01-15\nL2,b,inbound,5,1,settled,2026-01-15\n",
+        encoding="utf-8",
+    )
+    with pytest.raises(LedgerError, match=r"'fee_base' is double.*dtype=str"):
+        read_ledger(pd.read_csv(path))
+    assert read_ledger(pd.read_csv(path, dtype=str)).column("fee_base").to_pylist() == [None, 1]
+    assert read_ledger(path).column("fee_base").to_pylist() == [None, 1]

@@ -234,6 +234,8 @@ def _money(table: pa.Table, name: str, unit: str, *, from_file: bool = False) ->
     if pa.types.is_floating(column.type):
         raise LedgerError(
             f"column {name!r} is {column.type}: write amounts as integers or text, not floats"
+            " (pandas reads a column with an empty cell as floats: give the file's path, or"
+            " read it with dtype=str)"
         )
     if pa.types.is_decimal(column.type):  # exact: Decimal reais (`frames.reais_decimal`)
         where = "line" if from_file else "row"
