@@ -153,9 +153,16 @@ def test_med_panel_submits_a_defense(page: Page, lab: Server, workspace: Path) -
     panel = page.locator(".widget-vbox").filter(has_text="MED disputes").first
     expect(panel).to_contain_text(_MONEY)
     assert scrolling_tables(panel) == [], "a MED table is wider than the panel"
-    panel.get_by_placeholder(re.compile("Your defense")).fill(
-        "Mercadoria entregue em 02/01 com comprovante de entrega assinado pelo pagador."
-    )
+    defense = panel.get_by_placeholder(re.compile("Your defense"))
+    defense.fill("Mercadoria entregue em 02/01 com comprovante de entrega assinado pelo pagador.")
+    # Another case chosen while a defense is typed: its box is its own, empty; back on
+    # the first case, the text typed for it is there again (never sent for the other).
+    picker = panel.locator("select").first
+    assert picker.locator("option").count() >= 2
+    picker.select_option(index=1)
+    expect(defense).to_have_value("")
+    picker.select_option(index=0)
+    expect(defense).to_have_value(re.compile("^Mercadoria entregue em 02/01"))
     widget_button(panel, "Submit defense").dblclick()  # a hurried double click: sent once
     expect(panel).to_contain_text(re.compile(r"Defense of \S+ received"))
     expect(panel).to_contain_text("Defense received")
