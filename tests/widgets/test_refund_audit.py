@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from tests.widgets.conftest import Desk
 from tests.widgets.test_refund import PAYMENT, chosen
 
@@ -57,3 +59,12 @@ def test_too_late_for_one_reason_names_those_still_valid(desk: Desk) -> None:
     assert "Too late for reason AM09" in panel.status.value
     assert "Still valid: MD06, BE08, FR01." in panel.status.value
     assert panel.confirm_button.disabled
+
+
+def test_the_refunds_table_puts_amount_and_status_before_the_long_id(desk: Desk) -> None:
+    """In a narrow notebook the table's right end scrolls out of view: the amount and the
+    status are read first, the 38-character refund id last (it is copied, not read)."""
+    panel = chosen(desk)
+    table = panel.details.value.split("<h4", 1)[1]
+    headers = re.findall(r"<th [^>]*>([^<]*)</th>", table)
+    assert headers == ["Requested", "Amount", "Status", "Refund"]

@@ -68,11 +68,11 @@ from pixops.widgets._refund_words import (
 __all__ = ["RefundPanel"]
 
 
-_REFUNDED_COLUMNS: Final = (
-    ("transaction_id", "Refund"),
+_REFUNDED_COLUMNS: Final = (  # the long id last: a narrow notebook scrolls it out of view
     ("created_at", "Requested"),
     ("amount", "Amount"),
     ("status", "Status"),
+    ("transaction_id", "Refund"),
 )
 _EVENT_COLUMNS: Final = (
     ("created_at", "When"),
