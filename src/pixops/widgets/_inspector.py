@@ -75,12 +75,12 @@ _TYPES: Final = {
 #: Where each timeline step comes from, in words.
 _RECORD, _NOTICE, _REFUND, _MED = "Transaction", "Service notice", "Refund", "MED case"
 _TIMELINE_COLUMNS: Final = (("at", "When (São Paulo)"), ("source", "Source"), ("what", "What"))
-_REFUND_COLUMNS: Final = (
-    ("transaction_id", "Refund"),
+_REFUND_COLUMNS: Final = (  # the long id last: a narrow notebook scrolls it out of view
     ("created_at", "Requested"),
     ("completed_at", "Completed"),
     ("amount", "Amount"),
     ("status", "Status"),
+    ("transaction_id", "Refund"),
 )
 _MED_COLUMNS: Final = (
     ("id", "Case"),
