@@ -194,6 +194,18 @@ def test_investigation_inspects_a_payment(page: Page, lab: Server, workspace: Pa
     assert "pix." not in panel.inner_text(), "a raw event code shown in the timeline"
     assert "webhook" not in panel.inner_text(), "a developer's word in the timeline"
     screenshot_at(page, panel.get_by_text("Charge paid").first, "investigation-timeline")
+    # At 1024 px with the file browser open the steps wrap, long refund ids included:
+    # nothing of the timeline or the refunds hides past the right edge.
+    narrow_with_file_browser(page)
+    assert scrolling_tables(panel) == [], "a timeline step runs past the notebook"
+    panel.get_by_role("tab", name="Refunds").click()
+    header = panel.locator("th:visible").filter(has_text="Amount").first
+    expect(header).to_be_attached()
+    amount, edge = header.bounding_box(), panel.bounding_box()
+    assert amount is not None
+    assert edge is not None
+    assert amount["x"] + amount["width"] <= edge["x"] + edge["width"], "refund amounts hidden"
+    page.set_viewport_size({"width": 1280, "height": 1000})
     panel.get_by_role("tab", name="API shapes").click()
     expect(panel).to_contain_text("payer_document")
     shapes = panel.inner_text()

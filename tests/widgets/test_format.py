@@ -244,3 +244,13 @@ def test_problems_read_as_plain_sentences() -> None:
 def test_a_long_message_wraps_at_a_reading_line_height() -> None:
     # Inside an ipywidgets HTML widget every line is otherwise a 28 px widget row.
     assert "line-height:1.45" in message("x " * 200, "error")
+
+
+def test_a_long_word_in_prose_breaks_rather_than_widen_the_table() -> None:
+    from pixops.widgets._format import html_table
+
+    what = "Refund PIXRETD99999999202601040839Obh57ATZYyJ requested, R$ 3,49"
+    table = html_table([{"what": what}], [("what", "What")])
+    assert "overflow-wrap:anywhere" in table
+    assert "min-width:16em" in table
+    assert "min-width:9em" in html_table([{"what": what}], [("what", "What")], prose_width="9em")

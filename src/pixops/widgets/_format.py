@@ -245,7 +245,9 @@ def message(text: str, tone: str = "info") -> str:
 #: Amounts, times, one-word cells (ids, dates) and short phrases never break, so they
 #: read and copy whole; longer prose wraps, but at a readable width, not a word per line.
 _NO_BREAK: Final = "white-space:nowrap"
-_PROSE: Final = "white-space:normal;min-width:{}"
+#: A long unbroken word in prose (a refund id in a timeline step) breaks where it must,
+#: rather than push the table past a narrow notebook and hide its end.
+_PROSE: Final = "white-space:normal;overflow-wrap:anywhere;min-width:{}"
 _SHORT_PHRASE: Final = 20
 
 
