@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from tests.widgets.conftest import Desk
 from tests.widgets.test_refund import PAYMENT, chosen
 
@@ -68,3 +70,19 @@ def test_the_refunds_table_puts_amount_and_status_before_the_long_id(desk: Desk)
     table = panel.details.value.split("<h4", 1)[1]
     headers = re.findall(r"<th [^>]*>([^<]*)</th>", table)
     assert headers == ["Requested", "Amount", "Status", "Refund"]
+
+
+@pytest.mark.parametrize("typed", ["   ", "Nobody With This Name", PAYMENT])
+def test_a_new_search_withdraws_the_refund_under_review(desk: Desk, typed: str) -> None:
+    """Find replaces the status line that asked "Refund R$ 1,00 to ...?": Confirm must not
+    stay enabled for a question no longer on screen."""
+    panel = chosen(desk)
+    panel.amount.value = "R$ 1,00"
+    panel.review_button.click()
+    assert not panel.confirm_button.disabled
+    panel.search.value = typed
+    panel.find_button.click()
+    assert panel.confirm_button.disabled
+    panel.confirm_button.click()
+    panel.confirm()
+    assert desk.posts() == []

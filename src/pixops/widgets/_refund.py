@@ -162,6 +162,7 @@ class RefundPanel(w.VBox):  # type: ignore[misc]
 
     def find(self) -> None:
         """Look the search text up as an identifier, else as a payer or an amount."""
+        self._pending_centavos, self.confirm_button.disabled = None, True  # its question goes
         self._set_status("")
         try:
             named = lookup(self.client, self.search.value, self._now())
