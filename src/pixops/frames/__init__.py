@@ -14,7 +14,14 @@ pointed at the real service, the same code gives the same frames. Columns and ty
 declared in `STATEMENT_SCHEMA`; `check_frame` raises `SchemaDriftError` on any drift.
 """
 
-from pixops.frames._days import BUSINESS_TZ, DayWindow, day_window, parse_day, parse_tz
+from pixops.frames._days import (
+    BUSINESS_TZ,
+    DayWindow,
+    day_window,
+    parse_day,
+    parse_tz,
+    zone_meant,
+)
 from pixops.frames._load import (
     WINDOW_ATTR,
     as_relation,
@@ -72,4 +79,5 @@ __all__ = [
     "parse_tz",
     "reais_decimal",
     "to_frame",
+    "zone_meant",
 ]

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta, tzinfo
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
-__all__ = ["BUSINESS_TZ", "DayWindow", "day_window", "parse_day", "parse_tz"]
+__all__ = ["BUSINESS_TZ", "DayWindow", "day_window", "parse_day", "parse_tz", "zone_meant"]
 
 #: How finance counts days for a Brazilian merchant.
 BUSINESS_TZ = "America/Sao_Paulo"
@@ -63,15 +63,21 @@ def parse_tz(value: str | tzinfo | None) -> tzinfo:
 
 
 def _zone_hint(value: str) -> str:
-    """The closest IANA names, compared ignoring case ("america/sao_paulo", "Sao_Paolo")."""
-    names = {name.lower(): name for name in available_timezones()}
-    wanted = value.strip().lower()
-    if wanted in names:
-        return f"; did you mean {names[wanted]!r}?"
-    close = difflib.get_close_matches(wanted, list(names), n=2, cutoff=0.8)
-    if not close:
-        return " (an IANA name such as 'America/Sao_Paulo')"
-    return "; did you mean " + " or ".join(repr(names[name]) for name in close) + "?"
+    meant = zone_meant(value)
+    return f"; did you mean {meant!r}?" if meant else " (an IANA name such as 'America/Sao_Paulo')"
+
+
+def zone_meant(typed: str) -> str | None:
+    """The IANA zone a mistyped name most likely means, or None: a typo of case, spaces
+    or a letter or two (``america/sao_paolo``, ``America/Sao Paulo``), or a city alone
+    (``sao paulo``)."""
+    zones = {name.casefold(): name for name in available_timezones()}
+    cities = {name.rsplit("/", 1)[-1]: name for name in zones}
+    wanted = "_".join(typed.split()).casefold()
+    close = difflib.get_close_matches(wanted, list(zones), n=1, cutoff=0.8) or (
+        difflib.get_close_matches(wanted, list(cities), n=1, cutoff=0.85)
+    )
+    return zones[cities.get(close[0], close[0])] if close else None
 
 
 def _tz_name(zone: tzinfo) -> str:

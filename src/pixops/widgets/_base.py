@@ -201,17 +201,8 @@ def check_service(client: Any) -> None:
 
 
 def zone_hint(typed: str) -> str:
-    """How to fix a time zone not understood: the zone meant, when the typo is only its
-    case, its spaces or a letter or two (``america/sao_paolo``), else an example."""
-    import difflib
-    import zoneinfo
+    """How to fix a time zone not understood: the zone meant, else an example."""
+    from pixops.frames import zone_meant
 
-    zones = {name.casefold(): name for name in zoneinfo.available_timezones()}
-    cities = {name.rsplit("/", 1)[-1]: name for name in zones}
-    wanted = "_".join(typed.split()).casefold()
-    close = difflib.get_close_matches(wanted, list(zones), n=1, cutoff=0.85) or (
-        difflib.get_close_matches(wanted, list(cities), n=1, cutoff=0.85)
-    )
-    if close:
-        return f"did you mean {zones[cities.get(close[0], close[0])]}?"
-    return "type it like America/Sao_Paulo."
+    meant = zone_meant(typed)
+    return f"did you mean {meant}?" if meant else "type it like America/Sao_Paulo."
