@@ -124,15 +124,16 @@ def test_a_bad_balances_file_exits_two_and_writes_nothing(
     assert message in err
 
 
-def test_a_balances_file_not_in_utf8_exits_two(tmp_path: Path) -> None:
+def test_a_balances_file_in_no_known_text_encoding_exits_two(tmp_path: Path) -> None:
     balances = tmp_path / "balances.csv"
-    balances.write_bytes(b"as_of,balance_base,memo\n2026-01-01T03:00:00Z,5,abertura \xe7\n")
+    # Neither UTF-8 nor Windows-1252: 0x81 is undefined there.
+    balances.write_bytes(b"as_of,balance_base,memo\n2026-01-01T03:00:00Z,5,abertura \x81\n")
     status, _, err = recon(
         "--date", "2026-01-15", "--ledger", str(DATA / "sample_ledger.csv"),
         "--balances", str(balances), "--out", str(tmp_path / "out"),
     )  # fmt: skip
     assert status == EXIT_BAD_INPUT
-    assert "not UTF-8 text" in err
+    assert "not UTF-8 or Windows-1252 text" in err
 
 
 @pytest.mark.parametrize("store", ["folder", "not-duckdb"])

@@ -13,7 +13,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pixops.recon import LEDGER_SCHEMA, LedgerError, LedgerMapping, balances_table, read_ledger
+from pixops.recon import (
+    LEDGER_SCHEMA,
+    LedgerError,
+    LedgerMapping,
+    balances_table,
+    read_balances,
+    read_ledger,
+)
 
 HEADER = "entry_id,reference,direction,amount_base,fee_base,status,booked_on,memo\n"
 
@@ -141,15 +148,42 @@ def test_other_sources_are_refused(tmp_path: Path) -> None:
         LedgerMapping(amount_unit="dollars")  # type: ignore[arg-type]
 
 
-def test_invalid_utf8_is_a_clear_error(tmp_path: Path) -> None:
+def test_a_windows_1252_file_is_read_with_its_accents(tmp_path: Path) -> None:
+    """Excel in Brazil saves a plain "CSV" in Windows-1252, with semicolons."""
     path = tmp_path / "ledger.csv"
-    path.write_bytes(HEADER.encode() + b"L1,p\xe9dido,inbound,1,0,,2026-01-15,\n")
-    with pytest.raises(LedgerError, match=r"not UTF-8 text \(it holds the byte 0xe9\)") as caught:
+    text = HEADER.replace(",", ";") + "L1;pedido-ç1;inbound;1;0;;2026-01-15;venda à vista – €\n"
+    path.write_bytes(text.encode("cp1252"))
+    table = read_ledger(path)
+    assert table.column("reference").to_pylist() == ["pedido-ç1"]
+    assert table.column("amount_base").to_pylist() == [1]
+    header_too = tmp_path / "header.csv"  # an accent in the header (an extra column)
+    header_too.write_bytes(
+        (HEADER.strip() + ",observação\n" + "L1,p,,1,0,,2026-01-15,,é\n").encode("cp1252")
+    )
+    assert read_ledger(header_too).column("reference").to_pylist() == ["p"]
+
+
+def test_balances_in_windows_1252_are_read(tmp_path: Path) -> None:
+    path = tmp_path / "balances.csv"
+    path.write_bytes(
+        "as_of,balance_base,memo\n2026-01-01T03:00:00Z,5,abertura ç\n".encode("cp1252")
+    )
+    assert read_balances(path) == [(datetime(2026, 1, 1, 3, tzinfo=UTC), 5)]
+
+
+def test_a_file_in_neither_utf8_nor_windows_1252_is_a_clear_error(tmp_path: Path) -> None:
+    path = tmp_path / "ledger.csv"
+    # 0xe9 is not UTF-8 here, and 0x81 is a byte Windows-1252 leaves undefined.
+    path.write_bytes(HEADER.encode() + b"L1,p\xe9dido\x81,inbound,1,0,,2026-01-15,\n")
+    message = r"not UTF-8 or Windows-1252 text \(it holds the byte 0xe9\)"
+    with pytest.raises(LedgerError, match=message) as caught:
         read_ledger(path)
     assert isinstance(caught.value.__cause__, UnicodeDecodeError)  # what a panel looks for
-    path.write_bytes(b"entry_id,refer\xeancia\n")  # in the header too
-    with pytest.raises(LedgerError, match="save it as 'CSV UTF-8'"):
-        read_ledger(path)
+    assert "save it as 'CSV UTF-8'" in str(caught.value)
+    utf16 = tmp_path / "utf16.csv"  # Excel's "Unicode text": every other byte a NUL
+    utf16.write_bytes(HEADER.encode("utf-16"))
+    with pytest.raises(LedgerError, match="not UTF-8 or Windows-1252 text"):
+        read_ledger(utf16)
 
 
 def test_balances_are_validated() -> None:

@@ -287,15 +287,27 @@ def test_file_problems_read_as_words(desk: Desk, tmp_path: Path) -> None:
     board.run()
     assert "There is no balance snapshots file at" in board.status.value
     assert "Errno" not in board.status.value
-    latin1 = tmp_path / "ledger.csv"
-    latin1.write_bytes(LEDGER.read_bytes().replace(b"venda PIX", "venda à vista".encode("cp1252")))
-    board = ReconDashboard(desk.client, latin1, day="2026-01-15", now=desk.now)
+    # 0x81: neither UTF-8 nor Windows-1252 (Excel's plain "CSV" in Brazil, which is read).
+    garbled = tmp_path / "ledger.csv"
+    garbled.write_bytes(LEDGER.read_bytes().replace(b"venda PIX", b"venda \x81 vista"))
+    board = ReconDashboard(desk.client, garbled, day="2026-01-15", now=desk.now)
     board.run()
-    assert "The file ledger.csv is not saved as UTF-8 text" in board.status.value
+    assert "The file ledger.csv is not text in UTF-8 or in Excel&#x27;s own encoding" in (
+        board.status.value
+    )
     assert "codec" not in board.status.value
-    board = ReconDashboard(desk.client, LEDGER, day="2026-01-15", balances=latin1, now=desk.now)
+    board = ReconDashboard(desk.client, LEDGER, day="2026-01-15", balances=garbled, now=desk.now)
     board.run()
-    assert "The file ledger.csv is not saved as UTF-8 text" in board.status.value
+    assert "The file ledger.csv is not text in UTF-8" in board.status.value
+
+
+def test_a_ledger_saved_by_excel_as_plain_csv_reconciles(desk: Desk, tmp_path: Path) -> None:
+    excel = tmp_path / "ledger.csv"
+    text = LEDGER.read_text(encoding="utf-8").replace("venda PIX", "venda à vista")
+    excel.write_bytes(text.replace(",", ";").encode("cp1252"))
+    board = ReconDashboard(desk.client, excel, day="2026-01-15", now=desk.now)
+    board.run()
+    assert "292 matched" in board.status.value
 
 
 def test_a_day_before_the_first_balance_says_which_is_first(desk: Desk) -> None:

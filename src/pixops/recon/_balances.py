@@ -16,6 +16,7 @@ import pandas as pd
 import pyarrow as pa
 
 from pixops.money import MoneyError, check_int64
+from pixops.recon._encoding import csv_encoding, not_text_message
 
 __all__ = ["BALANCES_SCHEMA", "balances_table", "read_balances"]
 
@@ -33,15 +34,20 @@ def read_balances(path: str | Path) -> list[tuple[datetime, int]]:
 
     The balance is ASCII digits with an optional ``-`` (as in the ledger): ``int()`` alone
     would also take ``5_000`` or Arabic-Indic digits. Two snapshots at one instant are
-    refused rather than one of them silently chosen. A file that is not UTF-8 raises from
-    its decode error, which callers may look for.
+    refused rather than one of them silently chosen. The text is UTF-8 or Windows-1252 (see
+    `pixops.recon._encoding`); a file in neither raises from its decode error, which
+    callers may look for.
     """
     file = Path(path)
     if not file.is_file():
         raise ValueError(f"there is no balance snapshots file at {file}")
     snapshots: dict[datetime, int] = {}
     try:
-        with file.open(encoding="utf-8-sig", newline="") as handle:
+        encoding = csv_encoding(file)
+    except UnicodeDecodeError as error:
+        raise ValueError(not_text_message(file, error)) from error
+    try:
+        with file.open(encoding=encoding, newline="") as handle:
             reader = csv.DictReader(handle)
             if not reader.fieldnames or not {"as_of", "balance_base"} <= set(reader.fieldnames):
                 raise ValueError(f"{file}: needs the columns as_of and balance_base")
@@ -52,8 +58,6 @@ def read_balances(path: str | Path) -> list[tuple[datetime, int]]:
                         f"{file}, line {number}: a second snapshot at {moment.isoformat()}"
                     )
                 snapshots[moment] = amount
-    except UnicodeDecodeError as error:
-        raise ValueError(f"{file} is not UTF-8 text ({error.reason})") from error
     except csv.Error as error:
         raise ValueError(f"{file}: {error}") from None
     return sorted(snapshots.items())

@@ -27,6 +27,7 @@ import pyarrow.parquet as pq
 from pixops.frames import parse_day, parse_tz
 from pixops.money import MoneyError, check_int64, parse_base
 from pixops.recon._database import cursor
+from pixops.recon._encoding import UTF8, csv_encoding, not_text_message
 
 __all__ = [
     "CANONICAL_MAPPING",
@@ -152,12 +153,14 @@ _SEPARATORS: Final = (",", ";", "\t")
 
 def _read_csv(path: Path) -> pa.Table:
     """Every cell as text: money and ids never pass through float or int guessing. The
+    text is UTF-8 or, failing that, Windows-1252 (Excel's plain "CSV" in Brazil); the
     separator is the one the header line uses most."""
     try:
-        with path.open(encoding="utf-8-sig", newline="") as handle:
-            header = handle.readline()
+        encoding = csv_encoding(path)
     except UnicodeDecodeError as error:
-        raise _not_utf8(path, error) from error
+        raise LedgerError(not_text_message(path, error)) from error
+    with path.open(encoding=encoding, newline="") as handle:
+        header = handle.readline()
     separator = max(_SEPARATORS, key=header.count)
     names = next(csv.reader([header], delimiter=separator), [])
     if not names:
@@ -165,6 +168,8 @@ def _read_csv(path: Path) -> pa.Table:
     try:
         return pa_csv.read_csv(
             path,
+            # Arrow reads UTF-8 itself (a byte order mark skipped); other text it recodes.
+            read_options=pa_csv.ReadOptions(encoding="utf8" if encoding == UTF8 else encoding),
             parse_options=pa_csv.ParseOptions(delimiter=separator),
             convert_options=pa_csv.ConvertOptions(
                 column_types={name: pa.string() for name in names},
@@ -172,12 +177,6 @@ def _read_csv(path: Path) -> pa.Table:
             ),
         )
     except pa.ArrowInvalid as error:
-        try:  # bytes that are not UTF-8 make rows and cells look wrong: say so first
-            with path.open(encoding="utf-8") as handle:
-                while handle.read(1 << 20):
-                    continue
-        except UnicodeDecodeError as undecodable:
-            raise _not_utf8(path, undecodable) from undecodable
         uneven = _UNEVEN_ROW.match(str(error))
         if uneven is None:
             raise
@@ -191,14 +190,6 @@ def _read_csv(path: Path) -> pa.Table:
 
 #: How Arrow's CSV reader words a row of the wrong width.
 _UNEVEN_ROW: Final = re.compile(r"CSV parse error: Expected (\d+) columns, got (\d+): (.*)", re.S)
-
-
-def _not_utf8(path: Path, error: UnicodeDecodeError) -> LedgerError:
-    """Raised from the decode error, which callers may look for (a panel names the file)."""
-    return LedgerError(
-        f"{path} is not UTF-8 text (it holds the byte 0x{error.object[error.start]:02x}):"
-        " save it as 'CSV UTF-8'"
-    )
 
 
 def _column(table: pa.Table, name: str) -> pa.ChunkedArray:
@@ -374,7 +365,8 @@ def read_ledger(
 
     Without a mapping, the columns are `LEDGER_SCHEMA`'s names (amounts in base units),
     as in `data/sample_ledger.csv`; extra columns (a memo) are ignored. A CSV file is
-    UTF-8, its fields separated by commas, semicolons (a pt-BR Excel's "CSV") or tabs.
+    UTF-8 (or Windows-1252, the plain "CSV" of a pt-BR Excel), its fields separated by
+    commas, semicolons (the same Excel's separator) or tabs.
     """
     table = _source_table(source)
     mapping = CANONICAL_MAPPING if mapping is None else mapping

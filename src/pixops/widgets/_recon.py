@@ -109,7 +109,7 @@ _SUMMARY_COLUMNS: Final = (
 
 def read_balance_snapshots(path: str | Path) -> list[tuple[datetime, int]]:
     """Balance snapshots from a CSV with ``as_of`` (ISO 8601 with zone) and ``balance_base``
-    (`pixops.recon.read_balances`); a file that is not UTF-8 says how to save it."""
+    (`pixops.recon.read_balances`); a file that is not text says how to save it."""
     from pixops.recon import read_balances
 
     try:
@@ -121,10 +121,10 @@ def read_balance_snapshots(path: str | Path) -> list[tuple[datetime, int]]:
 
 
 def not_utf8(path: Path) -> str:
-    """The words for a file saved in another encoding than UTF-8 (Excel's "CSV" is not)."""
+    """The words for a file that is not text in UTF-8 or Excel's Windows-1252."""
     return (
-        f"The file {path.name} is not saved as UTF-8 text: open it in Excel or LibreOffice "
-        'and save it again as "CSV UTF-8"'
+        f"The file {path.name} is not text in UTF-8 or in Excel's own encoding: open it in"
+        ' Excel or LibreOffice and save it again as "CSV UTF-8"'
     )
 
 

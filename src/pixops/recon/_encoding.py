@@ -1,0 +1,57 @@
+"""Which text encoding a CSV file is in: UTF-8, or the Windows-1252 that Excel in Brazil
+writes when told to save a plain "CSV" (accents in a description, "ç" in a name).
+
+Windows-1252 is tried only on a file that is not UTF-8, and only as a whole: a file with
+a NUL byte (UTF-16, a spreadsheet's binary format) or a byte Windows-1252 leaves undefined
+is neither, and says so.
+"""
+
+from __future__ import annotations
+
+import codecs
+from pathlib import Path
+from typing import Final
+
+__all__ = ["UTF8", "WINDOWS_1252", "csv_encoding", "not_text_message"]
+
+#: UTF-8, a byte order mark at the start allowed (Excel's "CSV UTF-8" writes one).
+UTF8: Final = "utf-8-sig"
+WINDOWS_1252: Final = "cp1252"
+_CHUNK: Final = 1 << 20
+
+
+def csv_encoding(path: Path) -> str:
+    """`UTF8` or `WINDOWS_1252`: the encoding the whole file decodes in, UTF-8 first.
+
+    A file in neither raises the `UnicodeDecodeError` of its first byte that UTF-8 cannot
+    read (callers word it with `not_text_message`).
+    """
+    try:
+        _decodes(path, UTF8)
+    except UnicodeDecodeError as not_utf8:
+        try:
+            _decodes(path, WINDOWS_1252)
+        except UnicodeDecodeError:
+            raise not_utf8 from None
+        return WINDOWS_1252
+    return UTF8
+
+
+def _decodes(path: Path, encoding: str) -> None:
+    """Decode the file in chunks (nothing kept); a NUL byte counts as undecodable."""
+    decoder = codecs.getincrementaldecoder(encoding)("strict")
+    with path.open("rb") as handle:
+        while chunk := handle.read(_CHUNK):
+            nul = chunk.find(b"\x00")
+            if nul >= 0:
+                raise UnicodeDecodeError(encoding, chunk, nul, nul + 1, "a NUL byte")
+            decoder.decode(chunk)
+        decoder.decode(b"", final=True)
+
+
+def not_text_message(path: Path, error: UnicodeDecodeError) -> str:
+    """The words for a file in neither encoding, naming the first byte UTF-8 could not read."""
+    return (
+        f"{path} is not UTF-8 or Windows-1252 text (it holds the byte"
+        f" 0x{error.object[error.start]:02x}): save it as 'CSV UTF-8'"
+    )
