@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import date
 from pathlib import Path
 
@@ -134,7 +135,7 @@ def test_export_writes_the_result(ran: tuple[ReconDashboard, Recorder]) -> None:
     assert "discrepancies.parquet" in names
     assert all(path.is_file() for path in board.written)
     # Said beside the button; the reconciliation's headline stays.
-    assert "Exported 11 files" in board.export_status.value
+    assert re.search(r"Exported 11 files at \d\d:\d\d:\d\d to ", board.export_status.value)
     assert "10 findings to check" in board.status.value
 
 

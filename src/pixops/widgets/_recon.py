@@ -450,8 +450,10 @@ class ReconDashboard(w.VBox):  # type: ignore[misc]
                 f"Could not write the files in {self.out_dir}: {why}.", "error"
             )
             return
+        # The machine's time, which the files carry too: a second export reads as a new one.
+        at = datetime.now().astimezone().strftime("%H:%M:%S")
         self.export_status.value = message(
-            f"Exported {len(self.written)} files to {self.out_dir / name} "
+            f"Exported {len(self.written)} files at {at} to {self.out_dir / name} "
             "(discrepancies_excel.csv opens in Excel with reais).",
             "ok",
         )
