@@ -44,6 +44,13 @@ from pixops.widgets._format import (
     problem,
     text_of,
 )
+from pixops.widgets._recon_rows import (
+    DIRECTION_WORDS,
+    OTHER_COLUMNS,
+    SUMMARY_COLUMNS,
+    TABLE_COLUMNS,
+    finding_row,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -53,58 +60,6 @@ if TYPE_CHECKING:
 __all__ = ["ReconDashboard", "read_balance_snapshots"]
 
 _SHOWN_ROWS: Final = 200
-# A finding's table says what its category is about, and fits the notebook: the movement
-# (and the ledger's reference only where it differs), then that category's figures.
-_IDS: Final = (
-    ("transaction_id", "Transaction"),
-    ("ledger_reference", "Ledger reference"),
-    # Money in or out: the ids alone do not say, and matched amounts add up both ways.
-    ("direction", "Direction"),
-)
-_DIRECTION_WORDS: Final = {"inbound": "received", "outbound": "sent"}
-_AMOUNTS: Final = (
-    ("ledger_amount_base", "Ledger"),
-    ("statement_amount_base", "Statement"),
-    ("difference_base", "Difference"),
-)
-_DETAIL: Final = (("detail", "Detail"),)
-_TABLE_COLUMNS: Final[dict[str, tuple[tuple[str, str], ...]]] = {
-    "fee_mismatch": (
-        *_IDS,
-        ("ledger_fee_base", "Ledger fee"),
-        ("statement_fee_base", "Statement fee"),
-        ("fee_difference_base", "Fee difference"),
-    ),
-    # The detail names both statuses, and whose: the ledger's or a webhook's.
-    "status_mismatch": (*_IDS, ("statement_amount_base", "Amount"), *_DETAIL),
-    "timing_difference": (
-        *_IDS,
-        ("statement_amount_base", "Amount"),
-        ("booked_on", "Booked on"),
-        ("business_date", "Statement day"),
-    ),
-    "balance_difference": (
-        ("transaction_id", "Balance"),
-        ("ledger_amount_base", "Reported"),
-        ("statement_amount_base", "Opening + movements"),
-        ("difference_base", "Difference"),
-        *_DETAIL,
-    ),
-    "matched": (
-        *_IDS,
-        ("business_date", "Day"),
-        ("amount_base", "Amount"),
-        ("fee_base", "Fee"),
-    ),
-}
-_OTHER_COLUMNS: Final = (*_IDS, *_AMOUNTS, *_DETAIL)
-_SUMMARY_COLUMNS: Final = (
-    ("label", "Category"),
-    ("items", "Items"),
-    ("ledger_amount_base", "Ledger"),
-    ("statement_amount_base", "Statement"),
-    ("difference_base", "Difference"),
-)
 
 
 def read_balance_snapshots(path: str | Path) -> list[tuple[datetime, int]]:
@@ -240,7 +195,7 @@ class ReconDashboard(w.VBox):  # type: ignore[misc]
             return
         self.statement, self.result, self.days = statement, result, (first, last)
         self._directions = {
-            str(movement): _DIRECTION_WORDS.get(str(way), str(way))
+            str(movement): DIRECTION_WORDS.get(str(way), str(way))
             for movement, way in zip(
                 statement["transaction_id"], statement["direction"], strict=True
             )
@@ -347,7 +302,7 @@ class ReconDashboard(w.VBox):  # type: ignore[misc]
         ]
         self.summary.value = html_table(
             rows,
-            _SUMMARY_COLUMNS,
+            SUMMARY_COLUMNS,
             money_columns={"ledger_amount_base", "statement_amount_base", "difference_base"},
             number_columns={"items"},
             prose_width="9em",  # the categories wrap: the amounts fit a 1024 px window
@@ -399,7 +354,7 @@ class ReconDashboard(w.VBox):  # type: ignore[misc]
     def _searchable(self, record: dict[str, Any]) -> str:
         """A row's text as its table shows it (reais, dd/mm/yyyy, the direction), ISO days too."""
         words = [self._directions.get(str(record.get("transaction_id")), "")]
-        for key, value in _finding_row(record).items():
+        for key, value in finding_row(record).items():
             if key.endswith("_base") and value is not None:
                 words.append(brl(value))
             elif isinstance(value, date):
@@ -410,10 +365,10 @@ class ReconDashboard(w.VBox):  # type: ignore[misc]
 
     def _show_table(self) -> None:
         records = self.rows()
-        shown = [_finding_row(r) for r in records[:_SHOWN_ROWS]]
+        shown = [finding_row(r) for r in records[:_SHOWN_ROWS]]
         for row in shown:
             row["direction"] = self._directions.get(str(row.get("transaction_id")))
-        candidates = _TABLE_COLUMNS.get(str(self.category.value), _OTHER_COLUMNS)
+        candidates = TABLE_COLUMNS.get(str(self.category.value), OTHER_COLUMNS)
         # Only columns that say something for these rows: a table of dashes is wider, not clearer.
         columns = [
             (k, label) for k, label in candidates if any(r.get(k) is not None for r in shown)
@@ -464,39 +419,3 @@ class ReconDashboard(w.VBox):  # type: ignore[misc]
 
 def _days_text(first: date, last: date) -> str:
     return first.strftime("%d/%m/%Y") + ("" if first == last else f" to {last:%d/%m/%Y}")
-
-
-def _finding_row(record: dict[str, Any]) -> dict[str, Any]:
-    """A row of the result as its table shows it: the ledger's reference only where it
-    is not the transaction id, a balance named by its day, the fee difference."""
-    row = _displayable(record)
-    reference, transaction = row.get("reference"), row.get("transaction_id")
-    row["ledger_reference"] = reference if reference != transaction else None
-    if row.get("category") == "balance_difference" and row.get("business_date") is not None:
-        row["transaction_id"] = f"At the close of {row['business_date']:%d/%m/%Y}"
-    ledger_fee, statement_fee = row.get("ledger_fee_base"), row.get("statement_fee_base")
-    if ledger_fee is not None and statement_fee is not None:
-        row["fee_difference_base"] = statement_fee - ledger_fee
-    return row
-
-
-def _displayable(record: dict[str, Any]) -> dict[str, Any]:
-    """Missing values as None, and money as integers (the table shows them in reais)."""
-    shown: dict[str, Any] = {}
-    for key, value in record.items():
-        if value is None or (not isinstance(value, str) and _is_missing(value)):
-            shown[key] = None
-        elif key.endswith("_base"):
-            shown[key] = int(value)
-        else:
-            shown[key] = value
-    return shown
-
-
-def _is_missing(value: Any) -> bool:
-    import pandas as pd
-
-    try:
-        return bool(pd.isna(value))
-    except (TypeError, ValueError):
-        return False
