@@ -28,13 +28,6 @@ from pixops.frames import (
 
 
 @pytest.fixture(scope="module")
-def day(demo_client: Any) -> pd.DataFrame:
-    return load_statement(
-        demo_client, "2026-01-15", "2026-01-15", tz="America/Sao_Paulo", progress=False
-    )
-
-
-@pytest.fixture(scope="module")
 def empty(demo_client: Any) -> pd.DataFrame:
     return load_statement(demo_client, "2025-06-01", "2025-06-01", progress=False)
 

@@ -19,13 +19,6 @@ from pixops.frames import (
 )
 
 
-@pytest.fixture(scope="module")
-def day(demo_client: Any) -> pd.DataFrame:
-    return load_statement(
-        demo_client, "2026-01-15", "2026-01-15", tz="America/Sao_Paulo", progress=False
-    )
-
-
 def test_the_documented_traps_are_what_pandas_does(day: pd.DataFrame) -> None:
     # If pandas changes any of these, load_statement's docstring must change with it.
     kept = [
