@@ -63,6 +63,15 @@ def test_an_upper_layer_never_loads_the_engine(module: str) -> None:
     assert engine_modules(loaded_after(f"import {module}")) == []
 
 
+def test_the_frames_take_a_client_without_loading_the_http_stack() -> None:
+    """Duck-typed on the client: parsing pages or reading a local store needs no httpx or
+    pydantic (their ~20 MiB counted in the million-row peak of `bench_frames.py`)."""
+    names = loaded_after("import pixops.frames")
+    assert [n for n in names if n.startswith(("pixops.client", "pixops.schema"))] == []
+    assert "httpx" not in names
+    assert "pydantic" not in names
+
+
 def test_the_public_client_names_load_no_engine() -> None:
     names = loaded_after("import pixops\npixops.Client, pixops.AsyncClient, pixops.PixopsError")
     assert engine_modules(names) == []

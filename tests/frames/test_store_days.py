@@ -13,6 +13,7 @@ from typing import Any
 import pandas as pd
 import pytest
 
+from pixops.client import AuthenticationError
 from pixops.frames import LocalStore, load_statement
 from pixops.sandbox import Sandbox
 
@@ -237,3 +238,17 @@ def test_a_key_that_may_not_read_the_balance_still_syncs() -> None:
     with LocalStore() as store:
         report = store.sync(client, day, day, progress=False)
         assert report.rows_fetched == 1
+
+
+def test_any_other_refusal_of_the_balance_stops_the_sync() -> None:
+    """Only a 403 means "this key may not read the balance"; a key the service does not
+    know (401) is an error, never a silent fall back to the wall clock."""
+    sandbox = Sandbox(start=datetime(2026, 1, 20, 12, 0, tzinfo=UTC))
+    merchant = sandbox.create_merchant("Loja", balance_centavos=1_000_000)
+    key = sandbox.issue_api_key(merchant.id)
+    client = sandbox.client(key)
+    sandbox.revoke_api_key(key.client_id)
+    with LocalStore() as store:
+        with pytest.raises(AuthenticationError):
+            store.sync(client, date(2026, 1, 20), date(2026, 1, 20), progress=False)
+        assert store.row_count() == 0

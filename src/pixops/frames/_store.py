@@ -18,7 +18,7 @@ import duckdb
 import pandas as pd
 import pyarrow as pa
 
-from pixops.client import PermissionDeniedError
+from pixops.errors import PixopsError
 from pixops.frames._days import day_window
 from pixops.frames._load import load_statement_table, marked_window
 from pixops.frames._schema import STATEMENT_SCHEMA, conform_table, to_frame
@@ -303,7 +303,11 @@ def _service_now(client: object) -> datetime:
         return datetime.now(UTC)
     try:
         as_of = reader().as_of
-    except PermissionDeniedError:
+    except PixopsError as error:
+        # A 403 (the client's PermissionDeniedError): the key may not read the balance.
+        # Matched by status, so the frames need not import the HTTP client to be used.
+        if getattr(error, "status", None) != 403:
+            raise
         return datetime.now(UTC)
     if not isinstance(as_of, datetime) or as_of.tzinfo is None:
         raise ValueError(f"the service's balance as_of is not an aware time: {as_of!r}")
