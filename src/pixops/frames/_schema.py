@@ -131,7 +131,12 @@ def _problems(
     if missing:
         problems.append(f"missing columns {missing}")
     if extra:
-        problems.append(f"unexpected columns {extra}")
+        # An analyst's merge adds columns: say how to keep the declared ones.
+        keep = "frame[STATEMENT_SCHEMA.names]" if schema.equals(STATEMENT_SCHEMA) else None
+        problems.append(
+            f"unexpected columns {extra}"
+            + (f" (keep the declared ones first: {keep})" if keep and not missing else "")
+        )
     if not missing and not extra and list(types) != expected:
         problems.append("columns out of order")
     for field in schema:
