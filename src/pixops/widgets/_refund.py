@@ -56,6 +56,7 @@ from pixops.widgets._refund_words import (
     REASONS,
     UNKNOWN_OUTCOME,
     amount_problem,
+    deadline_passed,
     disputed,
     is_received,
     not_refundable,
@@ -290,8 +291,10 @@ class RefundPanel(w.VBox):  # type: ignore[misc]
         settled = None if self.selected is None else settled_at(self.selected)
         if settled is None:
             return None
-        deadline = settled + timedelta(days=REASONS[self.reason.value].deadline_days)
-        return deadline if deadline.date() < self._now().date() else None
+        reason = REASONS[self.reason.value]
+        if not deadline_passed(reason, settled, self._now()):
+            return None
+        return settled + timedelta(days=reason.deadline_days)
 
     def _invalidate_review(self) -> None:
         if self._pending_centavos is not None:

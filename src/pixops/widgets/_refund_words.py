@@ -16,6 +16,7 @@ __all__ = [
     "UNKNOWN_OUTCOME",
     "RefundReason",
     "amount_problem",
+    "deadline_passed",
     "disputed",
     "is_received",
     "not_refundable",
@@ -140,11 +141,13 @@ def still_valid(settled: datetime | None, now: datetime) -> str:
     is left (past MD06's 90 days the payment can no longer be refunded by PIX)."""
     if settled is None:
         return "Choose a reason still valid."
-    valid = [
-        r.code
-        for r in REFUND_REASONS
-        if (settled + timedelta(days=r.deadline_days)).date() >= now.date()
-    ]
+    valid = [r.code for r in REFUND_REASONS if not deadline_passed(r, settled, now)]
     if not valid:
         return "It is past every reason's deadline: no reason is valid any longer."
     return f"Still valid: {', '.join(valid)}."
+
+
+def deadline_passed(reason: RefundReason, settled: datetime, now: datetime) -> bool:
+    """Whether `reason` can no longer be used for a payment settled at `settled`: its last
+    day (counted in days, as `reason_help` counts what is left) is over."""
+    return (settled + timedelta(days=reason.deadline_days)).date() < now.date()
