@@ -308,7 +308,6 @@ def test_parse_refuses_us_grouping(text: str) -> None:
         "R$",
         "-",
         "R$ -1",
-        "1 234",
         "12,34,56",
         "1.23.45",
         "1.234.56",
@@ -327,6 +326,13 @@ def test_parse_refuses_garbage(text: str) -> None:
     with pytest.raises(MoneyError, match="supported format") as info:
         parse_centavos(text)
     assert repr(text) in str(info.value)
+
+
+@pytest.mark.parametrize("text", ["1 234", "1 000,00", "12\u00a0345.5", "-R$ 1\u202f000"])
+def test_parse_refuses_thousands_grouped_by_spaces_saying_how_to_write_them(text: str) -> None:
+    with pytest.raises(MoneyError, match="groups thousands with spaces") as info:
+        parse_centavos(text)
+    assert "'1.000,00'" in str(info.value)
 
 
 @pytest.mark.parametrize("text", ["", "   ", "\n"])

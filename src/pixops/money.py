@@ -17,7 +17,8 @@ Text amounts (``parse_centavos``, ``parse_base``) follow these rules:
   - pt-BR grouping, dots between groups of three with an optional decimal
     comma: ``"1.234,56"``, ``"1.234.567"``.
 
-* US grouping (a comma before a dot, ``"1,234.56"``) and any other form is
+* US grouping (a comma before a dot, ``"1,234.56"``), thousands grouped by
+  spaces (``"1 000,00"``, said so in the error) and any other form are
   refused: only pt-BR grouping is accepted, since accepting both groupings
   would turn every amount with a separator into a guess.
 * A single ``.`` or ``,`` after one to three digits (no leading zero) and
@@ -72,6 +73,7 @@ _PLAIN_RE: Final = re.compile(r"(?P<int>[0-9]+)")
 _DECIMAL_RE: Final = re.compile(r"(?P<int>[0-9]+)[.,](?P<frac>[0-9]+)")
 _GROUPED_RE: Final = re.compile(r"(?P<int>[1-9][0-9]{0,2}(?:\.[0-9]{3})+)(?:,(?P<frac>[0-9]+))?")
 _AMBIGUOUS_RE: Final = re.compile(r"[1-9][0-9]{0,2}[.,][0-9]{3}")
+_SPACE_GROUPED_RE: Final = re.compile(r"[0-9]{1,3}(?:[ \u00a0\u202f][0-9]{3})+(?:[.,][0-9]+)?")
 
 
 class MoneyError(PixopsError, ValueError):
@@ -229,6 +231,11 @@ def _parse_text(text: str, places: int, unit: str) -> int:
             f"write '1234.56' or '1.234,56'"
         )
     parts = _match_number(number)
+    if parts is None and _SPACE_GROUPED_RE.fullmatch(number):
+        raise MoneyError(
+            f"amount {text!r} groups thousands with spaces, which is not accepted; "
+            f"write '1000,00' or '1.000,00'"
+        )
     if parts is None:
         raise MoneyError(f"amount {text!r} is not a number in a supported format")
     integer = parts["int"].replace(".", "")
