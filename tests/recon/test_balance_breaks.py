@@ -53,9 +53,10 @@ def test_one_balance_off_is_one_finding_on_that_balance() -> None:
     rows = _balance_rows(result)
     assert len(rows) == 1
     row = rows.iloc[0]
-    # The reported balance in the ledger column, what the statement gives beside it.
-    assert int(row["statement_amount_base"]) - int(row["ledger_amount_base"]) == 300
-    assert int(row["difference_base"]) == 300
+    # What the balance should be in the ledger column, the reported one beside it: the
+    # difference is reported minus expected, with the roll-forward's sign.
+    assert int(row["statement_amount_base"]) - int(row["ledger_amount_base"]) == -300
+    assert int(row["difference_base"]) == -300 == result.rollforward["difference_base"][0]
     assert row["business_date"] == DAY  # a balance at midnight closes the day before
     assert row["detail"] == (
         "the reported balance is below the opening plus the settled movements; the next"
@@ -63,14 +64,14 @@ def test_one_balance_off_is_one_finding_on_that_balance() -> None:
         " one to check, not the movements"
     )
     summary = result.summary.set_index("category")
-    assert int(summary.loc["balance_difference", "difference_base"]) == 300
+    assert int(summary.loc["balance_difference", "difference_base"]) == -300
     assert int(summary.loc["balance_difference", "items"]) == 1
 
 
 def test_a_period_that_does_not_close_is_one_finding() -> None:
     result = _reconcile(0, -300)
     rows = _balance_rows(result)
-    assert list(rows["difference_base"]) == [300]
+    assert list(rows["difference_base"]) == [-300]
     assert rows.iloc[0]["detail"] == (
         "the reported balance is below the opening plus the settled movements"
     )
@@ -79,7 +80,7 @@ def test_a_period_that_does_not_close_is_one_finding() -> None:
 
 def test_a_balance_reported_too_high_says_above() -> None:
     rows = _balance_rows(_reconcile(0, 300))
-    assert list(rows["difference_base"]) == [-300]
+    assert list(rows["difference_base"]) == [300]
     assert rows.iloc[0]["detail"] == (
         "the reported balance is above the opening plus the settled movements"
     )
@@ -89,11 +90,11 @@ def test_a_balance_reported_too_high_says_above() -> None:
     ("off_by_base", "expected"),
     [
         # s1 off: p1 -300, p2 +300; s3 off: p3 -300 (a run of three: the third stays)
-        ((-300, 0, -300), [300, 300]),
+        ((-300, 0, -300), [-300, -300]),
         # two balances off, each on its own: both listed once
-        ((-300, 0, 0, -200, 0), [300, 200]),
+        ((-300, 0, 0, -200, 0), [-300, -200]),
         # the same error carried on: every period breaks by the same amount, no pairs
-        ((-300, -600, -900), [300, 300, 300]),
+        ((-300, -600, -900), [-300, -300, -300]),
     ],
 )
 def test_breaks_pair_up_only_with_the_next_opposite(

@@ -147,7 +147,9 @@ def test_findings_name_the_right_rows(planted: object) -> None:
     assert (timing["booked_on"], timing["business_date"]) == (DAY, date(2026, 1, 16))
     assert list(by("unbooked_refund")["transaction_id"]) == ["PIXOUT000019"]
     assert list(by("unit_error")["entry_id"]) == ["L-unit"]
-    assert int(by("balance_difference")["difference_base"].iloc[0]) == 300
+    # Reported minus expected, as in the roll-forward: the balance is 300 short.
+    assert int(by("balance_difference")["difference_base"].iloc[0]) == -300
+    assert int(result.rollforward["difference_base"].iloc[0]) == -300  # type: ignore[attr-defined]
 
 
 def test_refunds_are_linked_with_the_refundable_remainder(planted: object) -> None:

@@ -87,7 +87,7 @@ def test_the_findings_are_the_documented_ones(planted_day: ReconResult) -> None:
     # The treasury's closing of the 15th is R$ 150,00 short: one finding on that balance
     # (the period from it to the live balance, off by the opposite, is not listed again).
     balance = found.loc[found["category"] == "balance_difference"]
-    assert list(balance["difference_base"]) == [1_500_000]
+    assert list(balance["difference_base"]) == [-1_500_000]  # reported minus expected
     assert list(balance["business_date"]) == [date(2026, 1, 15)]
     assert list(balance["detail"].str.startswith("the reported balance is below")) == [True]
     assert list(balance["detail"].str.contains("this balance is the one to check")) == [True]

@@ -7,10 +7,11 @@ Stable API (the dashboard and the CLI rely on it):
   entry_id, reference, transaction_id, statement_id, ledger_amount_base,
   statement_amount_base, difference_base (statement minus ledger), ledger_fee_base,
   statement_fee_base, ledger_status, statement_status, booked_on, business_date, detail.
-  A ``balance_difference`` row is a reported balance (ledger_amount_base) against the
-  opening plus the statement's settled movements (statement_amount_base), on the day it
-  closes; a reported balance that is off breaks the period after it too, by the opposite
-  amount, and is listed once.
+  A ``balance_difference`` row is the opening plus the statement's settled movements
+  (ledger_amount_base: what the balance should be) against the balance the service
+  reported (statement_amount_base), on the day it closes, so its difference is reported
+  minus expected, as in ``rollforward``; a reported balance that is off breaks the
+  period after it too, by the opposite amount, and is listed once.
 - ``refunds``: each refund or return linked to its original, with the original's
   amount, the total refunded and the remaining refundable amount.
 - ``rollforward``: per pair of balance snapshots, opening + inflows - outflows - fees

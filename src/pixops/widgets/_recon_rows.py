@@ -39,8 +39,8 @@ TABLE_COLUMNS: Final[dict[str, tuple[tuple[str, str], ...]]] = {
     ),
     "balance_difference": (
         ("transaction_id", "Balance"),
-        ("ledger_amount_base", "Reported"),
-        ("statement_amount_base", "Opening + movements"),
+        ("ledger_amount_base", "Opening + movements"),
+        ("statement_amount_base", "Reported"),
         ("difference_base", "Difference"),
         *_DETAIL,
     ),

@@ -204,7 +204,7 @@ WHERE s.in_scope AND s.payment_status IN ('settled', 'rejected', 'failed')
   AND s.webhook_status <> s.payment_status
 UNION ALL
 SELECT 'balance_difference', CAST(NULL AS BIGINT), CAST(NULL AS BIGINT),
-       b.closing_base, b.expected_closing_base, b.expected_closing_base - b.closing_base,
+       b.expected_closing_base, b.closing_base, b.closing_base - b.expected_closing_base,
        CAST(NULL AS BIGINT), CAST(NULL AS BIGINT), CAST(NULL AS STRING), CAST(NULL AS STRING),
        CAST(NULL AS DATE), b.closing_day,
        CONCAT('the reported balance is ',
