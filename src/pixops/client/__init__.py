@@ -82,3 +82,11 @@ __all__ = [
     "describe_reason",
     "error_from_response",
 ]
+
+# A traceback names an error where users import it from (``pixops.client.NotFoundError``),
+# not the private module that defines it.
+for _name in __all__:
+    _exported = globals()[_name]
+    if isinstance(_exported, type) and issubclass(_exported, Exception):
+        _exported.__module__ = __name__
+del _name, _exported
