@@ -46,9 +46,10 @@ def test_volumes_match_the_integer_sums(day: pd.DataFrame) -> None:
     settled = day[day["payment_status"] == "settled"]
     for trace, direction in zip(figure.data, ("inbound", "outbound"), strict=True):
         total = int(settled[settled["direction"] == direction]["amount_base"].sum())
+        word = {"inbound": "received", "outbound": "sent"}[direction]
         assert list(trace.x) == ["20/01"]
         assert list(trace.y) == [whole_reais(total)]
-        assert list(trace.hovertext) == [f"20/01/2026: {format_brl_base(total)}"]
+        assert list(trace.hovertext) == [f"20/01/2026: {word} {format_brl_base(total)}"]
     assert figure.layout.separators == ",."
     assert figure.layout.yaxis.tickprefix == "R$ "
 
@@ -138,3 +139,28 @@ def test_a_figure_goes_into_an_output_as_plotly_json(day: pd.DataFrame) -> None:
         "Money received and sent per day"
     )
     assert "Money received and sent per day" in shown["data"]["text/plain"]
+
+
+def test_a_hover_label_names_its_series(day: pd.DataFrame) -> None:
+    """Plotly shows only the hover text given: the fees chart's blue bar read
+    "20/01/2026: R$ 5,00", not saying it was the fees on sent."""
+    settled = day[day["payment_status"] == "settled"]
+    sent_fees = int(settled[settled["direction"] == "outbound"]["fee_base"].sum())
+    (_, sent) = fees_by_day_figure(day).data
+    assert list(sent.hovertext) == [f"20/01/2026: fees on sent {format_brl_base(sent_fees)}"]
+
+
+def test_a_single_day_keeps_a_days_width(day: pd.DataFrame) -> None:
+    """One day (the reconciliation dashboard's usual view) drew one bar across the whole
+    chart: the day axis leaves room for a week, the day in the middle."""
+    for figure in (volume_by_day_figure(day), fees_by_day_figure(day), status_by_day_figure(day)):
+        assert tuple(figure.layout.xaxis.range) == (-3.5, 3.5)
+
+
+def test_a_week_of_days_fills_the_axis(desk: Desk) -> None:
+    week = load_statement(
+        desk.client, "2026-01-12", "2026-01-18", tz="America/Sao_Paulo", progress=False
+    )
+    for figure in (volume_by_day_figure(week), fees_by_day_figure(week)):
+        assert len(figure.data[0].x) == 7
+        assert figure.layout.xaxis.range is None

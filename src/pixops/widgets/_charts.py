@@ -36,6 +36,8 @@ _BASE_PER_REAL: Final = 10_000
 _PT_BR: Final = ",."
 _COLOURS: Final = {"inbound": "#2e7d32", "outbound": "#1565c0"}
 _DIRECTION_NAMES: Final = {"inbound": "received", "outbound": "sent"}
+#: A day chart is at least this many days wide: one day alone drew a bar across the chart.
+_MIN_DAY_SLOTS: Final = 7
 
 
 def whole_reais(amount_base: int) -> int:
@@ -87,13 +89,15 @@ def _money_bar(
     import plotly.graph_objects as go
 
     hover = _full_date if label is _day_label else label
+    # The series' name in the hover label too: plotly shows only the text given, so a
+    # blue bar read "20/01/2026: R$ 5,00" without saying it was the fees on sent.
     return go.Bar(
         # The total in the legend: a series too small to see still says what it holds.
         name=f"{name} ({format_brl_display(sum(totals.get(k, 0) for k in keys))})",
         x=[label(k) for k in keys],
         y=[whole_reais(totals.get(k, 0)) for k in keys],
         marker_color=colour,
-        hovertext=[f"{hover(k)}: {format_brl_display(totals.get(k, 0))}" for k in keys],
+        hovertext=[f"{hover(k)}: {name} {format_brl_display(totals.get(k, 0))}" for k in keys],
         hoverinfo="text",
     )
 
@@ -104,6 +108,14 @@ def _day_label(day: date) -> str:
 
 def _full_date(day: date) -> str:
     return day.strftime("%d/%m/%Y")
+
+
+def _day_slots(figure: go.Figure, days: int) -> None:
+    """Leave room for `_MIN_DAY_SLOTS` days on the day axis when there are fewer, the
+    days centred: a bar keeps a day's width instead of filling the chart."""
+    if 0 < days < _MIN_DAY_SLOTS:
+        pad = (_MIN_DAY_SLOTS - days) / 2
+        figure.update_xaxes(range=[-0.5 - pad, days - 0.5 + pad])
 
 
 def _zone(tz: str) -> str:
@@ -134,6 +146,7 @@ def volume_by_day_figure(statement: pd.DataFrame, tz: str = "America/Sao_Paulo")
         if any(totals.values()):  # a series that is all zeros only clutters the legend
             figure.add_trace(_money_bar(name, every_day, totals, colour, _day_label))
     figure.update_layout(barmode="group", xaxis_title=_day_axis(tz))
+    _day_slots(figure, len(every_day))
     return _layout(figure, "Money received and sent per day")
 
 
@@ -154,6 +167,7 @@ def fees_by_day_figure(statement: pd.DataFrame, tz: str = "America/Sao_Paulo") -
         if any(totals.values()):  # a series that is all zeros only clutters the legend
             figure.add_trace(_money_bar(name, every_day, totals, colour, _day_label))
     figure.update_layout(barmode="stack", xaxis_title=_day_axis(tz))
+    _day_slots(figure, len(every_day))
     return _layout(figure, "Fees per day")
 
 
@@ -197,6 +211,7 @@ def status_by_day_figure(statement: pd.DataFrame, tz: str = "America/Sao_Paulo")
             )
         )
     figure.update_layout(barmode="stack", xaxis_title=_day_axis(tz), yaxis_title="movements")
+    _day_slots(figure, len(every_day))
     return _layout(figure, "Movements per day by status", money=False)
 
 
