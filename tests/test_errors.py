@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import importlib
+import pickle
+import traceback
+
 import pytest
 
 import pixops
@@ -33,3 +37,24 @@ def test_primitive_errors_share_the_root_and_stay_value_errors(error: type[Excep
 def test_one_except_clause_catches_a_primitive_refusal() -> None:
     with pytest.raises(pixops.PixopsError, match="ambiguous"):
         parse_centavos("1.234")
+
+
+@pytest.mark.parametrize(
+    "package", ["pixops.client", "pixops.frames", "pixops.recon", "pixops.webhooks"]
+)
+def test_a_traceback_names_an_error_where_it_is_imported_from(package: str) -> None:
+    from pixops.client import error_from_response
+
+    module = importlib.import_module(package)
+    errors = [
+        getattr(module, name)
+        for name in module.__all__
+        if isinstance(getattr(module, name), type) and issubclass(getattr(module, name), Exception)
+    ]
+    assert errors
+    for error in errors:
+        assert error.__module__ == package, error
+        assert pickle.loads(pickle.dumps(error)) is error  # still found by its new name
+    found = error_from_response(404, b'{"error":"not_found","message":"Transaction not found"}')
+    last_line = traceback.format_exception_only(found)[-1]
+    assert last_line.startswith("pixops.client.NotFoundError: HTTP 404")

@@ -172,17 +172,3 @@ def test_arguments_are_checked() -> None:
         error_from_response(500, "text")  # type: ignore[arg-type]
     with pytest.raises(TypeError):
         error_from_response(True, b"")
-
-
-def test_a_traceback_names_an_error_where_it_is_imported_from() -> None:
-    import traceback
-
-    import pixops.client
-
-    error = parse(404, {"error": "not_found", "message": "Transaction not found"})
-    last_line = traceback.format_exception_only(error)[-1]
-    assert last_line.startswith("pixops.client.NotFoundError: HTTP 404")
-    for name in pixops.client.__all__:
-        exported = getattr(pixops.client, name)
-        if isinstance(exported, type) and issubclass(exported, Exception):
-            assert exported.__module__ == "pixops.client", name

@@ -45,6 +45,7 @@ from pixops.client._keys import KeyResolution
 from pixops.client._reasons import REASON_CODES, PaymentFailedError, ReasonCode, describe_reason
 from pixops.client._retry import DEFAULT_RETRY, NO_RETRY, RetryPolicy
 from pixops.client._sync import Client
+from pixops.errors import name_errors_by_package
 
 __all__ = [
     "DEFAULT_RETRY",
@@ -83,10 +84,4 @@ __all__ = [
     "error_from_response",
 ]
 
-# A traceback names an error where users import it from (``pixops.client.NotFoundError``),
-# not the private module that defines it.
-for _name in __all__:
-    _exported = globals()[_name]
-    if isinstance(_exported, type) and issubclass(_exported, Exception):
-        _exported.__module__ = __name__
-del _name, _exported
+name_errors_by_package(__name__, globals(), __all__)

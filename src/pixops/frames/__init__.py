@@ -14,6 +14,7 @@ pointed at the real service, the same code gives the same frames. Columns and ty
 declared in `STATEMENT_SCHEMA`; `check_frame` raises `SchemaDriftError` on any drift.
 """
 
+from pixops.errors import name_errors_by_package
 from pixops.frames._days import (
     BUSINESS_TZ,
     DayWindow,
@@ -81,3 +82,5 @@ __all__ = [
     "to_frame",
     "zone_meant",
 ]
+
+name_errors_by_package(__name__, globals(), __all__)

@@ -18,6 +18,7 @@ after the SQL (`LOOKUPS`: by position here, a join on the number elsewhere).
 Categories: `CATEGORIES`. The result's frames are described in `ReconResult`.
 """
 
+from pixops.errors import name_errors_by_package
 from pixops.recon._balances import BALANCES_SCHEMA, balances_table, read_balances
 from pixops.recon._inputs import (
     LEDGER_SCHEMA,
@@ -51,3 +52,5 @@ __all__ = [
     "reconcile",
     "webhooks_table",
 ]
+
+name_errors_by_package(__name__, globals(), __all__)

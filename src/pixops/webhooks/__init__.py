@@ -9,6 +9,7 @@ Deliveries follow Standard Webhooks 1.0 (headers ``webhook-id``, ``webhook-times
 ``webhook-signature``); nothing here depends on the engine.
 """
 
+from pixops.errors import name_errors_by_package
 from pixops.webhooks._inbox import FRAME_COLUMNS, Inbox
 from pixops.webhooks._receiver import ReceiverApp, receiver_app
 from pixops.webhooks._signing import (
@@ -34,3 +35,5 @@ __all__ = [
     "sign",
     "verify",
 ]
+
+name_errors_by_package(__name__, globals(), __all__)
