@@ -48,7 +48,11 @@ def register(commands: Commands) -> None:
         "--balances", type=Path, help="balance snapshots CSV (as_of, balance_base) to roll forward"
     )
     parser.add_argument("--store", type=Path, help="DuckDB file kept in sync (incremental)")
-    parser.add_argument("--quiet", action="store_true", help="no progress bars")
+    parser.add_argument(
+        "--quiet",
+        action="store_true",
+        help="no progress bars (there are none when stderr is not a terminal)",
+    )
     # pixops.report's hook: the daily notebook of the same day as an offline HTML page.
     parser.add_argument(
         "--html", type=Path, help="also write the daily notebook as an offline HTML report"

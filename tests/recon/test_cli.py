@@ -68,6 +68,17 @@ def test_a_clean_day_exits_zero(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
     assert "everything reconciled" in out
 
 
+def test_a_log_that_is_not_a_terminal_gets_no_progress_bars(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.delenv("PIXOPS_BASE_URL", raising=False)
+    status, _, err = recon(
+        "--date", "2026-01-20", "--ledger", str(DATA / "sample_ledger.csv"), "--out", str(tmp_path)
+    )  # fmt: skip
+    assert (status, err) == (EXIT_CLEAN, "")
+    assert "pages" not in capfd.readouterr().err
+
+
 @pytest.mark.parametrize(
     ("argv", "message"),
     [

@@ -88,7 +88,8 @@ def options_from(args: argparse.Namespace) -> ReconOptions:
         out=args.out,
         balances=args.balances,
         store=args.store,
-        progress=not args.quiet,
+        # A scheduler's log is not a terminal: bars there would be lines of carriage returns.
+        progress=not args.quiet and sys.stderr.isatty(),
     )
 
 
