@@ -1,10 +1,11 @@
 """`TransactionInspector`: support's tool. Paste any identifier, see everything about it.
 
 Any of transaction_id, end-to-end id, external_id, tag, QR tx_id or MED case id finds
-the transaction, and so does a payer's name, CPF/CNPJ or amount (received payments of
-the last `NAME_SEARCH_DAYS` days). The panel shows its summary, a timeline of what
-happened (the record's own times, webhook events, refunds, MED cases), its refunds and
-disputes, the receipt, and the record in every shape the API returns it.
+the transaction, and so does a counterparty's name, CPF/CNPJ or amount (payments in or
+out of the last `NAME_SEARCH_DAYS` days), or an id with a typo or two. The panel shows
+its summary, a timeline of what happened (the record's own times, webhook events,
+refunds, MED cases), its refunds and disputes, the receipt, and the record in every shape
+the API returns it.
 """
 
 from __future__ import annotations
@@ -16,10 +17,9 @@ import ipywidgets as w
 
 from pixops.errors import PixopsError
 from pixops.widgets._api import (
+    _QUOTES,
     MAX_MATCHES,
     Record,
-    find_received,
-    is_refund_id,
     lookup,
     med_cases,
     parse_time,
@@ -48,11 +48,21 @@ from pixops.widgets._format import (
     label,
     local_time,
     message,
-    pairs,
     plural,
     problem,
-    wire_json,
 )
+from pixops.widgets._inspector_html import (
+    cases_html,
+    fact_table,
+    failure_facts,
+    failure_text,
+    id_table,
+    match_label,
+    shapes_html,
+    status_text,
+    type_of,
+)
+from pixops.widgets._inspector_search import PaymentMatches, find_payments, similar_ids
 
 __all__ = ["TransactionInspector"]
 
@@ -65,13 +75,6 @@ SHAPES_NOTE: Final = (
     " CPFs are masked as on the receipt. Times here are UTC, as the API sends them (the"
     " Z at the end): São Paulo is 3 hours behind, so 05:03:49Z is 02:03:49 in the other tabs."
 )
-_TYPES: Final = {
-    "pix": "PIX transfer",
-    "pix_return": "PIX refund",
-    "pix_qrcode": "QR code charge",
-    "ted": "TED bank transfer",
-    "internal": "Transfer between accounts",
-}
 #: Where each timeline step comes from, in words.
 _RECORD, _NOTICE, _REFUND, _MED = "Transaction", "Service notice", "Refund", "MED case"
 _TIMELINE_COLUMNS: Final = (("at", "When (São Paulo)"), ("source", "Source"), ("what", "What"))
@@ -81,14 +84,6 @@ _REFUND_COLUMNS: Final = (  # the long id last: a narrow notebook scrolls it out
     ("amount", "Amount"),
     ("status", "Status"),
     ("transaction_id", "Refund"),
-)
-_MED_COLUMNS: Final = (
-    ("id", "Case"),
-    ("opened_at", "Opened"),
-    ("amount", "Disputed"),
-    ("reason", "Reason"),
-    ("status", "Status"),
-    ("analysis_result", "Result"),
 )
 
 
@@ -109,7 +104,7 @@ class TransactionInspector(w.VBox):  # type: ignore[misc]
         self.identifier = w.Text(
             placeholder=(
                 "transaction id, end-to-end id, order number, tag, QR code id, MED case,"
-                " payer name, CPF/CNPJ or R$ amount"
+                " payer/recipient name, CPF/CNPJ or R$ amount"
             ),
             layout=fitted("640px"),
         )
@@ -121,7 +116,7 @@ class TransactionInspector(w.VBox):  # type: ignore[misc]
         self.refunds_view = w.HTML()
         self.med_view = w.HTML()
         self.receipt_view = w.HTML()
-        self.shapes_view = w.Output()
+        self.shapes_view = w.HTML()
         self.tabs = w.Tab(
             children=[
                 self.summary,
@@ -154,45 +149,67 @@ class TransactionInspector(w.VBox):  # type: ignore[misc]
             if not isinstance(identifier, str):
                 raise TypeError("the identifier must be text")
             self.identifier.value = identifier
+        typed = self.identifier.value
         try:
-            found = (
-                lookup(self.client, self.identifier.value, self._now()) or self._received_by_payer()
-            )
-        except (PixopsError, ValueError) as error:
+            found, note, tone = self._find(typed)
+        except PixopsError as error:
             self._clear()
             self._set_status(problem(error), "error")
             return
+        except ValueError as error:  # nothing typed, or too little of a name
+            self._clear()
+            self._set_status(problem(error), "warn")
+            return
         self._found = {str(r.get("transaction_id")): r for r in found}
-        options = [(_label(r), key) for key, r in self._found.items()]
+        options = [(match_label(r), key) for key, r in self._found.items()]
         self.matches.options = options
         if not options:
             self._clear()
             self._set_status(
-                f"Nothing found for {_echo(self.identifier.value)}: no transaction, QR code, "
-                "order number, tag or MED case has it, and no payment received in the last "
-                f"{NAME_SEARCH_DAYS} days has that payer, CPF/CNPJ or amount.",
+                f"Nothing found for {_echo(typed)}: no transaction, QR code, order number, "
+                "tag or MED case has it, and no payment in or out of the last "
+                f"{NAME_SEARCH_DAYS} days has that name, CPF/CNPJ or amount. Check it with "
+                "the customer: an id is best copied from the receipt or the bank app.",
                 "warn",
             )
             return
-        if len(options) >= MAX_MATCHES:
-            many = (
-                f"{count_text(MAX_MATCHES)} or more match; the list holds the newest "
-                f"{count_text(MAX_MATCHES)}. Type the full name, the CPF/CNPJ or the amount "
-                "to narrow it."
-            )
-        elif len(options) > 1:
-            many = f"{plural(len(options), 'transaction')} match; showing the newest."
-        else:
-            many = ""
-        self._set_status(f"Found. {many}".strip(), "ok")
+        self._set_status(note, tone)
         if self.matches.value == options[0][1]:
             self.show(options[0][1])
         else:
             self.matches.value = options[0][1]
-        typed = self.identifier.value.lower()
-        case = next((c for c in self.cases if str(c.get("id")).lower() in typed), None)
+        case = next((c for c in self.cases if str(c.get("id")).lower() in typed.lower()), None)
         if case is not None and len(options) == 1:
             self._set_status(f"Found: MED case {case['id']} disputes this payment.", "ok")
+
+    def _find(self, typed: str) -> tuple[list[Record], str, str]:
+        """The matches of what was typed, the status line to show with them, its tone."""
+        now = self._now()
+        found = lookup(self.client, typed, now)
+        if found:
+            if len(found) == 1:
+                return found, "Found.", "ok"
+            return (
+                found,
+                f"Found. {plural(len(found), 'transaction')} match; showing the newest.",
+                "ok",
+            )
+        bare = typed.strip().strip(_QUOTES).strip()
+        near = similar_ids(self.client, bare, now)
+        if near:
+            which = "one" if len(near) == 1 else f"{len(near)}"
+            return (
+                near,
+                f"No transaction has the id {_echo(bare)} exactly; {which} with an id a"
+                " character or two different is shown. Read the id back to the customer"
+                " before acting on it.",
+                "warn",
+            )
+        today = now.date()
+        matches = find_payments(
+            self.client, typed, today - timedelta(days=NAME_SEARCH_DAYS), today, now
+        )
+        return matches.shown, _count_note(matches, typed), "ok"
 
     def show(self, transaction_id: str | None) -> None:
         """Load and show one transaction in every view."""
@@ -204,18 +221,6 @@ class TransactionInspector(w.VBox):  # type: ignore[misc]
             self._set_status(f"Could not read {transaction_id}. {problem(error)}", "error")
             return
         self._render()
-
-    def _received_by_payer(self) -> list[Record]:
-        """Received payments of the last days whose payer, CPF/CNPJ or amount matches."""
-        now = self._now()
-        today = now.date()
-        return find_received(
-            self.client,
-            self.identifier.value,
-            today - timedelta(days=NAME_SEARCH_DAYS),
-            today,
-            now,
-        )
 
     # -- loading -------------------------------------------------------------------
 
@@ -272,11 +277,7 @@ class TransactionInspector(w.VBox):  # type: ignore[misc]
         add(record.get("created_at") or record.get("started_at"), _RECORD, f"Created ({amount})")
         if record.get("status") == "settled":
             add(record.get("completed_at"), _RECORD, "Settled")
-        add(
-            record.get("failed_at"),
-            _RECORD,
-            f"Failed: {record.get('reason_code')} {record.get('reason_description') or ''}".strip(),
-        )
+        add(record.get("failed_at"), _RECORD, f"{status_text(record)}: {failure_text(record)}")
         ids = {tid} | {str(r.get("transaction_id")) for r in self.refunds}
         ids |= {str(c.get("id")) for c in self.cases}
         for event in events_for(self._inbox, ids):
@@ -311,16 +312,19 @@ class TransactionInspector(w.VBox):  # type: ignore[misc]
         record = self.record
         assert record is not None
         inbound = record.get("direction") in ("inbound", "credit")
-        rows = [
-            ("Transaction", str(record.get("transaction_id"))),
-            ("End-to-end id", str(record.get("end_to_end_id") or "—")),
-            ("External id", str(record.get("external_id") or "—")),
-            ("Type", _type_of(record)),
+        rows: list[Any] = [
+            ("Transaction", str(record.get("transaction_id")), True),
+            ("End-to-end id", str(record.get("end_to_end_id") or "—"), True),
+            ("External id", str(record.get("external_id") or "—"), True),
+            ("Type", type_of(record)),
             ("Direction", "received" if inbound else "sent"),
-            ("Status", label(record.get("status"))),
+            ("Status", status_text(record)),
             ("Amount", brl(record.get("amount"))),
             ("Fee", brl(record.get("fee_amount"))),
-            ("Net", brl(record.get("net_amount"))),
+            (
+                "Net (amount − fee)" if inbound else "Total (amount + fee)",
+                brl(record.get("net_amount")),
+            ),
             ("Counterparty", str(record.get("counterparty_name") or "—")),
             (
                 "Bank",
@@ -331,12 +335,9 @@ class TransactionInspector(w.VBox):  # type: ignore[misc]
         ]
         if record.get("description"):  # a refund's says why ("Devolução MED med_…")
             rows.append(("Description", str(record["description"])))
-        if record.get("reason_code"):
-            rows.append(
-                ("Reason", f"{record['reason_code']} {record.get('reason_description') or ''}")
-            )
+        rows.extend(failure_facts(record))
         if record.get("original_transaction_id"):
-            rows.append(("Refund of", str(record["original_transaction_id"])))
+            rows.append(("Refund of", str(record["original_transaction_id"]), True))
         if self.refunds:
             left = (int(record.get("amount") or 0)) - refunded_base(self.refunds)
             rows.append(("Refunded", brl(refunded_base(self.refunds))))
@@ -344,42 +345,36 @@ class TransactionInspector(w.VBox):  # type: ignore[misc]
         if self.cases:
             cases = ", ".join(f"{c['id']} ({label(c['status'])})" for c in self.cases)
             rows.append(("MED cases", cases))
-        self.summary.value = pairs(rows)
+        self.summary.value = fact_table(rows)
         self.timeline_view.value = html_table(
             self.timeline, _TIMELINE_COLUMNS, time_columns={"at"}, empty="No events."
         )
-        self.refunds_view.value = html_table(
+        self.refunds_view.value = id_table(
             self.refunds,
             _REFUND_COLUMNS,
-            money_columns={"amount"},
-            time_columns={"created_at", "completed_at"},
-            code_columns={"status"},
+            money={"amount"},
+            times={"created_at", "completed_at"},
+            codes={"status"},
+            ids={"transaction_id"},
             empty="No refund of this transaction.",
         )
-        self.med_view.value = html_table(
-            self.cases,
-            _MED_COLUMNS,
-            money_columns={"amount"},
-            time_columns={"opened_at"},
-            code_columns={"reason", "status", "analysis_result"},
-            empty="No MED case on this transaction.",
-        )
+        self.med_view.value = cases_html(self.cases)
         self.receipt_view.value = self._receipt_html()
-        self.shapes_view.outputs = ()
-        self.shapes_view.append_stdout(f"{SHAPES_NOTE}\n\n")
-        for title, shape in self.shapes.items():
-            text = wire_json(shape, sort_keys=True)
-            self.shapes_view.append_stdout(f"{title}\n{text}\n\n")
+        self.shapes_view.value = shapes_html(SHAPES_NOTE, self.shapes)
 
     def _receipt_html(self) -> str:
         receipt = self.receipt
         if receipt is None:
-            return message("A receipt exists only for settled transactions.", "info")
+            return message(
+                "A receipt exists only for settled transactions: this one is "
+                f"{status_text(self.record or {}).lower()}.",
+                "info",
+            )
         payer = receipt.get("payer") or {}
         recipient = receipt.get("recipient") or {}
-        return pairs(
+        return fact_table(
             [
-                ("Receipt", str(receipt.get("receipt_id"))),
+                ("Receipt", str(receipt.get("receipt_id")), True),
                 ("Amount", brl(receipt.get("amount"))),
                 ("Paid by", f"{payer.get('name') or '—'} ({payer.get('bank_name') or '—'})"),
                 (
@@ -387,7 +382,8 @@ class TransactionInspector(w.VBox):  # type: ignore[misc]
                     f"{recipient.get('name') or '—'} ({recipient.get('bank_name') or '—'})",
                 ),
                 ("Settled", local_time(receipt.get("completed_at"), seconds=True)),
-                ("Authentication code", str(receipt.get("authentication_code") or "—")),
+                ("End-to-end id", str(receipt.get("end_to_end_id") or "—"), True),
+                ("Authentication code", str(receipt.get("authentication_code") or "—"), True),
             ]
         )
 
@@ -398,10 +394,28 @@ class TransactionInspector(w.VBox):  # type: ignore[misc]
         for view in (self.summary, self.timeline_view, self.refunds_view, self.med_view):
             view.value = ""
         self.receipt_view.value = ""
-        self.shapes_view.outputs = ()
+        self.shapes_view.value = ""
 
     def _set_status(self, text: str, tone: str = "info") -> None:
         self.status.value = message(text, tone) if text else ""
+
+
+def _count_note(matches: PaymentMatches, typed: str) -> str:
+    """How many payments a name, document or amount search matched, and in what order
+    the list holds them."""
+    total, by_start = matches.total, matches.by_start
+    if total <= 1:
+        return "Found."
+    order = "showing the newest"
+    if 0 < by_start < total:
+        first = f"names with a word that starts with {_echo(typed)} first"
+        order = f"{first} ({count_text(by_start)}), then the newest"
+    if total <= len(matches.shown):
+        return f"Found. {plural(total, 'payment')} match; {order}."
+    return (
+        f"Found. {plural(total, 'payment')} match; the list holds {count_text(MAX_MATCHES)}:"
+        f" {order}. Type more of the name, the CPF/CNPJ or the amount to narrow it."
+    )
 
 
 def _echo(text: str, limit: int = 60) -> str:
@@ -427,24 +441,3 @@ def _listed(answer: Any) -> Any:
     from pixops.widgets._api import items_of
 
     return items_of(answer)
-
-
-def _type_of(record: Record) -> str:
-    """The kind of transaction in words; a refund says so, though the wire types it `pix`."""
-    if record.get("original_transaction_id") or is_refund_id(str(record.get("transaction_id"))):
-        return _TYPES["pix_return"]
-    return _TYPES.get(str(record.get("type")), label(record.get("type")))
-
-
-def _label(record: Record) -> str:
-    """A match's line: when, how much, who (a name search finds several payers), its
-    status, then which: the long id last, where a narrow list cuts the line."""
-    when = local_time(record.get("created_at") or record.get("started_at"))
-    who = record.get("counterparty_name")
-    # A statement row (a payer-name match) has its payment's status apart.
-    status = label(record.get("payment_status") or record.get("status"))
-    return " · ".join(
-        str(part)
-        for part in (when, brl(record.get("amount")), who, status, record.get("transaction_id"))
-        if part
-    )

@@ -1,0 +1,241 @@
+"""How the inspector's tabs read at any width: long ids and JSON lines wrap, never scroll.
+
+The inspector runs at 1024 px with JupyterLab's file browser open (about 550 px for the
+panel) and in the Voilà desk. A 38-character transaction id, a 64-character
+authentication code or a JSON line of the API shapes would push a table or a ``<pre>``
+past that width and hide its end behind a sideways scroll. Here every long value breaks
+where it must; a one-click selection (``user-select:all``) still copies an id whole, and
+a soft wrap adds no character to what is copied.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Final
+
+from pixops.widgets._api import Record, is_refund_id
+from pixops.widgets._format import MED_VERDICTS, brl, label, local_time, wire_json
+
+__all__ = [
+    "ID_STYLE",
+    "case_facts",
+    "cases_html",
+    "fact_table",
+    "failure_facts",
+    "failure_text",
+    "id_table",
+    "match_label",
+    "shapes_html",
+    "status_text",
+    "type_of",
+]
+
+#: An id or code: breaks anywhere rather than widen its box; one click selects it whole.
+ID_STYLE: Final = "overflow-wrap:anywhere;word-break:break-all;user-select:all"
+#: Prose: wraps between words (and inside a word only when one word is wider than the box).
+_TEXT_STYLE: Final = "overflow-wrap:anywhere"
+#: The classes keep JupyterLab's math typesetting off: "R$ 1 ... R$ 2" is no formula.
+_NO_MATH: Final = "tex2jax_ignore mathjax_ignore"
+
+Fact = tuple[str, str] | tuple[str, str, bool]
+
+_TYPES: Final = {
+    "pix": "PIX transfer",
+    "pix_return": "PIX refund",
+    "pix_qrcode": "QR code charge",
+    "ted": "TED bank transfer",
+    "internal": "Transfer between accounts",
+}
+#: The service's own failure codes, whose descriptions speak the central bank's protocol
+#: ("No pacs.002 ..."), in a support person's words.
+_FAILURE_WORDS: Final = {
+    "orphan_force_voided": (
+        "the central bank never confirmed the transfer (30 minutes without an answer),"
+        " so it was cancelled"
+    ),
+    "DICT_QUEUE_TIMEOUT": (
+        "the recipient's PIX key could not be looked up for 2 hours, so the payment was cancelled"
+    ),
+}
+_ENDED_BADLY: Final = frozenset({"failed", "rejected", "refused", "canceled", "cancelled"})
+
+
+def type_of(record: Record) -> str:
+    """The kind of transaction in words; a refund says so, though the wire types it `pix`."""
+    if record.get("original_transaction_id") or is_refund_id(str(record.get("transaction_id"))):
+        return _TYPES["pix_return"]
+    return _TYPES.get(str(record.get("type")), label(record.get("type")))
+
+
+def status_text(record: Record) -> str:
+    """Where the payment stands, one word for one state wherever it shows: a statement
+    row and a transaction both say "Rejected" for a payout the receiving bank refused
+    (the transaction's own `status` says only "failed")."""
+    return label(record.get("payment_status") or record.get("status"))
+
+
+def failure_text(record: Record) -> str:
+    """Why a transaction failed, in words, its code after (``Account blocked (code AC06)``)."""
+    code = str(record.get("reason_code") or "")
+    words = _FAILURE_WORDS.get(code) or str(record.get("reason_description") or "")
+    words = words[:1].upper() + words[1:] if words else "No reason given"
+    return f"{words} (code {code})" if code else words
+
+
+def failure_facts(record: Record) -> list[Fact]:
+    """For a payment that did not go through: why, and what became of the money."""
+    if not record.get("reason_code") and str(record.get("status")) not in _ENDED_BADLY:
+        return []
+    facts: list[Fact] = [("Why", failure_text(record))]
+    if str(record.get("status")) not in _ENDED_BADLY:
+        return facts
+    if record.get("direction") in ("inbound", "credit"):
+        money = (
+            "Nothing was credited: this account refused the payment, and the payer's bank"
+            " gives the money back to the payer. The payer can pay again once the cause is"
+            " fixed."
+        )
+    else:
+        money = (
+            "Nothing left the account: the amount and its fee, held while the payment was"
+            " tried, were released to the balance. Send it again once the cause is fixed."
+        )
+    facts.append(("The money", money))
+    return facts
+
+
+def match_label(record: Record) -> str:
+    """A match's line: when, how much, which way, who (a name search finds several
+    people), its status, then which: the long id last, where a narrow list cuts it."""
+    when = local_time(record.get("created_at") or record.get("started_at"))
+    way = "received" if record.get("direction") in ("inbound", "credit") else "sent"
+    amount = (
+        f"{brl(record.get('amount'))} {way}"
+        if record.get("direction")
+        else brl(record.get("amount"))
+    )
+    parts = (when, amount, record.get("counterparty_name"), status_text(record))
+    return " · ".join(str(part) for part in (*parts, record.get("transaction_id")) if part)
+
+
+def fact_table(items: Iterable[Fact]) -> str:
+    """Label/value rows (values escaped) whose values wrap: a third item True marks an id
+    (breaks anywhere, one click selects it). Labels stay on one line."""
+    rows = []
+    for item in items:
+        name, value = item[0], item[1]
+        is_id = len(item) > 2 and bool(item[2])
+        style = ID_STYLE if is_id else _TEXT_STYLE
+        rows.append(
+            '<tr><th style="text-align:left;vertical-align:top;padding:1px 10px 1px 0;'
+            f'font-weight:600;white-space:nowrap">{html.escape(name)}</th>'
+            f'<td style="text-align:left;vertical-align:top;{style}">{html.escape(value)}</td>'
+            "</tr>"
+        )
+    return (
+        f'<table class="{_NO_MATH}" style="font-size:13px;table-layout:auto;'
+        f'width:100%;max-width:100%">{"".join(rows)}</table>'
+    )
+
+
+def id_table(
+    rows: Iterable[Record],
+    columns: Sequence[tuple[str, str]],
+    *,
+    money: Iterable[str] = (),
+    times: Iterable[str] = (),
+    codes: Iterable[str] = (),
+    ids: Iterable[str] = (),
+    empty: str,
+) -> str:
+    """Records as a table as wide as its box: money in reais (right), times in São Paulo,
+    codes as words (the code in the tooltip); id columns break anywhere instead of
+    widening the table past a narrow notebook."""
+    money_set, time_set, code_set, id_set = set(money), set(times), set(codes), set(ids)
+    head = "".join(
+        f'<th style="text-align:{"right" if key in money_set else "left"};'
+        f'padding:2px 8px;white-space:nowrap">{html.escape(title)}</th>'
+        for key, title in columns
+    )
+    body = []
+    for row in rows:
+        cells = []
+        for key, _ in columns:
+            value = row.get(key)
+            tip, style = "", "white-space:nowrap"
+            if key in money_set:
+                text, style = brl(value), "white-space:nowrap;text-align:right"
+            elif key in time_set:
+                text = local_time(value)
+            elif key in code_set:
+                text = label(value)
+                tip = "" if value is None else f' title="{html.escape(str(value))}"'
+            else:
+                text = "—" if value is None or value == "" else str(value)
+                style = ID_STYLE if key in id_set else _TEXT_STYLE
+            cells.append(
+                f'<td style="padding:2px 8px;vertical-align:top;{style}"{tip}>'
+                f"{html.escape(text)}</td>"
+            )
+        body.append(f"<tr>{''.join(cells)}</tr>")
+    if not body:
+        return f"<p><i>{html.escape(empty)}</i></p>"
+    return (
+        f'<table class="{_NO_MATH}" style="border-collapse:collapse;font-size:13px;'
+        f'width:100%;max-width:100%"><thead><tr>{head}</tr></thead>'
+        f"<tbody>{''.join(body)}</tbody></table>"
+    )
+
+
+def case_facts(case: Record) -> list[Fact]:
+    """One MED case as a support person reads it: why, where it stands, by when the
+    merchant must answer (open cases), how the central bank decided (closed ones)."""
+    status = str(case.get("status") or "")
+    facts: list[Fact] = [
+        ("MED case", str(case.get("id")), True),
+        ("Reason", label(case.get("reason"))),
+        ("Status", label(status)),
+        ("Opened", local_time(case.get("opened_at"))),
+        ("Disputed", brl(case.get("amount"))),
+    ]
+    if case.get("blocked_amount"):
+        facts.append(("Blocked meanwhile", brl(case.get("blocked_amount"))))
+    if case.get("defended_at"):
+        facts.append(("Defense sent", local_time(case.get("defended_at"))))
+    elif status != "CLOSED" and case.get("defense_deadline"):
+        facts.append(
+            (
+                "Defense due by",
+                f"{local_time(case.get('defense_deadline'))}: the merchant answers it in"
+                " the MED disputes notebook",
+            )
+        )
+    result = case.get("analysis_result")
+    if result:
+        facts.append(("Decision", MED_VERDICTS.get(str(result), label(result))))
+    if case.get("closed_at"):
+        facts.append(("Closed", local_time(case.get("closed_at"))))
+    if case.get("refund_transaction_id"):
+        facts.append(("Refunded by", str(case["refund_transaction_id"]), True))
+    return facts
+
+
+def cases_html(cases: Sequence[Record]) -> str:
+    """Every MED case of a payment, one block of facts each."""
+    if not cases:
+        return "<p><i>No MED case on this transaction.</i></p>"
+    return "<hr style='margin:6px 0'>".join(fact_table(case_facts(case)) for case in cases)
+
+
+def shapes_html(note: str, shapes: Mapping[str, Any]) -> str:
+    """The API's answers as pre-wrapped JSON: a long line wraps inside the panel (money
+    in reais, CPFs masked, by `wire_json`), each under the request that returns it."""
+    parts = [f'<p style="margin:0 0 8px 0;{_TEXT_STYLE}">{html.escape(note)}</p>']
+    for title, shape in shapes.items():
+        parts.append(
+            f'<div style="font-weight:600;margin-top:8px;{_TEXT_STYLE}">{html.escape(title)}</div>'
+            '<pre style="white-space:pre-wrap;overflow-wrap:anywhere;margin:2px 0 0 0;'
+            f'font-size:12px">{html.escape(wire_json(shape, sort_keys=True))}</pre>'
+        )
+    return f'<div class="{_NO_MATH}" style="max-width:100%">{"".join(parts)}</div>'

@@ -1,0 +1,132 @@
+"""What the inspector finds for text that is no identifier: a name, a CPF/CNPJ, an amount,
+or an id with a typo.
+
+A support person on the phone types what the customer says: part of a name (often without
+its accents), a CPF read out digit by digit, an amount, or an id copied with a wrong
+character. Names are matched from the start of a word first; every payment counts, in
+or out, settled or refused (a customer calls most about the one that failed).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from datetime import date, datetime, timedelta
+from typing import Any, Final
+
+from pixops.widgets._api import MAX_MATCHES, Record, _amount_in, base_units, rows_between
+
+__all__ = ["MIN_NAME_CHARS", "PaymentMatches", "find_payments", "similar_ids"]
+
+#: A name search needs this many letters: one or two match most of a month's payers.
+MIN_NAME_CHARS: Final = 3
+#: An id found by `similar_ids` differs from the typed one by at most this many characters.
+MAX_TYPOS: Final = 2
+_SHORT_NAME: Final = (
+    "Type at least {n} letters of the name (or the whole CPF/CNPJ, or the amount, like"
+    " R$ 13,22): {typed} would match most of the month's payers."
+)
+#: A transaction or end-to-end id: its minute (yyyyMMddHHmm, UTC) names the statement day.
+_ID_SHAPE: Final = re.compile(
+    r"(?:pix[a-z]{2,4})?[ed][0-9a-z]{8}(?P<minute>\d{12})[0-9a-z]{6,16}", re.IGNORECASE
+)
+
+
+@dataclass(frozen=True)
+class PaymentMatches:
+    """The payments a search matched: the best `MAX_MATCHES` (names that start with the
+    text first, then newest first), how many matched in all, and how many of them by the
+    start of a name."""
+
+    shown: list[Record] = field(default_factory=list)
+    total: int = 0
+    by_start: int = 0
+
+
+def find_payments(
+    client: Any, query: str, date_from: date, date_to: date, now: datetime
+) -> PaymentMatches:
+    """Payments in or out between the dates whose amount (``R$ 12,34``), CPF/CNPJ or
+    counterparty name matches `query`; a name needs `MIN_NAME_CHARS` letters (ValueError)."""
+    text = " ".join(query.split())
+    amount = _amount_in(text)
+    digits = re.sub(r"[.\-/ ]", "", text)
+    document = digits if digits.isdigit() and len(digits) in (11, 14) else None
+    needle = _folded(text)
+    if amount is None and document is None and len(needle.replace(" ", "")) < MIN_NAME_CHARS:
+        raise ValueError(_SHORT_NAME.format(n=MIN_NAME_CHARS, typed=f"“{text}”"))
+    ranked: list[tuple[int, Record]] = []
+    for row in rows_between(client, date_from, date_to, now):
+        if document is not None:
+            rank = (
+                0 if document in (row.get("payer_document"), row.get("recipient_document")) else 3
+            )
+        elif amount is not None:
+            rank = 0 if base_units(row.get("amount")) == amount else 3
+        else:
+            rank = _name_rank(needle, _folded(str(row.get("counterparty_name") or "")))
+        if rank < 3:
+            ranked.append((rank, row))
+    ranked.sort(key=lambda pair: pair[0])  # stable: newest first within a rank
+    by_start = sum(1 for rank, _ in ranked if rank < 2)
+    shown = [row for _, row in ranked[:MAX_MATCHES]]
+    return PaymentMatches(shown, len(ranked), by_start)
+
+
+def _folded(text: str) -> str:
+    """Lower case without accents: "José" and "jose" are the same name on the phone."""
+    decomposed = unicodedata.normalize("NFKD", text.casefold())
+    return " ".join("".join(c for c in decomposed if not unicodedata.combining(c)).split())
+
+
+def _name_rank(needle: str, name: str) -> int:
+    """0: the name starts with the text; 1: one of its words does; 2: it is inside a
+    word; 3: no match."""
+    if name.startswith(needle):
+        return 0
+    if f" {needle}" in f" {name}":
+        return 1
+    return 2 if needle in name else 3
+
+
+def similar_ids(client: Any, typed: str, now: datetime) -> list[Record]:
+    """Statement rows whose transaction or end-to-end id differs from `typed` (an id
+    shape) by at most `MAX_TYPOS` characters, letter case aside: an id read out over the
+    phone or copied by hand. Only the day its minute names (and the days either side)
+    is read; an id whose date itself is mistyped finds nothing."""
+    shape = _ID_SHAPE.fullmatch(typed.strip())
+    if shape is None:
+        return []
+    try:
+        minute = datetime.strptime(shape["minute"], "%Y%m%d%H%M")
+    except ValueError:
+        return []
+    day = minute.date()
+    if day > now.date() + timedelta(days=1):
+        return []
+    wanted = typed.strip().casefold()
+    found = []
+    for row in rows_between(client, day - timedelta(days=1), day + timedelta(days=1), now):
+        ids = (str(row.get("transaction_id") or ""), str(row.get("end_to_end_id") or ""))
+        if any(_near(wanted, candidate.casefold()) for candidate in ids if candidate):
+            found.append(row)
+    return found[:3]
+
+
+def _near(a: str, b: str) -> bool:
+    """True when `a` and `b` differ by 1 to `MAX_TYPOS` edits (a character changed,
+    added or left out)."""
+    if a == b or abs(len(a) - len(b)) > MAX_TYPOS:
+        return False
+    previous = list(range(len(b) + 1))
+    for i, char_a in enumerate(a, 1):
+        current = [i]
+        for j, char_b in enumerate(b, 1):
+            current.append(
+                min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (char_a != char_b))
+            )
+        if min(current) > MAX_TYPOS:
+            return False
+        previous = current
+    return previous[-1] <= MAX_TYPOS
