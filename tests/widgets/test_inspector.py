@@ -237,7 +237,7 @@ def test_a_common_name_says_the_list_is_cut(desk: Desk) -> None:
     panel = inspector(desk)
     panel.inspect("silva")
     assert len(panel.matches.options) == 50
-    assert "payments match; the list holds 50:" in panel.status.value
+    assert "payments match; the list holds the newest 50." in panel.status.value
 
 
 def test_a_long_paste_is_echoed_on_one_short_line(desk: Desk) -> None:

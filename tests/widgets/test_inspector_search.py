@@ -43,18 +43,21 @@ def test_one_or_two_letters_ask_for_more_instead_of_listing_fifty_names(desk: De
     assert panel.record is not None
 
 
-def test_names_that_start_with_the_text_come_first_and_the_count_is_said(desk: Desk) -> None:
+def test_a_name_matches_by_the_start_of_a_word_and_the_count_is_said(desk: Desk) -> None:
     panel = inspector(desk)
     panel.inspect("ana")
     names = [text.split(" · ")[2] for text, _ in panel.matches.options]
-    starts = [any(w.lower().startswith("ana") for w in name.split()) for name in names]
-    # "Ana Costa" before "Mariana Lima" / "Juliana Rocha", whatever their dates.
-    assert starts[0]
-    assert starts == sorted(starts, reverse=True)
+    # "Ana Costa", never "Mariana Lima" or "Juliana Rocha" for "ana".
+    assert all(any(w.lower().startswith("ana") for w in name.split()) for name in names)
     status = shown(panel.status.value)
-    total = int(re.search(r"Found\. ([\d.]+) payments match", status)[1].replace(".", ""))  # type: ignore[index]
-    assert total > 50
-    assert "the list holds 50: names with a word that starts with “ana” first" in status
+    found = re.search(r"Found\. ([\d.]+) payments match; the list holds the newest 50\.", status)
+    assert found is not None, status
+    assert int(found[1].replace(".", "")) > 50
+    # Inside a word counts only when no name has a word starting with the text.
+    panel.inspect("ernand")
+    assert panel.matches.options
+    assert all("Fernand" in text for text, _ in panel.matches.options)
+    assert "No name has a word that starts with “ernand”" in shown(panel.status.value)
 
 
 def test_a_name_typed_without_accents_finds_the_accented_one(desk: Desk) -> None:
@@ -130,6 +133,9 @@ def test_a_voided_payout_reads_without_protocol_jargon(desk: Desk) -> None:
     assert "pacs.002" not in texts
     assert "the central bank never confirmed the transfer" in texts.lower()
     assert "(code orphan_force_voided)" in texts
+    # It ended, never completed: when it failed (17:57 São Paulo), not "Completed —".
+    assert re.search(r"Failed\s+04/01/2026 17:57", shown(panel.summary.value))
+    assert "Completed" not in panel.summary.value
 
 
 def test_a_refused_credit_says_the_payer_gets_the_money_back(desk: Desk) -> None:

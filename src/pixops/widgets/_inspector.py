@@ -331,8 +331,11 @@ class TransactionInspector(w.VBox):  # type: ignore[misc]
                 str(record.get("payer_bank_name") or record.get("recipient_bank_name") or "—"),
             ),
             ("Created", local_time(record.get("created_at") or record.get("started_at"))),
-            ("Completed", local_time(record.get("completed_at"))),
         ]
+        if record.get("failed_at"):  # a failure never completes: when it ended instead
+            rows.append((status_text(record), local_time(record.get("failed_at"))))
+        else:
+            rows.append(("Completed", local_time(record.get("completed_at"))))
         if record.get("description"):  # a refund's says why ("Devolução MED med_…")
             rows.append(("Description", str(record["description"])))
         rows.extend(failure_facts(record))
@@ -401,20 +404,21 @@ class TransactionInspector(w.VBox):  # type: ignore[misc]
 
 
 def _count_note(matches: PaymentMatches, typed: str) -> str:
-    """How many payments a name, document or amount search matched, and in what order
-    the list holds them."""
-    total, by_start = matches.total, matches.by_start
+    """How many payments a name, document or amount search matched, and which are listed."""
+    total = matches.total
+    inside = (
+        f" No name has a word that starts with {_echo(typed)}: these have it inside a word."
+        if matches.inside_words
+        else ""
+    )
     if total <= 1:
-        return "Found."
-    order = "showing the newest"
-    if 0 < by_start < total:
-        first = f"names with a word that starts with {_echo(typed)} first"
-        order = f"{first} ({count_text(by_start)}), then the newest"
+        return f"Found.{inside}"
     if total <= len(matches.shown):
-        return f"Found. {plural(total, 'payment')} match; {order}."
+        return f"Found. {plural(total, 'payment')} match; showing the newest.{inside}"
     return (
-        f"Found. {plural(total, 'payment')} match; the list holds {count_text(MAX_MATCHES)}:"
-        f" {order}. Type more of the name, the CPF/CNPJ or the amount to narrow it."
+        f"Found. {plural(total, 'payment')} match; the list holds the newest "
+        f"{count_text(MAX_MATCHES)}. Type more of the name, the CPF/CNPJ or the amount to "
+        f"narrow it.{inside}"
     )
 
 

@@ -37,6 +37,8 @@ ID_STYLE: Final = "overflow-wrap:anywhere;word-break:break-all;user-select:all"
 _TEXT_STYLE: Final = "overflow-wrap:anywhere"
 #: The classes keep JupyterLab's math typesetting off: "R$ 1 ... R$ 2" is no formula.
 _NO_MATH: Final = "tex2jax_ignore mathjax_ignore"
+#: A wrapped value reads as one paragraph, not at the widget row's 28 px line height.
+_LINES: Final = "line-height:1.45"
 
 Fact = tuple[str, str] | tuple[str, str, bool]
 
@@ -134,7 +136,7 @@ def fact_table(items: Iterable[Fact]) -> str:
             "</tr>"
         )
     return (
-        f'<table class="{_NO_MATH}" style="font-size:13px;table-layout:auto;'
+        f'<table class="{_NO_MATH}" style="font-size:13px;{_LINES};'
         f'width:100%;max-width:100%">{"".join(rows)}</table>'
     )
 
@@ -183,7 +185,7 @@ def id_table(
         return f"<p><i>{html.escape(empty)}</i></p>"
     return (
         f'<table class="{_NO_MATH}" style="border-collapse:collapse;font-size:13px;'
-        f'width:100%;max-width:100%"><thead><tr>{head}</tr></thead>'
+        f'{_LINES};width:100%;max-width:100%"><thead><tr>{head}</tr></thead>'
         f"<tbody>{''.join(body)}</tbody></table>"
     )
 
@@ -238,4 +240,4 @@ def shapes_html(note: str, shapes: Mapping[str, Any]) -> str:
             '<pre style="white-space:pre-wrap;overflow-wrap:anywhere;margin:2px 0 0 0;'
             f'font-size:12px">{html.escape(wire_json(shape, sort_keys=True))}</pre>'
         )
-    return f'<div class="{_NO_MATH}" style="max-width:100%">{"".join(parts)}</div>'
+    return f'<div class="{_NO_MATH}" style="max-width:100%;{_LINES}">{"".join(parts)}</div>'

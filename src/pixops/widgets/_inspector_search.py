@@ -3,8 +3,10 @@ or an id with a typo.
 
 A support person on the phone types what the customer says: part of a name (often without
 its accents), a CPF read out digit by digit, an amount, or an id copied with a wrong
-character. Names are matched from the start of a word first; every payment counts, in
-or out, settled or refused (a customer calls most about the one that failed).
+character. A name matches by the start of one of its words ("ana" finds Ana Costa, not
+Mariana or Santana); only when no name has such a word do matches inside a word count.
+Every payment counts, in or out, settled or refused (a customer calls most about the one
+that failed).
 """
 
 from __future__ import annotations
@@ -35,13 +37,12 @@ _ID_SHAPE: Final = re.compile(
 
 @dataclass(frozen=True)
 class PaymentMatches:
-    """The payments a search matched: the best `MAX_MATCHES` (names that start with the
-    text first, then newest first), how many matched in all, and how many of them by the
-    start of a name."""
+    """The payments a search matched: the newest `MAX_MATCHES`, how many matched in all,
+    and whether the name was found only inside words (no word starts with the text)."""
 
     shown: list[Record] = field(default_factory=list)
     total: int = 0
-    by_start: int = 0
+    inside_words: bool = False
 
 
 def find_payments(
@@ -56,38 +57,29 @@ def find_payments(
     needle = _folded(text)
     if amount is None and document is None and len(needle.replace(" ", "")) < MIN_NAME_CHARS:
         raise ValueError(_SHORT_NAME.format(n=MIN_NAME_CHARS, typed=f"“{text}”"))
-    ranked: list[tuple[int, Record]] = []
-    for row in rows_between(client, date_from, date_to, now):
+    by_word: list[Record] = []
+    inside: list[Record] = []
+    for row in rows_between(client, date_from, date_to, now):  # newest first
         if document is not None:
-            rank = (
-                0 if document in (row.get("payer_document"), row.get("recipient_document")) else 3
-            )
+            if document in (row.get("payer_document"), row.get("recipient_document")):
+                by_word.append(row)
         elif amount is not None:
-            rank = 0 if base_units(row.get("amount")) == amount else 3
+            if base_units(row.get("amount")) == amount:
+                by_word.append(row)
         else:
-            rank = _name_rank(needle, _folded(str(row.get("counterparty_name") or "")))
-        if rank < 3:
-            ranked.append((rank, row))
-    ranked.sort(key=lambda pair: pair[0])  # stable: newest first within a rank
-    by_start = sum(1 for rank, _ in ranked if rank < 2)
-    shown = [row for _, row in ranked[:MAX_MATCHES]]
-    return PaymentMatches(shown, len(ranked), by_start)
+            name = _folded(str(row.get("counterparty_name") or ""))
+            if f" {needle}" in f" {name}":
+                by_word.append(row)
+            elif needle in name:
+                inside.append(row)
+    found = by_word or inside
+    return PaymentMatches(found[:MAX_MATCHES], len(found), not by_word and bool(inside))
 
 
 def _folded(text: str) -> str:
     """Lower case without accents: "José" and "jose" are the same name on the phone."""
     decomposed = unicodedata.normalize("NFKD", text.casefold())
     return " ".join("".join(c for c in decomposed if not unicodedata.combining(c)).split())
-
-
-def _name_rank(needle: str, name: str) -> int:
-    """0: the name starts with the text; 1: one of its words does; 2: it is inside a
-    word; 3: no match."""
-    if name.startswith(needle):
-        return 0
-    if f" {needle}" in f" {name}":
-        return 1
-    return 2 if needle in name else 3
 
 
 def similar_ids(client: Any, typed: str, now: datetime) -> list[Record]:
