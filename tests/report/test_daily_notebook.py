@@ -35,14 +35,61 @@ def _what_to_check() -> list[list[str]]:
     raise AssertionError("the notebook shows no 'What to check' table")
 
 
+def _finding_lines(cell: str) -> list[str]:
+    """A finding cell's lines: the category, the reference, the detail."""
+    return [re.sub(r"<[^>]+>", "", line).strip() for line in cell.split("<br>")]
+
+
+def _markdown() -> str:
+    notebook = nbformat.read(_NOTEBOOK, as_version=4)  # type: ignore[no-untyped-call]
+    return "\n".join(c.source for c in notebook.cells if c.cell_type == "markdown")
+
+
 def test_the_fee_finding_shows_the_fees_as_the_summary_does() -> None:
     """The summary's 'Fee differs' row reads R$ 0,40 against R$ 0,50, difference R$ 0,10:
     the finding's row below says the same, not the agreeing amounts and 'R$ 0,00'."""
     rows = _what_to_check()
-    assert rows[0] == ["Category", "Reference", "Ledger", "Statement", "Difference", "Detail"]
-    fee = next(row for row in rows if row[0] == "Fee differs")
-    assert fee[2:5] == ["R$ 0,40", "R$ 0,50", "R$ 0,10"]
-    assert fee[5] == "fees differ; the amount, R$\u00a03.477,32, agrees"
+    assert rows[0] == ["Finding", "Ledger", "Statement", "Difference"]
+    fee = next(row for row in rows if _finding_lines(row[0])[0] == "Fee differs")
+    assert fee[1:] == ["R$ 0,40", "R$ 0,50", "R$ 0,10"]
+    assert _finding_lines(fee[0])[1:] == [
+        "payout-1211383-14305",
+        "fees differ; the amount, R$\u00a03.477,32, agrees",
+    ]
+
+
+def test_what_to_check_fits_a_narrow_notebook() -> None:
+    """Six columns (category, reference, three amounts, detail) did not fit Lab at 1024 px
+    with the file browser open: the detail shrank to a letter a line, the difference ran
+    off. The category, the reference and the detail share one column that wraps."""
+    rows = _what_to_check()
+    assert {len(row) for row in rows} == {4}
+    assert all(len(_finding_lines(row[0])) == 3 for row in rows[1:])
+
+
+def test_the_findings_are_listed_in_the_summarys_order() -> None:
+    """The summary, the chart and this table list the categories in one order."""
+    from pixops.recon import ATTENTION_CATEGORIES, CATEGORY_LABELS
+
+    shown = [_finding_lines(row[0])[0] for row in _what_to_check()[1:]]
+    order = [CATEGORY_LABELS[c] for c in ATTENTION_CATEGORIES]
+    assert shown == sorted(shown, key=order.index)
+
+
+def test_the_balance_finding_reads_as_the_text_above_it_says() -> None:
+    """A balance finding's Ledger is opening + movements and its Statement the reported
+    balance (the roll-forward's Expected and Reported): the notes said the other way round."""
+    balance = next(
+        row for row in _what_to_check() if _finding_lines(row[0])[0] == "Balance does not close"
+    )
+    assert balance[1:] == ["R$ 8.399.739,02", "R$ 8.399.589,02", "-R$ 150,00"]
+    figures = [o["data"][_PLOTLY] for o in _outputs() if _PLOTLY in o.get("data", {})]
+    (waterfall,) = [f["data"][0] for f in figures if f["data"][0]["type"] == "waterfall"]
+    steps = dict(zip(waterfall["x"], waterfall["text"], strict=True))
+    assert [steps["Expected"], steps["Reported"]] == balance[1:3]
+    notes = " ".join(_markdown().split())
+    assert "*Ledger* is what the balance should be" in notes
+    assert "*Statement* the balance reported" in notes
 
 
 def test_the_roll_forward_says_the_treasury_closing_is_short() -> None:

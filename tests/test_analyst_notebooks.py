@@ -1,0 +1,66 @@
+"""What notebooks 01 and 02 show a finance reader, read from their stored outputs (the ones
+nbval checks against a fresh run on the demo month)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import nbformat
+
+from pixops.money import format_brl_display
+
+_NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
+
+
+def _tables(name: str) -> list[list[list[str]]]:
+    """Every HTML table in the notebook's outputs, as rows of cell texts."""
+    notebook: Any = nbformat.read(_NOTEBOOKS / name, as_version=4)  # type: ignore[no-untyped-call]
+    tables = []
+    for cell in notebook.cells:
+        for output in cell.get("outputs", []):
+            html = output.get("data", {}).get("text/html", "")
+            for table in re.findall(r"<table.*?</table>", html, flags=re.DOTALL):
+                rows = re.findall(r"<tr>(.*?)</tr>", table, flags=re.DOTALL)
+                tables.append([re.findall(r"<t[dh][^>]*>(.*?)</t[dh]>", row) for row in rows])
+    return tables
+
+
+def _table_headed(name: str, first: str) -> list[list[str]]:
+    return next(table for table in _tables(name) if table[0][0] == first)
+
+
+def _base(text: str) -> int:
+    """'R$ 1.234,56' as base units (1 centavo = 100)."""
+    digits = text.replace("R$", "").replace(".", "").replace(",", "").replace("&nbsp;", "")
+    return int(digits.strip()) * 100
+
+
+def test_the_weekdays_compare_per_day() -> None:
+    """January 2026 has five Thursdays, Fridays and Saturdays: by their totals alone those
+    days looked the busiest when Monday takes the most per day."""
+    table = _table_headed("02_statement_analysis.ipynb", "Weekday")
+    assert table[0] == ["Weekday", "Days", "Payments", "Received", "Received per day"]
+    days = {row[0]: int(row[1]) for row in table[1:]}
+    assert sum(days.values()) == 31
+    assert [days[d] for d in ("Thursday", "Friday", "Saturday")] == [5, 5, 5]
+    for row in table[1:]:
+        per_day = _base(row[3]) // int(row[1])
+        assert row[4] == format_brl_display(per_day)
+
+
+def test_the_largest_payments_show_the_amount_first() -> None:
+    """At 1024 px with Lab's file browser open the table scrolls sideways: the amount, what
+    the table is about, was its last column and out of sight."""
+    table = _table_headed("02_statement_analysis.ipynb", "When (São Paulo)")
+    assert table[0][:2] == ["When (São Paulo)", "Amount"]
+
+
+def test_the_latest_movements_show_the_money_before_the_names() -> None:
+    """The money and the status come before the names, which are the widest column, so a
+    narrow window shows them without scrolling; the direction is the sign of Net."""
+    table = _table_headed("01_quickstart.ipynb", "When (São Paulo)")
+    assert table[0] == ["When (São Paulo)", "Amount", "Fee", "Net", "Status", "Who"]
+    for row in table[1:]:
+        assert row[3].startswith(("R$", "-R$"))
