@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import nbformat
+import pytest
 
 from pixops.money import format_brl_display
 
@@ -64,3 +66,18 @@ def test_the_latest_movements_show_the_money_before_the_names() -> None:
     assert table[0] == ["When (São Paulo)", "Amount", "Fee", "Net", "Status", "Who"]
     for row in table[1:]:
         assert row[3].startswith(("R$", "-R$"))
+
+
+def _cell_with(name: str, text: str) -> str:
+    notebook: Any = nbformat.read(_NOTEBOOKS / name, as_version=4)  # type: ignore[no-untyped-call]
+    return next(c.source for c in notebook.cells if c.cell_type == "code" and text in c.source)
+
+
+def test_the_webhook_cell_says_something_without_an_inbox(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """On the real service (no inbox unless one is given) the cell printed nothing at all."""
+    source = _cell_with("01_quickstart.ipynb", "connection.inbox")
+    namespace: dict[str, Any] = {"connection": SimpleNamespace(inbox=None)}
+    exec(compile(source, "quickstart-webhooks", "exec"), namespace)
+    assert "No webhook inbox" in capsys.readouterr().out
