@@ -137,7 +137,7 @@ def fact_table(items: Iterable[Fact]) -> str:
         )
     return (
         f'<table class="{_NO_MATH}" style="font-size:13px;{_LINES};'
-        f'width:100%;max-width:100%">{"".join(rows)}</table>'
+        f'max-width:100%">{"".join(rows)}</table>'
     )
 
 
@@ -185,7 +185,7 @@ def id_table(
         return f"<p><i>{html.escape(empty)}</i></p>"
     return (
         f'<table class="{_NO_MATH}" style="border-collapse:collapse;font-size:13px;'
-        f'{_LINES};width:100%;max-width:100%"><thead><tr>{head}</tr></thead>'
+        f'{_LINES};max-width:100%"><thead><tr>{head}</tr></thead>'
         f"<tbody>{''.join(body)}</tbody></table>"
     )
 
