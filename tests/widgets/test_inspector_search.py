@@ -11,6 +11,7 @@ from pixops.widgets import TransactionInspector
 from pixops.widgets._api import rows_between
 from pixops.widgets._inspector_search import MIN_NAME_CHARS
 from tests.widgets.conftest import Desk
+from tests.widgets.test_inspector import month_inbox
 
 PAYMENT = "PIXINE60746948202601011419i3rKpF8aczs"  # R$ 13,22 from Marcelo Nascimento Pereira
 FAILED_CREDIT = "PIXINE18236120202601011338dthOeloIx6t"  # refused with AC06
@@ -136,6 +137,22 @@ def test_a_voided_payout_reads_without_protocol_jargon(desk: Desk) -> None:
     # It ended, never completed: when it failed (17:57 São Paulo), not "Completed —".
     assert re.search(r"Failed\s+04/01/2026 17:57", shown(panel.summary.value))
     assert "Completed" not in panel.summary.value
+
+
+def test_a_voided_payout_notice_in_the_timeline_reads_in_words_too(desk: Desk) -> None:
+    panel = TransactionInspector(desk.client, now=desk.now, inbox=month_inbox(desk))
+    panel.inspect(ORPHAN_PAYOUT)
+    notices = [s["what"] for s in panel.timeline if s["source"] == "Service notice"]
+    assert notices
+    assert notices[-1].startswith("Payment failed: The central bank never confirmed")
+    assert "pacs.002" not in " ".join(notices)
+
+
+def test_a_refund_names_the_bank_it_was_sent_to(desk: Desk) -> None:
+    panel = inspector(desk)
+    panel.inspect(PAYMENT)
+    panel.inspect(str(panel.refunds[0]["transaction_id"]))
+    assert re.search(r"Bank\s+BCO BRADESCO S\.A\.", shown(panel.summary.value))
 
 
 def test_a_refused_credit_says_the_payer_gets_the_money_back(desk: Desk) -> None:

@@ -284,7 +284,7 @@ class TransactionInspector(w.VBox):  # type: ignore[misc]
             data = event.get("data") or {}
             what = event_label(event.get("type"))
             if data.get("reason_code"):
-                what += f": {data['reason_code']} {data.get('reason_description') or ''}".rstrip()
+                what += f": {failure_text(data)}"
             if data.get("transaction_id") != tid:
                 what += f" ({data.get('transaction_id')})"
             add(event.get("created_at"), _NOTICE, what)
@@ -326,10 +326,7 @@ class TransactionInspector(w.VBox):  # type: ignore[misc]
                 brl(record.get("net_amount")),
             ),
             ("Counterparty", str(record.get("counterparty_name") or "—")),
-            (
-                "Bank",
-                str(record.get("payer_bank_name") or record.get("recipient_bank_name") or "—"),
-            ),
+            ("Bank", self._bank_of(record)),
             ("Created", local_time(record.get("created_at") or record.get("started_at"))),
         ]
         if record.get("failed_at"):  # a failure never completes: when it ended instead
@@ -364,6 +361,17 @@ class TransactionInspector(w.VBox):  # type: ignore[misc]
         self.med_view.value = cases_html(self.cases)
         self.receipt_view.value = self._receipt_html()
         self.shapes_view.value = shapes_html(SHAPES_NOTE, self.shapes)
+
+    def _bank_of(self, record: Record) -> str:
+        """The counterparty's bank: the record's, else the receipt's (a refund's record
+        names none)."""
+        bank = record.get("payer_bank_name") or record.get("recipient_bank_name")
+        if not bank and self.receipt is not None:
+            side = self.receipt.get(
+                "payer" if record.get("direction") == "inbound" else "recipient"
+            )
+            bank = (side or {}).get("bank_name")
+        return str(bank or "—")
 
     def _receipt_html(self) -> str:
         receipt = self.receipt
