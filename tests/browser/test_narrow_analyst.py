@@ -1,0 +1,55 @@
+"""The analyst's notebooks at 1024 px with JupyterLab's file browser open (about 590 px
+for the outputs): the tables of findings and of weekdays show every figure without a
+sideways scroll."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Page
+
+from tests.browser._lab import (
+    CURRENT,
+    Server,
+    narrow_with_file_browser,
+    open_notebook,
+    run_all_cells,
+    screenshot_at,
+)
+from tests.browser._notebooks import notebook_named
+
+# Generous: the machine is shared, and a changed engine rebuilds the demo month first.
+pytestmark = pytest.mark.timeout(600)
+
+#: How far a table's right edge runs past its output's (0 when it fits).
+_OVERRUN_JS = """table => {
+  const output = table.closest('.jp-OutputArea-output');
+  return Math.max(0, table.getBoundingClientRect().right - output.getBoundingClientRect().right);
+}"""
+
+
+def _table_fits(page: Page, table_selector: str, name: str) -> None:
+    table = page.locator(f"{CURRENT} {table_selector}").first
+    table.scroll_into_view_if_needed()
+    overrun: float = table.evaluate(_OVERRUN_JS)
+    screenshot_at(page, table, name)
+    assert overrun <= 1, f"{table_selector} runs {overrun:.0f} px past its output"
+
+
+def test_what_to_check_fits_beside_the_file_browser(
+    page: Page, lab: Server, workspace: Path
+) -> None:
+    """Six columns made the detail a letter a line and put the difference out of sight."""
+    open_notebook(page, lab, notebook_named(workspace / "notebooks", "*daily*.ipynb"))
+    run_all_cells(page)
+    narrow_with_file_browser(page)
+    _table_fits(page, "#what-to-check", "daily-what-to-check-1024")
+
+
+def test_the_weekdays_fit_beside_the_file_browser(page: Page, lab: Server, workspace: Path) -> None:
+    open_notebook(page, lab, notebook_named(workspace / "notebooks", "*statement*.ipynb"))
+    run_all_cells(page)
+    narrow_with_file_browser(page)
+    weekdays = "table:has(th:text-is('Received per day'))"
+    _table_fits(page, weekdays, "statement-weekdays-1024")
