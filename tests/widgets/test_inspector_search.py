@@ -82,6 +82,15 @@ def test_a_cpf_with_its_dots_finds_a_refused_payment_too(desk: Desk) -> None:
     assert FAILED_CREDIT in [key for _, key in panel.matches.options]
 
 
+def test_a_cpf_as_the_receipt_masks_it_finds_the_payment(desk: Desk) -> None:
+    panel = inspector(desk)
+    panel.inspect(PAYMENT)
+    masked = str(panel.receipt["payer"]["document"])  # type: ignore[index]
+    assert masked.startswith("***.")
+    panel.inspect(masked)
+    assert PAYMENT in [key for _, key in panel.matches.options]
+
+
 def test_a_failed_payout_is_found_by_its_recipient_and_its_amount(desk: Desk) -> None:
     panel = inspector(desk)
     for typed in ("Juliana Rocha", "R$ 383,59"):

@@ -29,6 +29,8 @@ _SHORT_NAME: Final = (
     "Type at least {n} letters of the name (or the whole CPF/CNPJ, or the amount, like"
     " R$ 13,22): {typed} would match most of the month's payers."
 )
+#: A CPF as receipts print it (``***.388.371-**``): its middle six digits are known.
+_MASKED_CPF: Final = re.compile(r"\*{3}\.?(\d{3})\.?(\d{3})-?\*{2}")
 #: A transaction or end-to-end id: its minute (yyyyMMddHHmm, UTC) names the statement day.
 _ID_SHAPE: Final = re.compile(
     r"(?:pix[a-z]{2,4})?[ed][0-9a-z]{8}(?P<minute>\d{12})[0-9a-z]{6,16}", re.IGNORECASE
@@ -54,6 +56,9 @@ def find_payments(
     amount = _amount_in(text)
     digits = re.sub(r"[.\-/ ]", "", text)
     document = digits if digits.isdigit() and len(digits) in (11, 14) else None
+    masked = _MASKED_CPF.fullmatch(text)
+    if masked is not None:  # read off a receipt: any CPF with those middle digits
+        document = masked[1] + masked[2]
     needle = _folded(text)
     if amount is None and document is None and len(needle.replace(" ", "")) < MIN_NAME_CHARS:
         raise ValueError(_SHORT_NAME.format(n=MIN_NAME_CHARS, typed=f"“{text}”"))
@@ -61,7 +66,10 @@ def find_payments(
     inside: list[Record] = []
     for row in rows_between(client, date_from, date_to, now):  # newest first
         if document is not None:
-            if document in (row.get("payer_document"), row.get("recipient_document")):
+            documents: tuple[Any, ...] = (row.get("payer_document"), row.get("recipient_document"))
+            if masked is not None:
+                documents = tuple(str(d)[3:9] for d in documents if d and len(str(d)) == 11)
+            if document in documents:
                 by_word.append(row)
         elif amount is not None:
             if base_units(row.get("amount")) == amount:
