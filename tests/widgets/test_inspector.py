@@ -169,7 +169,7 @@ def test_text_that_is_no_identifier_and_no_payer_finds_nothing(desk: Desk) -> No
 
 def test_a_payer_name_finds_their_received_payments(desk: Desk) -> None:
     panel = inspector(desk)
-    assert "payer/recipient name" in panel.identifier.placeholder
+    assert "name, CPF/CNPJ" in panel.identifier.placeholder
     panel.inspect("bruno gomes freitas")
     assert panel.record is not None
     assert panel.record["counterparty_name"] == "Bruno Gomes Freitas"

@@ -211,3 +211,12 @@ def test_long_ids_and_json_lines_wrap_instead_of_scrolling(desk: Desk) -> None:
     assert cell is not None
     assert "nowrap" not in cell[1]
     assert "break-all" in cell[1]
+
+
+def test_the_search_box_says_what_it_takes_in_a_line_that_fits(desk: Desk) -> None:
+    """The box narrows to about 590 px in Lab at 1024 px with the file browser open, about
+    95 characters of placeholder: the old 123-character one lost "or R$ amount"."""
+    placeholder = inspector(desk).identifier.placeholder
+    assert len(placeholder) <= 90
+    for word in ("transaction id", "end-to-end id", "MED case", "name", "CPF/CNPJ", "R$ amount"):
+        assert word in placeholder

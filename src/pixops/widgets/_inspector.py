@@ -67,6 +67,10 @@ from pixops.widgets._inspector_search import PaymentMatches, find_payments, simi
 __all__ = ["TransactionInspector"]
 
 TABS: Final = ("Summary", "Timeline", "Refunds", "MED", "Receipt", "API shapes")
+#: What the search box takes, short enough to read whole in a narrow notebook.
+PLACEHOLDER: Final = (
+    "transaction id, end-to-end id, order, tag, QR or MED case id, name, CPF/CNPJ, R$ amount"
+)
 #: How far back a payer's name, document or amount is looked for.
 NAME_SEARCH_DAYS: Final = 90
 #: The shapes are for reading: the wire's money and documents are shown as people see them.
@@ -102,10 +106,8 @@ class TransactionInspector(w.VBox):  # type: ignore[misc]
         self.cases: list[Record] = []
 
         self.identifier = w.Text(
-            placeholder=(
-                "transaction id, end-to-end id, order number, tag, QR code id, MED case,"
-                " payer/recipient name, CPF/CNPJ or R$ amount"
-            ),
+            # Whole in a 590 px box (Lab at 1024 px with the file browser open).
+            placeholder=PLACEHOLDER,
             layout=fitted("640px"),
         )
         self.inspect_button = w.Button(description="Inspect", button_style="primary", icon="search")
