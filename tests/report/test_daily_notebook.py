@@ -65,6 +65,9 @@ def test_what_to_check_fits_a_narrow_notebook() -> None:
     rows = _what_to_check()
     assert {len(row) for row in rows} == {4}
     assert all(len(_finding_lines(row[0])) == 3 for row in rows[1:])
+    # A finding is at most a comfortable line wide: in the report's full-width page the
+    # long balance detail pushed the amounts some 900 px away from their finding.
+    assert all(row[0].startswith('<div style="max-width:32em">') for row in rows[1:])
 
 
 def test_the_findings_are_listed_in_the_summarys_order() -> None:
