@@ -34,18 +34,28 @@ def _whole_reais(amount_base: int) -> int:
     return sign * (reais + (1 if rest * 2 >= _BASE_PER_REAL else 0))
 
 
+def _count(number: int) -> str:
+    """A count the pt-BR way (``9.483``)."""
+    return f"{number:,}".replace(",", ".")
+
+
 def summary_figure(result: ReconResult) -> go.Figure:
     """Items per category; hover: the ledger and statement amounts in reais."""
     summary = result.summary
     labels = [CATEGORY_LABELS.get(str(c), str(c)) for c in summary["category"]]
+    # Counts pt-BR (1.160, not 1160) and the difference too: a balance row has no ledger
+    # or statement sum, only how far it is off.
     hover = [
-        f"{label}<br>items: {int(items)}<br>ledger: {money_or_dash(ledger, format_brl_display)}"
+        f"{label}<br>items: {_count(int(items))}"
+        f"<br>ledger: {money_or_dash(ledger, format_brl_display)}"
         f"<br>statement: {money_or_dash(statement, format_brl_display)}"
-        for label, items, ledger, statement in zip(
+        f"<br>difference: {format_brl_display(int(difference))}"
+        for label, items, ledger, statement, difference in zip(
             labels,
             summary["items"],
             summary["ledger_amount_base"],
             summary["statement_amount_base"],
+            summary["difference_base"],
             strict=True,
         )
     ]
