@@ -5,14 +5,9 @@ from __future__ import annotations
 from datetime import UTC, date, datetime
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
 
-from pixops.money import format_brl
 from pixops.widgets._api import (
-    _amount_in,
     base_units,
-    find_received,
     items_of,
     lookup,
     parse_time,
@@ -22,17 +17,6 @@ from pixops.widgets._api import (
     time_key,
 )
 from tests.widgets.conftest import Desk
-
-
-@given(st.integers(min_value=1, max_value=10**15))
-def test_an_amount_typed_in_reais_is_read_exactly(amount_centavos: int) -> None:
-    assert _amount_in(format_brl(amount_centavos)) == amount_centavos * 100
-    assert _amount_in(format_brl(amount_centavos).removeprefix("R$ ")) == amount_centavos * 100
-
-
-@pytest.mark.parametrize("text", ["Maria", "R$", "12abc", "1,234", "Loja 2"])
-def test_text_that_is_not_an_amount_is_a_name(text: str) -> None:
-    assert _amount_in(text) is None
 
 
 def test_money_stays_integer_base_units() -> None:
@@ -100,16 +84,6 @@ def test_finished_days_are_fetched_once(desk: Desk) -> None:
         row.transaction_id
         for row in desk.client.statement.iter(date_from="2026-01-20", date_to="2026-01-21")
     }
-
-
-def test_payer_search_needs_sensible_dates(desk: Desk) -> None:
-    now = desk.now()
-    with pytest.raises(ValueError, match="choose the dates"):
-        find_received(desk.client, "Maria", None, date(2026, 1, 2), now)
-    with pytest.raises(ValueError, match="after the last"):
-        find_received(desk.client, "Maria", date(2026, 1, 3), date(2026, 1, 2), now)
-    found = find_received(desk.client, "52998224725", date(2026, 1, 1), date(2026, 1, 1), now)
-    assert all(row["payer_document"] == "52998224725" for row in found)
 
 
 def test_check_service_stops_a_notebook_in_one_plain_line(desk: Desk) -> None:

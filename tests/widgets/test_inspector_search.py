@@ -9,7 +9,7 @@ from datetime import date
 
 from pixops.widgets import TransactionInspector
 from pixops.widgets._api import rows_between
-from pixops.widgets._inspector_search import MIN_NAME_CHARS
+from pixops.widgets._payment_search import MIN_NAME_CHARS
 from tests.widgets.conftest import Desk
 from tests.widgets.test_inspector import month_inbox
 

@@ -111,11 +111,12 @@ def test_charts_are_in_reais_and_by_day(ran: tuple[ReconDashboard, Recorder]) ->
     volumes = figures[1]
     assert volumes["layout"]["separators"] == ",."
     assert [trace["x"] for trace in volumes["data"]] == [["15/01"], ["15/01"]]
-    for trace in volumes["data"]:
+    for trace, series in zip(volumes["data"], ("received", "sent"), strict=True):
         assert all(isinstance(y, int) for y in trace["y"])
-        assert all(text.startswith("15/01/2026: R$ ") for text in trace["hovertext"]), trace[
-            "hovertext"
-        ]
+        # The hover names its bar's series: a day and an amount alone do not say which.
+        assert all(text.startswith(f"15/01/2026: {series} R$ ") for text in trace["hovertext"]), (
+            trace["hovertext"]
+        )
 
 
 def test_the_dashboard_only_reads(ran: tuple[ReconDashboard, Recorder]) -> None:

@@ -21,7 +21,6 @@ __all__ = [
     "MAX_MATCHES",
     "Record",
     "base_units",
-    "find_received",
     "is_refund_id",
     "lookup",
     "med_cases",
@@ -313,51 +312,6 @@ def refunded_base(refunds: Iterable[Record]) -> int:
         for r in refunds
         if r.get("status") not in ("failed", "rejected")
     )
-
-
-def find_received(
-    client: Any, query: str, date_from: date | None, date_to: date | None, now: datetime
-) -> list[Record]:
-    """Settled received payments matching an amount (``"R$ 12,34"``) or a payer's name or
-    document, newest first, at most `MAX_MATCHES`."""
-    text = query.strip()
-    if not text:
-        raise ValueError("type a payer name, a CPF/CNPJ or an amount")
-    if date_from is None or date_to is None:
-        raise ValueError("choose the dates to search between")
-    if date_from > date_to:
-        raise ValueError("the first date is after the last one")
-    amount_base = _amount_in(text)
-    digits = re.sub(r"[.\-/ ]", "", text)
-    document = digits if digits.isdigit() and len(digits) in (11, 14) else None
-    needle = text.casefold()
-    matches: list[Record] = []
-    for row in rows_between(client, date_from, date_to, now):
-        if row.get("direction") != "inbound" or row.get("payment_status", "settled") != "settled":
-            continue
-        if row.get("status") not in ("completed", "settled"):
-            continue
-        if document is not None:
-            hit = row.get("payer_document") == document
-        elif amount_base is not None:
-            hit = base_units(row.get("amount")) == amount_base
-        else:
-            hit = needle in str(row.get("counterparty_name") or "").casefold()
-        if hit:
-            matches.append(row)
-            if len(matches) >= MAX_MATCHES:
-                break
-    return matches
-
-
-def _amount_in(text: str) -> int | None:
-    """The amount a search means in base units, or None when it is not an amount."""
-    if not re.fullmatch(r"-?(R\$)?\s*[0-9][0-9.,]*", text):
-        return None
-    try:
-        return money.centavos_to_base(money.parse_centavos(text))
-    except money.MoneyError:
-        return None
 
 
 def med_cases(client: Any, **filters: Any) -> list[Record]:

@@ -18,7 +18,6 @@ import ipywidgets as w
 from pixops.errors import PixopsError
 from pixops.widgets._api import (
     _QUOTES,
-    MAX_MATCHES,
     Record,
     lookup,
     med_cases,
@@ -42,7 +41,6 @@ from pixops.widgets._base import (
 from pixops.widgets._format import (
     MED_VERDICTS,
     brl,
-    count_text,
     event_label,
     html_table,
     label,
@@ -62,7 +60,7 @@ from pixops.widgets._inspector_html import (
     status_text,
     type_of,
 )
-from pixops.widgets._inspector_search import PaymentMatches, find_payments, similar_ids
+from pixops.widgets._payment_search import echo, find_payments, matches_note, similar_ids
 
 __all__ = ["TransactionInspector"]
 
@@ -168,7 +166,7 @@ class TransactionInspector(w.VBox):  # type: ignore[misc]
         if not options:
             self._clear()
             self._set_status(
-                f"Nothing found for {_echo(typed)}: no transaction, QR code, order number, "
+                f"Nothing found for {echo(typed)}: no transaction, QR code, order number, "
                 "tag or MED case has it, and no payment in or out of the last "
                 f"{NAME_SEARCH_DAYS} days has that name, CPF/CNPJ or amount. Check it with "
                 "the customer: an id is best copied from the receipt or the bank app.",
@@ -202,7 +200,7 @@ class TransactionInspector(w.VBox):  # type: ignore[misc]
             which = "one" if len(near) == 1 else f"{len(near)}"
             return (
                 near,
-                f"No transaction has the id {_echo(bare)} exactly; {which} with an id a"
+                f"No transaction has the id {echo(bare)} exactly; {which} with an id a"
                 " character or two different is shown. Read the id back to the customer"
                 " before acting on it.",
                 "warn",
@@ -211,7 +209,8 @@ class TransactionInspector(w.VBox):  # type: ignore[misc]
         matches = find_payments(
             self.client, typed, today - timedelta(days=NAME_SEARCH_DAYS), today, now
         )
-        return matches.shown, _count_note(matches, typed), "ok"
+        tone = "warn" if matches.total > len(matches.shown) else "ok"
+        return matches.shown, matches_note(matches, typed), tone
 
     def show(self, transaction_id: str | None) -> None:
         """Load and show one transaction in every view."""
@@ -411,31 +410,6 @@ class TransactionInspector(w.VBox):  # type: ignore[misc]
 
     def _set_status(self, text: str, tone: str = "info") -> None:
         self.status.value = message(text, tone) if text else ""
-
-
-def _count_note(matches: PaymentMatches, typed: str) -> str:
-    """How many payments a name, document or amount search matched, and which are listed."""
-    total = matches.total
-    inside = (
-        f" No name has a word that starts with {_echo(typed)}: these have it inside a word."
-        if matches.inside_words
-        else ""
-    )
-    if total <= 1:
-        return f"Found.{inside}"
-    if total <= len(matches.shown):
-        return f"Found. {plural(total, 'payment')} match; showing the newest.{inside}"
-    return (
-        f"Found. {plural(total, 'payment')} match; the list holds the newest "
-        f"{count_text(MAX_MATCHES)}. Type more of the name, the CPF/CNPJ or the amount to "
-        f"narrow it.{inside}"
-    )
-
-
-def _echo(text: str, limit: int = 60) -> str:
-    """What the person typed, quoted and cut to one line's worth."""
-    shown = " ".join(text.split())
-    return f"“{shown if len(shown) <= limit else shown[: limit - 1] + '…'}”"
 
 
 def _camel_case_shape(client: Any, transaction_id: str) -> Any:

@@ -17,10 +17,8 @@ from pixops import money
 from pixops.client import ServerError, TransportError
 from pixops.errors import PixopsError
 from pixops.widgets._api import (
-    MAX_MATCHES,
     Record,
     base_units,
-    find_received,
     lookup,
     med_cases,
     plain,
@@ -41,7 +39,6 @@ from pixops.widgets._base import (
 from pixops.widgets._format import (
     HtmlBlock,
     brl,
-    count_text,
     html_table,
     label,
     local_time,
@@ -52,6 +49,7 @@ from pixops.widgets._format import (
     problem,
     text_of,
 )
+from pixops.widgets._payment_search import PaymentMatches, find_payments, matches_note
 from pixops.widgets._refund_words import (
     REASONS,
     UNKNOWN_OUTCOME,
@@ -171,38 +169,34 @@ class RefundPanel(w.VBox):  # type: ignore[misc]
             if named and not found:
                 self._show_nothing(not_refundable(named[0]))
                 return
+            matches = PaymentMatches(found, len(found))
             if not found:
-                found = find_received(
+                matches = find_payments(
                     self.client,
                     self.search.value,
                     self.date_from.value,
                     self.date_to.value,
                     self._now(),
+                    received_only=True,
                 )
         except (PixopsError, ValueError) as error:
             self._set_status(problem(error), "error")
             return
-        options = [(payment_label(r), str(r["transaction_id"])) for r in found]
+        options = [(payment_label(r), str(r["transaction_id"])) for r in matches.shown]
         if not options:
             self._show_nothing("No received payment matches that search.")
             return
         read = self.refunds  # every reading of a payment replaces the list
         self.results.options = options
-        if len(options) >= MAX_MATCHES:
-            self._set_status(
-                f"{count_text(MAX_MATCHES)} or more received payments match; the list holds "
-                f"the newest {count_text(MAX_MATCHES)}. Type the full name, the CPF/CNPJ or the "
-                "amount, or narrow the dates.",
-                "warn",
-            )
-        else:
-            self._set_status(f"{plural(len(options), 'received payment')} found.", "ok")
+        cut = matches.total > len(options)
+        note = matches_note(matches, self.search.value, "received payment")
+        self._set_status(note, "warn" if cut else "ok")
         self.results.value = options[0][1]
         if self.refunds is read:  # the payment shown already: Find reads it afresh
             self.select(options[0][1])
         if self.selected is not None and self.remaining_base == 0:
             self._set_status(
-                f"{plural(len(options), 'received payment')} found; the one shown has been "
+                f"{plural(matches.total, 'received payment')} found; the one shown has been "
                 "refunded in full already.",
                 "warn",
             )

@@ -17,9 +17,19 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from typing import Any, Final
 
-from pixops.widgets._api import MAX_MATCHES, Record, _amount_in, base_units, rows_between
+from pixops import money
+from pixops.widgets._api import MAX_MATCHES, Record, base_units, rows_between
+from pixops.widgets._format import count_text, plural
 
-__all__ = ["MIN_NAME_CHARS", "PaymentMatches", "find_payments", "similar_ids"]
+__all__ = [
+    "MIN_NAME_CHARS",
+    "PaymentMatches",
+    "amount_in",
+    "echo",
+    "find_payments",
+    "matches_note",
+    "similar_ids",
+]
 
 #: A name search needs this many letters: one or two match most of a month's payers.
 MIN_NAME_CHARS: Final = 3
@@ -48,12 +58,25 @@ class PaymentMatches:
 
 
 def find_payments(
-    client: Any, query: str, date_from: date, date_to: date, now: datetime
+    client: Any,
+    query: str,
+    date_from: date | None,
+    date_to: date | None,
+    now: datetime,
+    *,
+    received_only: bool = False,
 ) -> PaymentMatches:
     """Payments in or out between the dates whose amount (``R$ 12,34``), CPF/CNPJ or
-    counterparty name matches `query`; a name needs `MIN_NAME_CHARS` letters (ValueError)."""
+    counterparty name matches `query`; a name needs `MIN_NAME_CHARS` letters (ValueError).
+    ``received_only``: settled payments received, the ones a refund can return."""
     text = " ".join(query.split())
-    amount = _amount_in(text)
+    if not text:
+        raise ValueError("type a name, a CPF/CNPJ or an amount")
+    if date_from is None or date_to is None:
+        raise ValueError("choose the dates to search between")
+    if date_from > date_to:
+        raise ValueError("the first date is after the last one")
+    amount = amount_in(text)
     digits = re.sub(r"[.\-/ ]", "", text)
     document = digits if digits.isdigit() and len(digits) in (11, 14) else None
     masked = _MASKED_CPF.fullmatch(text)
@@ -65,6 +88,8 @@ def find_payments(
     by_word: list[Record] = []
     inside: list[Record] = []
     for row in rows_between(client, date_from, date_to, now):  # newest first
+        if received_only and not _settled_received(row):
+            continue
         if document is not None:
             documents: tuple[Any, ...] = (row.get("payer_document"), row.get("recipient_document"))
             if masked is not None:
@@ -82,6 +107,49 @@ def find_payments(
                 inside.append(row)
     found = by_word or inside
     return PaymentMatches(found[:MAX_MATCHES], len(found), not by_word and bool(inside))
+
+
+def matches_note(matches: PaymentMatches, typed: str, noun: str = "payment") -> str:
+    """How many payments a name, document or amount search matched, and which are listed."""
+    total = matches.total
+    inside = (
+        f" No name has a word that starts with {echo(typed)}: these have it inside a word."
+        if matches.inside_words
+        else ""
+    )
+    if total <= 1:
+        return f"Found.{inside}"
+    if total <= len(matches.shown):
+        return f"Found. {plural(total, noun)} match; showing the newest.{inside}"
+    return (
+        f"Found. {plural(total, noun)} match; the list holds the newest "
+        f"{count_text(MAX_MATCHES)}. Type more of the name, the CPF/CNPJ or the amount to "
+        f"narrow it.{inside}"
+    )
+
+
+def echo(text: str, limit: int = 60) -> str:
+    """What the person typed, quoted and cut to one line's worth."""
+    shown = " ".join(text.split())
+    return f"“{shown if len(shown) <= limit else shown[: limit - 1] + '…'}”"
+
+
+def amount_in(text: str) -> int | None:
+    """The amount a search means in base units, or None when it is not an amount."""
+    if not re.fullmatch(r"-?(R\$)?\s*[0-9][0-9.,]*", text):
+        return None
+    try:
+        return money.centavos_to_base(money.parse_centavos(text))
+    except money.MoneyError:
+        return None
+
+
+def _settled_received(row: Record) -> bool:
+    return (
+        row.get("direction") == "inbound"
+        and row.get("payment_status", "settled") == "settled"
+        and row.get("status") in ("completed", "settled")
+    )
 
 
 def _folded(text: str) -> str:

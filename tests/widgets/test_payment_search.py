@@ -1,0 +1,51 @@
+"""The one search of payments both panels use (by name, CPF/CNPJ or amount): its input
+checks, the refund panel's filter to refundable payments, the count it reports."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from pixops.money import format_brl
+from pixops.widgets._payment_search import amount_in, find_payments, matches_note
+from tests.widgets.conftest import Desk
+
+
+@given(st.integers(min_value=1, max_value=10**15))
+def test_an_amount_typed_in_reais_is_read_exactly(amount_centavos: int) -> None:
+    assert amount_in(format_brl(amount_centavos)) == amount_centavos * 100
+    assert amount_in(format_brl(amount_centavos).removeprefix("R$ ")) == amount_centavos * 100
+
+
+@pytest.mark.parametrize("text", ["Maria", "R$", "12abc", "1,234", "Loja 2"])
+def test_text_that_is_not_an_amount_is_a_name(text: str) -> None:
+    assert amount_in(text) is None
+
+
+def test_a_search_needs_text_and_sensible_dates(desk: Desk) -> None:
+    now = desk.now()
+    with pytest.raises(ValueError, match="type a name"):
+        find_payments(desk.client, "  ", date(2026, 1, 1), date(2026, 1, 2), now)
+    with pytest.raises(ValueError, match="choose the dates"):
+        find_payments(desk.client, "Maria", None, date(2026, 1, 2), now)
+    with pytest.raises(ValueError, match="after the last"):
+        find_payments(desk.client, "Maria", date(2026, 1, 3), date(2026, 1, 2), now)
+
+
+def test_received_only_keeps_the_settled_payments_received(desk: Desk) -> None:
+    now = desk.now()
+    everything = find_payments(desk.client, "silva", date(2026, 1, 1), date(2026, 1, 31), now)
+    received = find_payments(
+        desk.client, "silva", date(2026, 1, 1), date(2026, 1, 31), now, received_only=True
+    )
+    assert 0 < received.total < everything.total
+    assert {row["direction"] for row in everything.shown} == {"inbound", "outbound"}
+    assert all(
+        row["direction"] == "inbound" and row["payment_status"] == "settled"
+        for row in received.shown
+    )
+    note = matches_note(received, "silva", "received payment")
+    assert "received payments match; the list holds the newest 50." in note
