@@ -254,3 +254,18 @@ def test_a_long_word_in_prose_breaks_rather_than_widen_the_table() -> None:
     assert "overflow-wrap:anywhere" in table
     assert "min-width:16em" in table
     assert "min-width:9em" in html_table([{"what": what}], [("what", "What")], prose_width="9em")
+
+
+def test_an_id_column_breaks_anywhere_and_selects_whole() -> None:
+    from pixops.widgets._format import ID_STYLE, html_table
+
+    refund = "PIXRETD99999999202601040839Obh57ATZYyJ"
+    rows = [{"id": refund, "who": "Maria"}]
+    table = html_table(rows, [("id", "Refund"), ("who", "Who")], id_columns={"id"})
+    cell = re.search(r"<td style=\"([^\"]*)\"[^>]*>" + refund, table)
+    assert cell is not None
+    assert ID_STYLE in cell[1]
+    assert "white-space:nowrap" not in cell[1]
+    # Without it an id is one word: it stays on one line and widens the table.
+    plain = html_table(rows, [("id", "Refund"), ("who", "Who")])
+    assert ID_STYLE not in plain

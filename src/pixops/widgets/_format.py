@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "BUSINESS_TZ",
+    "ID_STYLE",
     "MED_VERDICTS",
     "HtmlBlock",
     "brl",
@@ -245,6 +246,9 @@ def message(text: str, tone: str = "info") -> str:
 #: Amounts, times, one-word cells (ids, dates) and short phrases never break, so they
 #: read and copy whole; longer prose wraps, but at a readable width, not a word per line.
 _NO_BREAK: Final = "white-space:nowrap"
+#: An id: it breaks anywhere rather than widen its table past a narrow notebook, and one
+#: click selects it whole (copied, a wrapped id is one unbroken string).
+ID_STYLE: Final = "overflow-wrap:anywhere;word-break:break-all;user-select:all"
 #: A long unbroken word in prose (a refund id in a timeline step) breaks where it must,
 #: rather than push the table past a narrow notebook and hide its end.
 _PROSE: Final = "white-space:normal;overflow-wrap:anywhere;min-width:{}"
@@ -260,14 +264,17 @@ def html_table(
     code_columns: Iterable[str] = (),
     number_columns: Iterable[str] = (),
     event_columns: Iterable[str] = (),
+    id_columns: Iterable[str] = (),
     empty: str = "Nothing to show.",
     prose_width: str = "16em",
 ) -> str:
     """Rows as an HTML table: money in reais and counts pt-BR (both right-aligned), times
     in São Paulo, codes and webhook event types as words (the code itself in the
-    tooltip), other text left; a long phrase wraps, at least `prose_width` wide."""
+    tooltip), other text left; a long phrase wraps, at least `prose_width` wide; an id
+    breaks anywhere when the table is short of room, and one click selects it whole."""
     money_set, time_set = set(money_columns), set(time_columns)
     code_set, number_set, event_set = set(code_columns), set(number_columns), set(event_columns)
+    id_set = set(id_columns)
     right = money_set | number_set
     head = "".join(
         f'<th style="text-align:{"right" if key in right else "left"};padding:2px 8px">'
@@ -286,6 +293,8 @@ def html_table(
                 text, align, wrap = _number_text(value), "right", _NO_BREAK
             elif key in time_set:
                 text, align, wrap = local_time(value), "left", _NO_BREAK
+            elif key in id_set:
+                text, align, wrap = _cell_text(value), "left", ID_STYLE
             else:
                 if key in code_set or key in event_set:
                     text = event_label(value) if key in event_set else label(value)

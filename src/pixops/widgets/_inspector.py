@@ -54,7 +54,6 @@ from pixops.widgets._inspector_html import (
     fact_table,
     failure_facts,
     failure_text,
-    id_table,
     match_label,
     shapes_html,
     status_text,
@@ -350,13 +349,13 @@ class TransactionInspector(w.VBox):  # type: ignore[misc]
         self.timeline_view.value = html_table(
             self.timeline, _TIMELINE_COLUMNS, time_columns={"at"}, empty="No events."
         )
-        self.refunds_view.value = id_table(
+        self.refunds_view.value = html_table(
             self.refunds,
             _REFUND_COLUMNS,
-            money={"amount"},
-            times={"created_at", "completed_at"},
-            codes={"status"},
-            ids={"transaction_id"},
+            money_columns={"amount"},
+            time_columns={"created_at", "completed_at"},
+            code_columns={"status"},
+            id_columns={"transaction_id"},
             empty="No refund of this transaction.",
         )
         self.med_view.value = cases_html(self.cases)

@@ -15,24 +15,20 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
 
 from pixops.widgets._api import Record, is_refund_id
-from pixops.widgets._format import MED_VERDICTS, brl, label, local_time, wire_json
+from pixops.widgets._format import ID_STYLE, MED_VERDICTS, brl, label, local_time, wire_json
 
 __all__ = [
-    "ID_STYLE",
     "case_facts",
     "cases_html",
     "fact_table",
     "failure_facts",
     "failure_text",
-    "id_table",
     "match_label",
     "shapes_html",
     "status_text",
     "type_of",
 ]
 
-#: An id or code: breaks anywhere rather than widen its box; one click selects it whole.
-ID_STYLE: Final = "overflow-wrap:anywhere;word-break:break-all;user-select:all"
 #: Prose: wraps between words (and inside a word only when one word is wider than the box).
 _TEXT_STYLE: Final = "overflow-wrap:anywhere"
 #: The classes keep JupyterLab's math typesetting off: "R$ 1 ... R$ 2" is no formula.
@@ -138,55 +134,6 @@ def fact_table(items: Iterable[Fact]) -> str:
     return (
         f'<table class="{_NO_MATH}" style="font-size:13px;{_LINES};'
         f'max-width:100%">{"".join(rows)}</table>'
-    )
-
-
-def id_table(
-    rows: Iterable[Record],
-    columns: Sequence[tuple[str, str]],
-    *,
-    money: Iterable[str] = (),
-    times: Iterable[str] = (),
-    codes: Iterable[str] = (),
-    ids: Iterable[str] = (),
-    empty: str,
-) -> str:
-    """Records as a table as wide as its box: money in reais (right), times in São Paulo,
-    codes as words (the code in the tooltip); id columns break anywhere instead of
-    widening the table past a narrow notebook."""
-    money_set, time_set, code_set, id_set = set(money), set(times), set(codes), set(ids)
-    head = "".join(
-        f'<th style="text-align:{"right" if key in money_set else "left"};'
-        f'padding:2px 8px;white-space:nowrap">{html.escape(title)}</th>'
-        for key, title in columns
-    )
-    body = []
-    for row in rows:
-        cells = []
-        for key, _ in columns:
-            value = row.get(key)
-            tip, style = "", "white-space:nowrap"
-            if key in money_set:
-                text, style = brl(value), "white-space:nowrap;text-align:right"
-            elif key in time_set:
-                text = local_time(value)
-            elif key in code_set:
-                text = label(value)
-                tip = "" if value is None else f' title="{html.escape(str(value))}"'
-            else:
-                text = "—" if value is None or value == "" else str(value)
-                style = ID_STYLE if key in id_set else _TEXT_STYLE
-            cells.append(
-                f'<td style="padding:2px 8px;vertical-align:top;{style}"{tip}>'
-                f"{html.escape(text)}</td>"
-            )
-        body.append(f"<tr>{''.join(cells)}</tr>")
-    if not body:
-        return f"<p><i>{html.escape(empty)}</i></p>"
-    return (
-        f'<table class="{_NO_MATH}" style="border-collapse:collapse;font-size:13px;'
-        f'{_LINES};max-width:100%"><thead><tr>{head}</tr></thead>'
-        f"<tbody>{''.join(body)}</tbody></table>"
     )
 
 

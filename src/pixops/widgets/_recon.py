@@ -384,6 +384,10 @@ class ReconDashboard(w.VBox):  # type: ignore[misc]
                 shown,
                 columns,
                 money_columns={k for k, _ in columns if k.endswith("_base")},
+                # Ids wrap at 1024 px; a balance's "Transaction" is words, not an id.
+                id_columns=()
+                if self.category.value == "balance_difference"
+                else {"transaction_id", "ledger_reference"},
                 empty="No rows.",
             )
             + note

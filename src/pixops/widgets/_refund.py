@@ -67,7 +67,7 @@ from pixops.widgets._refund_words import (
 __all__ = ["RefundPanel"]
 
 
-_REFUNDED_COLUMNS: Final = (  # the long id last: a narrow notebook scrolls it out of view
+_REFUNDED_COLUMNS: Final = (  # the long id last, where it wraps in a narrow notebook
     ("created_at", "Requested"),
     ("amount", "Amount"),
     ("status", "Status"),
@@ -263,6 +263,7 @@ class RefundPanel(w.VBox):  # type: ignore[misc]
             money_columns={"amount"},
             time_columns={"created_at"},
             code_columns={"status"},
+            id_columns={"transaction_id"},
             empty="No refund yet.",
         )
         warning = message(disputed(self.disputes), "warn") if self.disputes else ""
