@@ -44,7 +44,7 @@ def test_what_to_check_fits_beside_the_file_browser(
     open_notebook(page, lab, notebook_named(workspace / "notebooks", "*daily*.ipynb"))
     run_all_cells(page)
     narrow_with_file_browser(page)
-    _table_fits(page, "#what-to-check", "daily-what-to-check-1024")
+    _table_fits(page, ".pixops-findings", "daily-what-to-check-1024")
 
 
 def test_the_weekdays_fit_beside_the_file_browser(page: Page, lab: Server, workspace: Path) -> None:

@@ -30,7 +30,7 @@ def _table_rows(html: str) -> list[list[str]]:
 def _what_to_check() -> list[list[str]]:
     for output in _outputs():
         html = output.get("data", {}).get("text/html", "")
-        if "what-to-check" in html:
+        if "pixops-findings" in html:
             return _table_rows(html)
     raise AssertionError("the notebook shows no 'What to check' table")
 

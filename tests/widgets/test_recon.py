@@ -391,3 +391,42 @@ def test_a_time_zone_typo_says_how_to_type_it(desk: Desk, typed: str, words: str
     assert words in board.status.value
     assert "Tz must" not in board.status.value
     assert desk.calls_since(mark) == []
+
+
+def test_what_to_check_lists_every_finding_in_the_summarys_order(
+    ran: tuple[ReconDashboard, Recorder],
+) -> None:
+    from pixops.recon import ATTENTION_CATEGORIES, CATEGORY_LABELS
+    from pixops.widgets import findings_table
+
+    board, _ = ran
+    assert board.result is not None
+    markup = findings_table(board.result)._repr_html_()
+    rows = re.findall(r"<tr>(.*?)</tr>", markup, flags=re.DOTALL)
+    cells = [re.findall(r"<t[dh][^>]*>(.*?)</t[dh]>", row, flags=re.DOTALL) for row in rows]
+    assert cells[0] == ["Finding", "Ledger", "Statement", "Difference"]
+    findings = [[part for part in re.split(r"<[^>]+>", row[0]) if part] for row in cells[1:]]
+    labels = [finding[0] for finding in findings]
+    wanted = [CATEGORY_LABELS[c] for c in ATTENTION_CATEGORIES if board.result.counts[c]]
+    assert labels == wanted  # one finding of each planted category, in the summary's order
+    by_label = dict(zip(labels, cells[1:], strict=True))
+    # A fee finding shows its fees, as the summary's row does; the amount agrees.
+    assert by_label["Fee differs"][1:] == ["R$ 0,40", "R$ 0,50", "R$ 0,10"]
+    assert "the amount, R$\u00a03.477,32, agrees" in by_label["Fee differs"][0]
+    # A balance: what it should be, then what was reported, reported minus expected.
+    balance = by_label["Balance does not close"]
+    assert "At the close of 15/01/2026" in balance[0]
+    assert balance[3] == "-R$ 150,00"
+    for row in cells[1:]:  # reais or a dash, never base units
+        assert all(re.fullmatch(r"-?R\$ [\d.]+,\d\d|—", amount) for amount in row[1:]), row
+
+
+def test_what_to_check_says_so_when_there_is_nothing() -> None:
+    from types import SimpleNamespace
+
+    import pandas as pd
+
+    from pixops.widgets import findings_table
+
+    empty = SimpleNamespace(discrepancies=pd.DataFrame(columns=["category"]))
+    assert "Nothing to check" in repr(findings_table(empty))

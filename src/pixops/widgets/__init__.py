@@ -7,6 +7,7 @@
     MedDefensePanel(client)        # MED disputes by deadline, submit a defense
     TransactionInspector(client)   # support: any identifier -> everything about it
     ReconDashboard(client, "data/sample_ledger.csv", day="2026-01-15")   # finance's day
+    findings_table(result)         # a reconciliation's findings, what to check first
     check_service(client)          # a notebook's first cell: stop in one line if it is down
 
 The panels hold no business rules: they ask the client (the same API a merchant's own
@@ -23,6 +24,7 @@ from pixops.widgets._charts import (
     status_by_day_figure,
     volume_by_day_figure,
 )
+from pixops.widgets._findings_table import findings_table
 from pixops.widgets._format import (
     brl,
     count_text,
@@ -53,6 +55,7 @@ __all__ = [
     "event_label",
     "fees_by_day_figure",
     "findings_figure",
+    "findings_table",
     "frame_table",
     "label",
     "local_time",
