@@ -269,3 +269,11 @@ def test_an_id_column_breaks_anywhere_and_selects_whole() -> None:
     # Without it an id is one word: it stays on one line and widens the table.
     plain = html_table(rows, [("id", "Refund"), ("who", "Who")])
     assert ID_STYLE not in plain
+
+
+def test_a_wrapped_cell_reads_at_a_text_line_height() -> None:
+    from pixops.widgets._format import html_table
+
+    # Inside an ipywidgets HTML widget each wrapped line was otherwise a 28 px widget row.
+    table = html_table([{"label": "In the ledger, not in the statement"}], [("label", "L")])
+    assert "line-height:1.45" in table

@@ -317,7 +317,7 @@ def html_table(
         # The classes keep JupyterLab's math typesetting off: "R$ 1 ... R$ 2" is no formula.
         '<div class="tex2jax_ignore mathjax_ignore"'
         ' style="overflow-x:auto;width:0;min-width:100%">'
-        '<table style="border-collapse:collapse;font-size:13px">'
+        '<table style="border-collapse:collapse;font-size:13px;line-height:1.45">'
         f"<thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table></div>"
     )
 
