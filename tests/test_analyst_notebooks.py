@@ -59,13 +59,15 @@ def test_the_largest_payments_show_the_amount_first() -> None:
     assert table[0][:2] == ["When (São Paulo)", "Amount"]
 
 
-def test_the_latest_movements_show_the_money_before_the_names() -> None:
-    """The money and the status come before the names, which are the widest column, so a
-    narrow window shows them without scrolling; the direction is the sign of Net."""
+def test_the_latest_movements_say_what_each_was() -> None:
+    """A list of names alone did not say that the demo's latest lines are refunds; the
+    movement's words wrap, so the money fits a narrow window; the direction is the sign
+    of Net."""
     table = _table_headed("01_quickstart.ipynb", "When (São Paulo)")
-    assert table[0] == ["When (São Paulo)", "Amount", "Fee", "Net", "Status", "Who"]
+    assert table[0] == ["When (São Paulo)", "Movement", "Amount", "Fee", "Net", "Status"]
     for row in table[1:]:
-        assert row[3].startswith(("R$", "-R$"))
+        assert row[1].startswith(("Refund to ", "PIX from ", "PIX to ", "QR code charge"))
+        assert row[4].startswith(("R$", "-R$"))
 
 
 def _cell_with(name: str, text: str) -> str:

@@ -53,3 +53,13 @@ def test_the_weekdays_fit_beside_the_file_browser(page: Page, lab: Server, works
     narrow_with_file_browser(page)
     weekdays = "table:has(th:text-is('Received per day'))"
     _table_fits(page, weekdays, "statement-weekdays-1024")
+
+
+def test_the_latest_movements_fit_beside_the_file_browser(
+    page: Page, lab: Server, workspace: Path
+) -> None:
+    """The money and the status showed only after a sideways scroll past the names."""
+    open_notebook(page, lab, notebook_named(workspace / "notebooks", "*quickstart*.ipynb"))
+    run_all_cells(page)
+    narrow_with_file_browser(page)
+    _table_fits(page, "table:has(th:text-is('Movement'))", "quickstart-movements-1024")

@@ -35,6 +35,7 @@ from pixops.widgets._format import (
     plural,
 )
 from pixops.widgets._inspector import TransactionInspector
+from pixops.widgets._inspector_html import movement_text
 from pixops.widgets._med import MAX_DEFENSE_CHARS, MedDefensePanel, urgency
 from pixops.widgets._recon import ReconDashboard, read_balance_snapshots
 from pixops.widgets._refund import RefundPanel
@@ -59,6 +60,7 @@ __all__ = [
     "frame_table",
     "label",
     "local_time",
+    "movement_text",
     "payer_banks_figure",
     "plural",
     "read_balance_snapshots",

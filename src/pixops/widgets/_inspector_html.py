@@ -14,7 +14,7 @@ import html
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
 
-from pixops.widgets._api import Record, is_refund_id
+from pixops.widgets._api import Record, is_refund_id, plain
 from pixops.widgets._format import ID_STYLE, MED_VERDICTS, brl, label, local_time, wire_json
 
 __all__ = [
@@ -24,6 +24,7 @@ __all__ = [
     "failure_facts",
     "failure_text",
     "match_label",
+    "movement_text",
     "shapes_html",
     "status_text",
     "type_of",
@@ -64,6 +65,24 @@ def type_of(record: Record) -> str:
     if record.get("original_transaction_id") or is_refund_id(str(record.get("transaction_id"))):
         return _TYPES["pix_return"]
     return _TYPES.get(str(record.get("type")), label(record.get("type")))
+
+
+def movement_text(row: Any) -> str:
+    """A statement row or transaction in a few words, for a reader who sees only a list:
+    "Refund to Maria Silva", "QR code charge paid by Ana Costa", "PIX from João"."""
+    record = plain(row)
+    name = record.get("counterparty_name")
+    inbound = record.get("direction") == "inbound"
+    kind = type_of(record)
+    if kind == _TYPES["pix_return"]:
+        kind = "Refund"
+    elif record.get("type") == "pix_qrcode":
+        return f"{kind} paid by {name}" if name and inbound else kind
+    elif record.get("type") == "pix":
+        kind = "PIX"
+    if not name:
+        return kind
+    return f"{kind} {'from' if inbound else 'to'} {name}"
 
 
 def status_text(record: Record) -> str:
