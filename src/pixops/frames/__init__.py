@@ -9,6 +9,9 @@
     store = LocalStore("pix.duckdb")             # a month downloaded once, then by delta
     store.sync(client, "2026-01-01", "2026-01-31", tz="America/Sao_Paulo")
 
+    statement.to_parquet("january.parquet")      # kept; read_statement gives it back
+    read_statement("january.parquet")            # exact types (CSV too: to_csv(index=False))
+
 Everything is read through the client (``client.statement.iter_raw``), never the engine:
 pointed at the real service, the same code gives the same frames. Columns and types are
 declared in `STATEMENT_SCHEMA`; `check_frame` raises `SchemaDriftError` on any drift.
@@ -23,6 +26,7 @@ from pixops.frames._days import (
     parse_tz,
     zone_meant,
 )
+from pixops.frames._files import read_statement, read_transactions
 from pixops.frames._load import (
     WINDOW_ATTR,
     as_relation,
@@ -78,6 +82,8 @@ __all__ = [
     "parse_day",
     "parse_pages",
     "parse_tz",
+    "read_statement",
+    "read_transactions",
     "reais_decimal",
     "to_frame",
     "zone_meant",

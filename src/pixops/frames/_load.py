@@ -217,8 +217,9 @@ def load_statement(
     statistics), ``rolling().sum()`` and ``.astype(float)`` (float64), nor ``pd.concat``
     with a frame made by ``pd.DataFrame(columns=...)`` (object: start from
     ``statement.iloc[:0]`` instead). ``check_frame`` says which column drifted. Save with
-    ``to_parquet`` and read back with ``pd.read_parquet(path, dtype_backend="pyarrow")``
-    (without it pandas cannot rebuild the categorical columns); a CSV keeps no types.
+    ``to_parquet`` (or ``to_csv(index=False)``) and read back with `read_statement`:
+    plain ``pd.read_parquet`` cannot rebuild the categorical columns, and a CSV read by
+    pandas keeps no types.
     """
     frame = to_frame(
         load_statement_table(
