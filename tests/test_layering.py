@@ -70,6 +70,9 @@ def test_the_frames_take_a_client_without_loading_the_http_stack() -> None:
     assert [n for n in names if n.startswith(("pixops.client", "pixops.schema"))] == []
     assert "httpx" not in names
     assert "pydantic" not in names
+    # Parquet and CSV readers (~6 MiB) load when a saved frame is read, not before.
+    assert "pyarrow.parquet" not in names
+    assert "pyarrow.csv" not in names
 
 
 def test_the_public_client_names_load_no_engine() -> None:

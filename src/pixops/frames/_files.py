@@ -13,8 +13,6 @@ from pathlib import Path
 
 import pandas as pd
 import pyarrow as pa
-import pyarrow.csv as pa_csv
-import pyarrow.parquet as pq
 
 from pixops.frames._schema import (
     STATEMENT_SCHEMA,
@@ -47,6 +45,8 @@ def _read(path: Path, schema: pa.Schema) -> pa.Table:
     suffix = path.suffix.lower()
     try:
         if suffix == ".parquet":
+            import pyarrow.parquet as pq  # on use: it weighs ~6 MiB beside a big load
+
             table = pq.read_table(path)
         elif suffix == ".csv":
             table = _read_csv(path, schema)
@@ -61,6 +61,8 @@ def _read(path: Path, schema: pa.Schema) -> pa.Table:
 def _read_csv(path: Path, schema: pa.Schema) -> pa.Table:
     """Each declared column as its type, never guessed (a CPF keeps its leading zero, a
     gap in money is refused, not a float); an empty cell is a missing value."""
+    import pyarrow.csv as pa_csv
+
     types = {
         field.name: pa.string() if pa.types.is_dictionary(field.type) else field.type
         for field in schema
