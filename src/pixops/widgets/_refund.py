@@ -8,7 +8,7 @@ Confirm (the only step that moves money) → Follow up (the outcome and its webh
 from __future__ import annotations
 
 import uuid
-from datetime import datetime, timedelta
+from datetime import date, timedelta
 from typing import Any, Final
 
 import ipywidgets as w
@@ -57,6 +57,7 @@ from pixops.widgets._refund_words import (
     deadline_passed,
     disputed,
     is_received,
+    last_day,
     not_refundable,
     payment_label,
     reason_help,
@@ -281,15 +282,15 @@ class RefundPanel(w.VBox):  # type: ignore[misc]
         text, tone = reason_help(REASONS[self.reason.value], settled, self._now(), left)
         self.reason_help.value = message(text, tone)
 
-    def _deadline_passed(self) -> datetime | None:
-        """The chosen reason's deadline for the selected payment, when it has passed."""
+    def _deadline_passed(self) -> date | None:
+        """The chosen reason's last day for the selected payment, when it has passed."""
         settled = None if self.selected is None else settled_at(self.selected)
         if settled is None:
             return None
         reason = REASONS[self.reason.value]
         if not deadline_passed(reason, settled, self._now()):
             return None
-        return settled + timedelta(days=reason.deadline_days)
+        return last_day(reason, settled)
 
     def _invalidate_review(self) -> None:
         if self._pending_centavos is not None:
@@ -342,7 +343,7 @@ class RefundPanel(w.VBox):  # type: ignore[misc]
         late = self._deadline_passed()
         if late is not None:
             self._set_status(
-                f"Too late for reason {self.reason.value}: its deadline was {local_time(late)}, "
+                f"Too late for reason {self.reason.value}: its last day was {late:%d/%m/%Y}, "
                 "so the central bank would refuse this refund. "
                 + still_valid(settled_at(self.selected), self._now()),
                 "error",

@@ -4,11 +4,11 @@ transaction cannot be refunded, and how to type an amount that was not understoo
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 from typing import Final
 
 from pixops.widgets._api import Record, is_refund_id, parse_time
-from pixops.widgets._format import brl, label, local_time, plural
+from pixops.widgets._format import BUSINESS_TZ, brl, label, local_time, plural
 
 __all__ = [
     "REASONS",
@@ -19,6 +19,7 @@ __all__ = [
     "deadline_passed",
     "disputed",
     "is_received",
+    "last_day",
     "not_refundable",
     "payment_label",
     "reason_help",
@@ -108,14 +109,16 @@ def reason_help(
     text = f"{reason.code}: {reason.meaning}. Valid up to {reason.deadline_days} days"
     if settled is None:
         return text + " after the payment settled.", "info"
-    deadline = settled + timedelta(days=reason.deadline_days)
-    days_left = (deadline.date() - now.date()).days
-    text += f" after settlement: until {local_time(deadline)}"
+    last = last_day(reason, settled)
+    days_left = (last - now.astimezone(BUSINESS_TZ).date()).days
+    text += f" after the payment: up to and including {last:%d/%m/%Y}"
     if remaining_base == 0:
         return text + ". Nothing is left to refund on this payment.", "info"
     if days_left < 0:
         ago = plural(-days_left, "day")
         return text + f", {ago} ago. The central bank will refuse it (DT05).", "error"
+    if days_left == 0:
+        return text + " (today is the last day).", "warn"
     return text + f" ({plural(days_left, 'day')} left).", "warn" if days_left <= 7 else "info"
 
 
@@ -147,7 +150,13 @@ def still_valid(settled: datetime | None, now: datetime) -> str:
     return f"Still valid: {', '.join(valid)}."
 
 
+def last_day(reason: RefundReason, settled: datetime) -> date:
+    """The last day `reason` is accepted for a payment settled at `settled`: the central
+    bank counts calendar days in São Paulo, and accepts the refund to that day's end."""
+    return settled.astimezone(BUSINESS_TZ).date() + timedelta(days=reason.deadline_days)
+
+
 def deadline_passed(reason: RefundReason, settled: datetime, now: datetime) -> bool:
     """Whether `reason` can no longer be used for a payment settled at `settled`: its last
-    day (counted in days, as `reason_help` counts what is left) is over."""
-    return (settled + timedelta(days=reason.deadline_days)).date() < now.date()
+    day (`last_day`, as `reason_help` counts what is left) is over in São Paulo."""
+    return now.astimezone(BUSINESS_TZ).date() > last_day(reason, settled)
