@@ -52,13 +52,14 @@ _REASONS: Final = {
     "REFUND_REQUEST": "the payer asks for the money back",
 }
 _DECISIONS: Final = {result: f"Closed: {words}" for result, words in MED_VERDICTS.items()}
+#: Where a case stands and its time left share a column, and the long id comes last and
+#: wraps: at 1024 px beside Lab's file browser six columns hid the amounts sideways.
 _CASE_COLUMNS: Final = (
     ("defense_deadline", "Deadline"),
-    ("urgency", "Time left"),
-    ("id", "Case"),
+    ("state", "Status"),
     ("amount", "Disputed"),
     ("reason", "Reason"),
-    ("state", "Status"),
+    ("id", "Case"),
 )
 _HISTORY_COLUMNS: Final = (("at", "When"), ("what", "What happened"))
 
@@ -158,13 +159,14 @@ class MedDefensePanel(w.VBox):  # type: ignore[misc]
         cases.sort(key=_priority)
         self.cases = cases
         now = self._now()
-        rows = [{**c, "urgency": urgency(c, now)[0], "state": _state(c)} for c in cases]
+        rows = [{**c, "state": _standing(c, now)} for c in cases]
         self.table.value = html_table(
             rows,
             _CASE_COLUMNS,
             money_columns={"amount"},
             time_columns={"defense_deadline"},
             code_columns={"reason"},
+            id_columns={"id"},
             empty="No MED case needs attention.",
         )
         current = None if self.case is None else self.case.get("id")
@@ -412,6 +414,18 @@ def _state(case: Record) -> str:
     """The status in words; a decided case's decision, its time left saying "closed"."""
     result = str(case.get("analysis_result"))
     return _DECIDED.get(result) or label(case.get("analysis_result") or case.get("status"))
+
+
+def _standing(case: Record, now: datetime) -> str:
+    """The cases table's status: an open case's time left, "Awaiting decision" once
+    defended, a decided case's decision (short: the table fits beside the file browser)."""
+    status = case.get("status")
+    if status == "OPEN" and not case.get("analysis_result"):
+        left, _ = urgency(case, now)
+        return "Open, past deadline" if left == "deadline passed" else f"Open: {left}"
+    if status == "ACKNOWLEDGED":
+        return "Awaiting decision"
+    return _state(case)
 
 
 def _priority(case: Record) -> tuple[int, float]:
