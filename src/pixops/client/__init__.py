@@ -1,19 +1,23 @@
 """The client of the PIX account API: typed, retrying, paginating; sync and async.
 
     import pixops
-    client = pixops.Client.from_env()            # PIXOPS_* variables, or a .env file
-    client = sb.client(api_key)                  # the same client on a sandbox, in process
-    client.balance().available_balance.format()  # 'R$ 9.999,50'
-    payout = client.pix.cash_out(pix_key="maria@example.com", amount_centavos=1_000)
-    payout.amount.base, payout.amount.centavos   # (100000, 1000): responses are base units
+    sb = pixops.Sandbox()                          # or: client = pixops.Client.from_env()
+    merchant = sb.create_merchant("Loja Exemplo", balance_centavos=1_000_000)
+    client = sb.client(sb.issue_api_key(merchant.id))
+    client.balance().available_balance.format()    # 'R$ 10.000,00'
+    payout = client.pix.cash_out(pix_key="maria.silva@sandbox.pixops.dev", amount_centavos=1_000)
+    payout.amount.base, payout.amount.centavos     # (100000, 1000): responses are base units
+    client.wait_until_final(payout.transaction_id).status   # 'settled'
     for row in client.statement.iter(date_from="2026-01-01"):
-        ...
-    client.wait_until_final(payout.transaction_id)
+        print(row.created_at, row.direction, row.amount.format(), row.status)
 
-Money goes in as `amount_centavos=` (int) or `amount=Decimal("10.00")` (reais) and comes
-back as `Amount` (an int of base units). Errors are `pixops.PixopsError` subclasses;
-API refusals are `ApiError` with `.status`, `.code`, `.message`, `.params`, `.body` and
-`.retryable`. The client never imports the engine.
+`pixops.Client.from_env()` reads `PIXOPS_BASE_URL`, `PIXOPS_CLIENT_ID` and
+`PIXOPS_CLIENT_SECRET` (or a `.env` file); `pixops.connect()` does the same and falls
+back to the demo month. Money goes in as `amount_centavos=` (int) or
+`amount=Decimal("10.00")` (reais) and comes back as `Amount` (an int of base units).
+Errors are `pixops.PixopsError` subclasses; API refusals are `ApiError` with `.status`,
+`.code`, `.message`, `.params`, `.body` and `.retryable`. The client never imports the
+engine.
 """
 
 from pixops.client._async import AsyncClient

@@ -1,6 +1,8 @@
 """Statements and transactions as strict-integer, Arrow-backed frames (pandas, Arrow, DuckDB).
 
-    from pixops.frames import load_statement, as_relation, brl_text
+    import pixops
+    from pixops.frames import LocalStore, as_relation, brl_text, load_statement, read_statement
+    client = pixops.connect()
     statement = load_statement(client, "2026-01-15", "2026-01-15", tz="America/Sao_Paulo")
     statement["amount_base"].dtype               # int64[pyarrow]: base units, never float
     brl_text(statement["net_base"])              # "R$ 1.234,56" for people
@@ -12,9 +14,10 @@
     statement.to_parquet("january.parquet")      # kept; read_statement gives it back
     read_statement("january.parquet")            # exact types (CSV too: to_csv(index=False))
 
-Everything is read through the client (``client.statement.iter_raw``), never the engine:
-pointed at the real service, the same code gives the same frames. Columns and types are
-declared in `STATEMENT_SCHEMA`; `check_frame` raises `SchemaDriftError` on any drift.
+`load_transactions` does the same for the transaction list. Everything is read through
+the client (``client.statement.iter_raw``), never the engine: pointed at the real
+service, the same code gives the same frames. Columns and types are declared in
+`STATEMENT_SCHEMA`; `check_frame` raises `SchemaDriftError` on any drift.
 """
 
 from pixops.errors import name_errors_by_package

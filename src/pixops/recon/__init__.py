@@ -1,15 +1,24 @@
 """Reconciliation of the PIX statement against a merchant ledger, webhooks and balances.
 
+    import pixops
     from pixops.frames import load_statement
-    from pixops.recon import reconcile, balance_snapshot
+    from pixops.recon import read_balances, reconcile
+    client = pixops.connect()
     statement = load_statement(client, "2026-01-14", "2026-01-16", tz="America/Sao_Paulo")
+    snapshots = read_balances("data/balances.csv")[14:16]  # 2026-01-15T03:00Z, 2026-01-16T03:00Z
     result = reconcile(statement, "data/sample_ledger.csv",
-                       start="2026-01-15", end="2026-01-15",
-                       balances=[opening, balance_snapshot(client)])
-    result.counts                     # {"matched": ..., "missing_in_ledger": ..., ...}
+                       start="2026-01-15", end="2026-01-15", balances=snapshots)
+    result.counts                     # {"matched": 292, "missing_in_statement": 1, ...}
     result.category("unit_error")     # one frame per finding
-    result.write("out/")              # Parquet, CSV and an Excel-friendly CSV
+    result.write("data/out/recon")    # Parquet, CSV and an Excel-friendly CSV
     result.summary_figure()           # plotly, amounts in pt-BR
+
+Balance snapshots are `(as_of, balance_base)` pairs inside the statement's span;
+`balance_snapshot(client)` is the live `GET /balance`, for a statement loaded up to now.
+The same from a shell, picking the snapshots and the statement for the days and with an
+exit status for schedulers: `pixops recon --help`. The ledger's columns are mapped by
+`LedgerMapping` (its defaults are those of `data/sample_ledger.csv`, described in
+`data/README.md`).
 
 All rules live in ONE portable SQL text (`STEPS`) run by DuckDB with the inputs
 registered as views and the session time zone set; the same text runs on Spark. The

@@ -1,18 +1,29 @@
 """ipywidgets panels for the people who run a PIX account day to day.
 
     import pixops
-    from pixops.widgets import MedDefensePanel, RefundPanel, TransactionInspector
+    from pixops.frames import load_statement
+    from pixops.recon import reconcile
+    from pixops.widgets import (
+        MedDefensePanel, ReconDashboard, RefundPanel, TransactionInspector,
+        check_service, findings_table,
+    )
     client = pixops.connect()
+    check_service(client)          # a notebook's first cell: stop in one line if it is down
     RefundPanel(client)            # find a received payment, refund it, follow the outcome
     MedDefensePanel(client)        # MED disputes by deadline, submit a defense
     TransactionInspector(client)   # support: any identifier -> everything about it
-    ReconDashboard(client, "data/sample_ledger.csv", day="2026-01-15")   # finance's day
+    ReconDashboard(client, "data/sample_ledger.csv", day="2026-01-15",
+                   balances="data/balances.csv")   # finance's day, explored and exported
+    statement = load_statement(client, "2026-01-14", "2026-01-16", tz="America/Sao_Paulo")
+    result = reconcile(statement, "data/sample_ledger.csv", start="2026-01-15", end="2026-01-15")
     findings_table(result)         # a reconciliation's findings, what to check first
-    check_service(client)          # a notebook's first cell: stop in one line if it is down
 
-The panels hold no business rules: they ask the client (the same API a merchant's own
-code uses) and show money in pt-BR reais. Each also works headless: set its widgets'
-values and call its methods (or `button.click()`), then read its widgets.
+The statement charts (`volume_by_day_figure`, `fees_by_day_figure`,
+`status_by_day_figure`, `payer_banks_figure`, `received_by_hour_figure`) take a frame
+from `pixops.frames.load_statement`. The panels hold no business rules: they ask the
+client (the same API a merchant's own code uses) and show money in pt-BR reais. Each
+also works headless: set its widgets' values and call its methods (or
+`button.click()`), then read its widgets.
 """
 
 from pixops.widgets._base import Stopped, check_service
