@@ -79,7 +79,7 @@ def test_nothing_found_says_so(desk: Desk) -> None:
     panel.find_button.click()
     assert panel.results.options == ()
     assert panel.selected is None
-    assert "No received payment matches" in panel.status.value
+    assert "No received payment from 31/01/2026 to 12/02/2026 matches" in panel.status_text
 
 
 def test_empty_search_is_refused_without_calling_the_api(desk: Desk) -> None:
@@ -340,7 +340,7 @@ def test_a_transaction_that_cannot_be_refunded_says_why(
     panel.search.value = identifier
     panel.find_button.click()
     assert why in panel.status.value
-    assert "No received payment matches" not in panel.status.value
+    assert "No received payment" not in panel.status.value
     assert panel.selected is None
     assert panel.results.options == ()
 

@@ -3,13 +3,13 @@ last one to its very end (a payment at 22:00 is a day earlier there than in UTC)
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
 import pytest
 
 from pixops.engine.world.central_bank import refund_deadline_passed
-from pixops.widgets._refund_words import REASONS, deadline_passed, reason_help
+from pixops.widgets._refund_words import REASONS, deadline_passed, nothing_found, reason_help
 
 SAO_PAULO = ZoneInfo("America/Sao_Paulo")
 #: 31/01/2026 22:00 in São Paulo, as the API gives it (UTC: already 01/02).
@@ -58,3 +58,13 @@ def test_on_the_last_day_the_help_says_today() -> None:
     text, tone = reason_help(REASONS["AM09"], LATE_EVENING, now, 100)
     assert "(today is the last day)" in text
     assert tone == "warn"
+
+
+def test_nothing_found_says_where_it_looked_and_what_to_try() -> None:
+    """ "No received payment matches that search." left support guessing: a typo, or a
+    payment older than the From date?"""
+    text = nothing_found("  Joao   Sliva ", date(2026, 1, 1), date(2026, 1, 31))
+    assert text == (
+        "No received payment from 01/01/2026 to 31/01/2026 matches “Joao Sliva”: "
+        "check the spelling, or choose an earlier From date."
+    )

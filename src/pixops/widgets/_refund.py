@@ -59,6 +59,7 @@ from pixops.widgets._refund_words import (
     is_received,
     last_day,
     not_refundable,
+    nothing_found,
     payment_label,
     reason_help,
     settled_at,
@@ -185,7 +186,9 @@ class RefundPanel(w.VBox):  # type: ignore[misc]
             return
         options = [(payment_label(r), str(r["transaction_id"])) for r in matches.shown]
         if not options:
-            self._show_nothing("No received payment matches that search.")
+            self._show_nothing(
+                nothing_found(self.search.value, self.date_from.value, self.date_to.value)
+            )
             return
         read = self.refunds  # every reading of a payment replaces the list
         self.results.options = options

@@ -21,6 +21,7 @@ __all__ = [
     "is_received",
     "last_day",
     "not_refundable",
+    "nothing_found",
     "payment_label",
     "reason_help",
     "settled_at",
@@ -74,6 +75,17 @@ def not_refundable(record: Record) -> str:
     return (
         f"{ident} is a received payment that did not settle ({label(record.get('status'))}): "
         "no money arrived, so there is nothing to refund."
+    )
+
+
+def nothing_found(text: str, date_from: date | None, date_to: date | None) -> str:
+    """No received payment matched: where it was looked for, and what to try next."""
+    typed = " ".join(text.split())
+    if date_from is None or date_to is None:
+        return f"No received payment matches “{typed}”: check the spelling."
+    return (
+        f"No received payment from {date_from:%d/%m/%Y} to {date_to:%d/%m/%Y} matches "
+        f"“{typed}”: check the spelling, or choose an earlier From date."
     )
 
 
