@@ -146,6 +146,10 @@ def test_refunds_panel_refunds_part_of_a_payment(page: Page, lab: Server, worksp
     assert not _RAW_BASE_UNITS.search(panel.inner_text()), "raw base units shown to the reader"
     assert not _RAW_BASE_UNITS.search(_outputs_text(page)), "raw base units in the outputs"
     screenshot_at(page, panel.get_by_text("Refund sent").first, "refunds-panel")
+    narrow_with_file_browser(page)
+    assert scrolling_tables(panel) == [], "a refund table is wider than the panel at 1024 px"
+    assert cut_widgets(page) == [], "a refund panel widget is cut off at 1024 px"
+    screenshot_at(page, panel.get_by_text("Refund sent").first, "refunds-panel-1024")
 
 
 def test_med_panel_submits_a_defense(page: Page, lab: Server, workspace: Path) -> None:
@@ -178,6 +182,12 @@ def test_med_panel_submits_a_defense(page: Page, lab: Server, workspace: Path) -
     expect(panel.locator("td").filter(has_text=re.compile("^Money kept$")).first).to_be_visible()
     assert scrolling_tables(panel) == [], "a MED table is wider than the panel"
     screenshot_at(page, panel.get_by_text("Money kept", exact=True).first, "med-all-cases")
+    # At 1024 px beside the file browser the amounts, reasons and statuses stay in view
+    # (six columns with the case id in the middle hid them sideways).
+    narrow_with_file_browser(page)
+    assert scrolling_tables(panel) == [], "a MED table is wider than the panel at 1024 px"
+    assert cut_widgets(page) == [], "a MED widget is cut off at 1024 px"
+    screenshot_at(page, panel.locator("table").first, "med-all-cases-1024")
 
 
 def test_investigation_inspects_a_payment(page: Page, lab: Server, workspace: Path) -> None:
