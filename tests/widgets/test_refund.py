@@ -216,7 +216,9 @@ def test_follow_up_shows_the_outcome(desk: Desk) -> None:
     assert not panel.follow_button.disabled
     panel.follow_button.click()
     assert "Settled" in panel.status.value
-    assert "Webhook events of this refund" in repr(panel.output.outputs[-1])
+    # The notebook speaks of the service's notices; "webhook" is a developer's word.
+    assert "The service's notices about this refund" in repr(panel.output.outputs[-1])
+    assert "webhook" not in repr(panel.output.outputs[-1]).lower()
 
 
 def test_a_sent_refund_clears_the_amount_and_its_card_follows_the_status(desk: Desk) -> None:

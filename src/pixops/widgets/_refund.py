@@ -465,14 +465,14 @@ class RefundPanel(w.VBox):  # type: ignore[misc]
         rows = [{**e, "status": (e.get("data") or {}).get("status")} for e in events]
         self.output.append_display_data(
             HtmlBlock(
-                "<b>Webhook events of this refund</b>"
+                "<b>The service's notices about this refund</b>"
                 + html_table(
                     rows,
                     _EVENT_COLUMNS,
                     time_columns={"created_at"},
                     code_columns={"status"},
                     event_columns={"type"},
-                    empty="No webhook inbox here, or no event received yet.",
+                    empty="No notice received yet (or none kept here).",
                 )
             )
         )
