@@ -37,9 +37,16 @@ def register(commands: Commands) -> None:
     _connection_arguments(doctor)
     api = commands.add("api", help="send one signed request and print the answer", handler=run_api)
     _connection_arguments(api)
-    api.add_argument("method", choices=["GET", "POST", "DELETE", "get", "post", "delete"])
-    api.add_argument("path", help="under /api/external, e.g. /balance or /statement?per_page=5")
-    api.add_argument("json", nargs="?", help="the JSON body of a POST")
+    api.add_argument(
+        "method",
+        choices=["GET", "POST", "DELETE", "get", "post", "delete"],
+        metavar="METHOD",
+        help="GET, POST or DELETE",
+    )
+    api.add_argument(
+        "path", metavar="PATH", help="under /api/external, e.g. /balance or /statement?per_page=5"
+    )
+    api.add_argument("json", nargs="?", metavar="JSON", help="the JSON body of a POST")
     api.add_argument("--camel", action="store_true", help="send and receive camelCase keys")
     api.add_argument("--idempotency-key", help="reuse a key to replay a POST safely")
 

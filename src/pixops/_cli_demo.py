@@ -20,10 +20,15 @@ if TYPE_CHECKING:
 
 def register(commands: Commands) -> None:
     """`pixops demo`."""
-    commands.add(
+    demo = commands.add(
         "demo",
         help="run a short scenario against the in-process sandbox",
         handler=lambda _args: run_demo(sys.stdout),
+    )
+    demo.description = (
+        "A merchant's day on the in-process sandbox, printed step by step: plain HTTP"
+        " requests (signed POSTs) for charges, payouts, refunds and the statement. No"
+        " network, no real money."
     )
 
 

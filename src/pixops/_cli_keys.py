@@ -34,11 +34,17 @@ def register(commands: Commands) -> None:
     keys = commands.add("keys", help="issue, list or revoke API keys in a --db file", handler=run)
     actions = keys.add_subparsers(dest="action", required=True, metavar="ACTION")
 
-    listing = actions.add_parser("list", help="every key (never a secret)")
+    listing = actions.add_parser(
+        "list", help="every key (never a secret)", description="list every key (never a secret)"
+    )
     _database(listing)
     listing.add_argument("--merchant", metavar="ID", help="only this merchant's keys")
 
-    issue = actions.add_parser("issue", help="a new key; its secret is shown once")
+    issue = actions.add_parser(
+        "issue",
+        help="a new key; its secret is shown once",
+        description="issue a new key; its secret is shown once, with an export line",
+    )
     _database(issue)
     owner = issue.add_mutually_exclusive_group()
     owner.add_argument("--merchant", metavar="ID", help="default: the only merchant")
@@ -60,9 +66,11 @@ def register(commands: Commands) -> None:
         "--expires-at", type=_timestamp, metavar="ISO", help="e.g. 2026-12-31T23:59:59Z"
     )
 
-    revoke = actions.add_parser("revoke", help="deactivate a key at once")
+    revoke = actions.add_parser(
+        "revoke", help="deactivate a key at once", description="deactivate a key at once"
+    )
     _database(revoke)
-    revoke.add_argument("client_id", metavar="CLIENT_ID")
+    revoke.add_argument("client_id", metavar="CLIENT_ID", help="the key's id (cli_...)")
 
 
 def _database(parser: argparse.ArgumentParser) -> None:

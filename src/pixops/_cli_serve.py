@@ -69,7 +69,9 @@ def register(commands: Commands) -> None:
         handler=run_serve,
     )
     serve.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
-    serve.add_argument("--port", type=_port, default=8000, help="TCP port, 0 picks a free one")
+    serve.add_argument(
+        "--port", type=_port, default=8000, help="TCP port (default 8000), 0 picks a free one"
+    )
     serve.add_argument("--db", type=Path, help="SQLite file to keep data in (default: memory)")
     serve.add_argument("--tls-cert", type=_existing_file, help="PEM certificate (enables TLS)")
     serve.add_argument("--tls-key", type=_existing_file, help="PEM private key for --tls-cert")
@@ -101,6 +103,7 @@ def register(commands: Commands) -> None:
         "--log-level",
         choices=("critical", "error", "warning", "info", "debug"),
         default="warning",
+        help="uvicorn's log level (default warning)",
     )
     mode = serve.add_mutually_exclusive_group()
     mode.add_argument(

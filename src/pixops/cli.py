@@ -5,8 +5,15 @@ pixops serve [--host H] [--port P] [--db PATH] [--tls-cert F --tls-key F]
 pixops dev-cert --out DIR [--host NAME ...]
 pixops keys issue|list|revoke --db PATH ...
 pixops demo
+pixops lab [--notebooks DIR] [--host H] [--port P] [--token T]
+pixops desk [--notebook FILE] [--host H] [--port P]
+pixops report daily --date DAY --html FILE [--ledger PATH] [--balances PATH]
+pixops report run NOTEBOOK --html FILE [-p NAME=VALUE ...]
+pixops recon --date DAY | --from DAY --to DAY  --ledger PATH --out DIR [--balances PATH]
 pixops doctor [--base-url URL] [--client-id ID] [--env-file PATH]
 pixops api METHOD PATH [JSON] [--camel] [--idempotency-key KEY]
+
+`pixops --help` lists them, `pixops COMMAND --help` gives each one's options.
 
 Adding a subcommand takes two lines here and one function in its own module::
 
@@ -45,6 +52,21 @@ COMMAND_MODULES: tuple[str, ...] = (
 """Modules whose `register(commands: Commands) -> None` adds subcommands, in `--help` order."""
 
 
+_EPILOG = """\
+examples (from the repository root):
+  pixops lab                      JupyterLab on notebooks/ (prints the URL to open)
+  pixops recon --date 2026-01-15 --ledger data/sample_ledger.csv --out data/out/recon
+  pixops report daily --date 2026-01-15 --html data/out/recon.html
+  pixops desk                     the support investigation page, in Voilà
+  pixops serve --port 8000        the API over HTTP, with a demo merchant and its key
+  pixops doctor                   check the credentials configured below
+
+The service: PIXOPS_BASE_URL, PIXOPS_CLIENT_ID and PIXOPS_CLIENT_SECRET (environment or
+a .env file). Without PIXOPS_BASE_URL, lab, desk, report and recon use the embedded
+sandbox holding the demo month (January 2026). `pixops COMMAND --help` for each command.
+"""
+
+
 class Commands:
     """The `pixops` subcommand table; each module adds its own with `add`."""
 
@@ -70,8 +92,10 @@ def build_parser(modules: Sequence[str] = COMMAND_MODULES) -> argparse.ArgumentP
     """The full parser: every module in `modules` registers its subcommands."""
     parser = argparse.ArgumentParser(
         prog="pixops",
-        description="pixops: analysis and operations toolkit for a PIX account, "
+        description="pixops: analysis and operations toolkit for a PIX account,\n"
         "with an embedded sandbox of the service.",
+        epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     commands = Commands(subparsers)

@@ -36,7 +36,9 @@ def register(commands: Commands) -> None:
     )
     lab.add_argument("--notebooks", type=Path, help="folder to open (default ./notebooks)")
     lab.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
-    lab.add_argument("--port", type=_port, default=8888, help="TCP port, 0 picks a free one")
+    lab.add_argument(
+        "--port", type=_port, default=8888, help="TCP port (default 8888), 0 picks a free one"
+    )
     lab.add_argument("--token", help="access token (default: a fresh random one)")
 
     desk = commands.add(
@@ -44,9 +46,15 @@ def register(commands: Commands) -> None:
         help="serve the support investigation page with Voilà (no code shown)",
         handler=lambda args: run_desk(args, sys.stdout),
     )
-    desk.add_argument("--notebook", type=Path, help="notebook to serve (default: investigation)")
+    desk.add_argument(
+        "--notebook",
+        type=Path,
+        help="notebook to serve (default: notebooks/06_support_investigation.ipynb)",
+    )
     desk.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
-    desk.add_argument("--port", type=_port, default=8866, help="TCP port, 0 picks a free one")
+    desk.add_argument(
+        "--port", type=_port, default=8866, help="TCP port (default 8866), 0 picks a free one"
+    )
 
 
 def describe_source(env: Mapping[str, str]) -> str:

@@ -27,16 +27,24 @@ def register(commands: Commands) -> None:
     )
     kinds = report.add_subparsers(dest="kind", required=True, metavar="KIND")
 
-    daily = kinds.add_parser("daily", help="the daily reconciliation of one business day")
+    daily_help = "the daily reconciliation notebook of one business day"
+    daily = kinds.add_parser("daily", help=daily_help, description=daily_help)
     daily.add_argument("--date", type=_date, required=True, help="business day, YYYY-MM-DD")
     daily.add_argument("--tz", default=DEFAULT_TIMEZONE, help=f"default {DEFAULT_TIMEZONE}")
-    daily.add_argument("--ledger", type=Path, help="the merchant's ledger file")
-    daily.add_argument("--balances", type=Path, help="balance snapshots CSV to roll forward")
+    daily.add_argument(
+        "--ledger", type=Path, help="the merchant's ledger file (default data/sample_ledger.csv)"
+    )
+    daily.add_argument(
+        "--balances",
+        type=Path,
+        help="balance snapshots CSV to roll forward (default data/balances.csv)",
+    )
     daily.add_argument("--notebooks", type=Path, help="notebooks folder (default ./notebooks)")
     daily.add_argument("--html", type=Path, required=True, help="where to write the report")
 
-    any_notebook = kinds.add_parser("run", help="any notebook with a `parameters` cell")
-    any_notebook.add_argument("notebook", type=Path)
+    run_help = "any notebook; -p sets the variables of its cell tagged `parameters`"
+    any_notebook = kinds.add_parser("run", help=run_help, description=run_help)
+    any_notebook.add_argument("notebook", type=Path, help="the .ipynb file to run")
     any_notebook.add_argument("--html", type=Path, required=True, help="where to write it")
     any_notebook.add_argument(
         "--param",
