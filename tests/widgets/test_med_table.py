@@ -50,3 +50,14 @@ def test_an_open_case_past_its_deadline_says_so_briefly(desk: Desk) -> None:
     panel = MedDefensePanel(desk.client, now=lambda: later)
     statuses = [row[1] for row in _cells(panel.table.value)]
     assert statuses == ["Open, past deadline", "Open, past deadline"]
+
+
+def test_check_outcome_after_a_defense_says_what_acknowledged_means(desk: Desk) -> None:
+    """The status said "is Acknowledged: no decision yet": acknowledged by whom?"""
+    two_cases(desk)
+    panel = MedDefensePanel(desk.client, now=desk.now)
+    panel.defense.value = "Produto entregue."
+    panel.submit_button.click()
+    panel.outcome_button.click()
+    assert "has your defense: no decision yet from the central bank" in panel.status.value
+    assert "Acknowledged" not in panel.status.value

@@ -376,6 +376,12 @@ class MedDefensePanel(w.VBox):  # type: ignore[misc]
                 f"until {deadline}. Submit it before then.",
                 "warn",
             )
+        elif self.case.get("status") == "ACKNOWLEDGED":
+            self._set_status(
+                f"Case {case_id} has your defense: no decision yet from the central bank. "
+                "Press Check outcome again later.",
+                "info",
+            )
         else:
             self._set_status(
                 f"Case {case_id} is {label(self.case.get('status'))}: no decision yet. "
