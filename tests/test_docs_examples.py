@@ -22,7 +22,14 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
-PACKAGES = ["pixops", "pixops.client", "pixops.frames", "pixops.recon", "pixops.widgets"]
+PACKAGES = [
+    "pixops",
+    "pixops.client",
+    "pixops.sandbox",
+    "pixops.frames",
+    "pixops.recon",
+    "pixops.widgets",
+]
 
 pytestmark = pytest.mark.timeout(180)
 

@@ -1,9 +1,16 @@
 """The sandbox: the embedded engine's public face for notebooks and acceptance tests.
 
+    import httpx
+    from pixops.sandbox import Sandbox
     sb = Sandbox()                                   # in memory, manual clock, seed 0
     m = sb.create_merchant("Loja Exemplo", balance_centavos=1_000_000)
     k = sb.issue_api_key(m.id, permissions=["account:read"], ip_whitelist=["127.0.0.1"])
-    httpx.Client(transport=sb.transport(), base_url="http://sandbox")
+    client = sb.client(k)                            # the typed pixops.Client, in process
+    client.balance().available_balance.format()      # 'R$ 10.000,00'
+    raw = httpx.Client(transport=sb.transport(), base_url="http://sandbox/api/external")
+    raw.get("/balance", headers={"Authorization": f"ApiKey {k.client_id}:{k.client_secret}"})
+    sb.receive_pix(m.id, amount_centavos=5_000)      # a payer sends R$ 50,00
+    sb.advance(60)                                   # timers due in the next minute run
 
 Everything here is an administrative or simulated-world action (what the portal, the
 payers or the central bank would do); merchants act only through the HTTP API.
