@@ -82,6 +82,7 @@ def test_every_method_async() -> None:
             assert (await client.webhooks.delete(hook.id)).deleted
             case = sandbox.open_med_case(credit, reason="FRAUD")
             assert [c.id for c in (await client.med.list()).data] == [case.id]
+            assert [c.id async for c in client.med.iter(status="OPEN")] == [case.id]
             assert isinstance(await client.med.get(case.id), MedCase)
             defended = await client.med.defend(case.id, "Produto entregue.")
             assert defended.defense == "Produto entregue."

@@ -225,7 +225,8 @@ def test_an_unreachable_service_reads_as_words(desk: Desk) -> None:
     def unreachable(*args: object, **kwargs: object) -> None:
         raise TransportError("GET /med: ConnectError after 4 attempt(s)")
 
-    panel.client = type("Down", (), {"med": type("M", (), {"list": unreachable})()})()
+    med = type("M", (), {"list": unreachable, "iter": unreachable})()
+    panel.client = type("Down", (), {"med": med})()
     panel.refresh_button.click()
     assert "Could not list the MED cases. The PIX service could not be reached" in (
         panel.status.value

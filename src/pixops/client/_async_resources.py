@@ -13,7 +13,7 @@ from pixops.client import _operations as ops
 from pixops.client._core import Call
 from pixops.client._errors import ArgumentError
 from pixops.client._keys import KeyResolution, resolution_of
-from pixops.client._pagination import Dedup, aiter_pages, count_rows
+from pixops.client._pagination import Dedup, aiter_pages, count_rows, first_sight
 from pixops.client._params import list_query, page_query, required_text
 from pixops.schema import (
     Charge,
@@ -306,6 +306,20 @@ class Med(_Resource):
         per_page: int = 20,
     ) -> MedCasePage:
         return await self._client._run(ops.list_med(status, transaction_id, page, per_page))
+
+    async def iter(
+        self, *, status: str | None = None, transaction_id: str | None = None, per_page: int = 100
+    ) -> AsyncIterator[MedCase]:
+        """Every case matching the filters, each once, page after page to the last."""
+        first = ops.list_med(status, transaction_id, 1, per_page)
+        client, seen = self._client, set[str]()
+
+        async def fetch(query: dict[str, str]) -> MedCasePage:
+            return await client._run(ops.Op(Call("GET", first.call.path, query), first.parse))
+
+        async for page in aiter_pages(fetch, lambda p: len(p.data), first.call.query):
+            for case in first_sight(page.data, seen):
+                yield case
 
     async def get(self, case_id: str) -> MedCase:
         return await self._client._run(ops.get_med(case_id))

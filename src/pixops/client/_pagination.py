@@ -14,20 +14,23 @@ import json
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator
 from typing import Any, Protocol, TypeVar
 
-__all__ = ["Dedup", "aiter_pages", "count_rows", "is_last_page", "iter_pages"]
+__all__ = ["Dedup", "aiter_pages", "count_rows", "first_sight", "is_last_page", "iter_pages"]
 
 T = TypeVar("T")
 
 
-class Row(Protocol):
+class Identified(Protocol):
     @property
     def id(self) -> str: ...
 
+
+class Row(Identified, Protocol):
     @property
     def in_flight(self) -> bool: ...
 
 
 R = TypeVar("R", bound=Row)
+K = TypeVar("K", bound=Identified)
 
 
 def is_last_page(rows: int, per_page: int) -> bool:
@@ -70,6 +73,15 @@ async def aiter_pages(
         if is_last_page(rows(result), per_page):
             return
         page += 1
+
+
+def first_sight(rows: Iterable[K], seen: set[str]) -> Iterator[K]:
+    """The rows whose ``id`` is not in ``seen`` (adding it): a row that a newer one pushed
+    onto the next page while the walk ran comes once."""
+    for row in rows:
+        if row.id not in seen:
+            seen.add(row.id)
+            yield row
 
 
 class Dedup:

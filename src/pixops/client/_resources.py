@@ -11,7 +11,7 @@ from pixops.client import _operations as ops
 from pixops.client._core import Call
 from pixops.client._errors import ArgumentError
 from pixops.client._keys import KeyResolution, resolution_of
-from pixops.client._pagination import Dedup, count_rows, iter_pages
+from pixops.client._pagination import Dedup, count_rows, first_sight, iter_pages
 from pixops.client._params import page_query, required_text
 from pixops.schema import (
     Charge,
@@ -240,6 +240,19 @@ class Med(_Resource):
         per_page: int = 20,
     ) -> MedCasePage:
         return self._client._run(ops.list_med(status, transaction_id, page, per_page))
+
+    def iter(
+        self, *, status: str | None = None, transaction_id: str | None = None, per_page: int = 100
+    ) -> Iterator[MedCase]:
+        """Every case matching the filters, each once, page after page to the last."""
+        first = ops.list_med(status, transaction_id, 1, per_page)
+        client, seen = self._client, set[str]()
+
+        def fetch(query: dict[str, str]) -> MedCasePage:
+            return client._run(ops.Op(Call("GET", first.call.path, query), first.parse))
+
+        for page in iter_pages(fetch, lambda p: len(p.data), first.call.query):
+            yield from first_sight(page.data, seen)
 
     def get(self, case_id: str) -> MedCase:
         return self._client._run(ops.get_med(case_id))

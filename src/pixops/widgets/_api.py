@@ -46,7 +46,6 @@ _ANY_CASE_ID: Final = re.compile(
 )
 #: Quotes a pasted identifier often comes wrapped in.
 _QUOTES: Final = "'\"`\u2018\u2019\u201c\u201d"
-_PAGE: Final = 100
 
 
 def plain(value: Any) -> Record:
@@ -316,14 +315,7 @@ def refunded_base(refunds: Iterable[Record]) -> int:
 
 def med_cases(client: Any, **filters: Any) -> list[Record]:
     """Every MED case matching the filters, across all pages."""
-    cases: list[Record] = []
-    page = 1
-    while True:
-        batch = items_of(client.med.list(page=page, per_page=_PAGE, **filters))
-        cases.extend(batch)
-        if len(batch) < _PAGE:
-            return cases
-        page += 1
+    return [plain(case) for case in client.med.iter(**filters)]
 
 
 def days_after(moment: datetime, days: int) -> datetime:
