@@ -88,3 +88,25 @@ def test_overlapping_loads_concatenated_are_warned_about_once(client: Any) -> No
     clean, said = run(both.drop_duplicates("id", keep="last"))
     assert clean.counts["duplicate"] == 1  # the planted double booking
     assert not [text for text in said if "repeat an id" in text]
+
+
+def test_balance_snapshots_outside_the_loaded_statement_are_left_out(client: Any) -> None:
+    """Every snapshot of the month beside a statement of three days gave 30 balances that
+    "do not close": the statement lacks the movements around them."""
+    from pixops.recon import read_balances
+
+    snapshots = read_balances(LEDGER.parent / "balances.csv")
+    statement = load_statement(client, "2026-01-14", "2026-01-16", tz=SP, progress=False)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = reconcile(
+            statement, LEDGER, balances=snapshots, start="2026-01-15", end="2026-01-15"
+        )
+    said = [str(w.message) for w in caught if issubclass(w.category, UserWarning)]
+    inside = [s for s in snapshots if "2026-01-14T03:00" <= f"{s[0]:%Y-%m-%dT%H:%M}"]
+    inside = [s for s in inside if f"{s[0]:%Y-%m-%dT%H:%M}" <= "2026-01-17T03:00"]
+    assert len(said) == 1
+    assert f"{len(snapshots) - len(inside)} of {len(snapshots)} balance snapshots" in said[0]
+    assert len(result.rollforward) == len(inside) - 1
+    # Only the planted break remains: the treasury's closing of the 15th, R$ 150,00 short.
+    assert list(result.category("balance_difference")["difference_base"]) == [-1_500_000]

@@ -71,7 +71,9 @@ def reconcile(
       still match, so a payment booked on one side of midnight is a timing difference,
       not two missing items. None means unbounded. A frame from `load_statement` that
       does not cover these days in ``tz`` and a day either side (UTC days, the loader's
-      default) is a UserWarning: the rows it lacks would read as missing.
+      default) is a UserWarning: the rows it lacks would read as missing. Balance
+      snapshots outside the instants such a frame was loaded for are left out of the
+      roll-forward, with a UserWarning: the statement lacks the movements around them.
     Returns a `ReconResult`.
     """
     if connection is not None and not isinstance(connection, duckdb.DuckDBPyConnection):
@@ -82,7 +84,9 @@ def reconcile(
     zone = _zone_name(tz)
     first = days_or_none(start, "start")
     last = days_or_none(end, "end")
-    _warn_if_not_loaded(statement, first, last, zone)
+    loaded = _loaded_window(statement)
+    if loaded is not None:
+        _warn_if_not_loaded(loaded, first, last, zone)
     inputs = prepare_inputs(
         statement,
         ledger,
@@ -92,6 +96,8 @@ def reconcile(
         tz=zone,
         mapping=mapping,
     )
+    if loaded is not None:
+        inputs["balances_in"] = _snapshots_inside(inputs["balances_in"], loaded)
     con = cursor() if connection is None else connection
     try:
         outputs = _run(con, zone, inputs)
@@ -111,20 +117,52 @@ def reconcile(
     )
 
 
-def _warn_if_not_loaded(
-    statement: object, first: date | None, last: date | None, zone: str
-) -> None:
-    """Warn when a frame from `load_statement` was loaded for other instants than the days
-    reported on (UTC days, the loader's default, beside São Paulo days here): rows it lacks
-    would read as ``missing_in_statement``. A frame without the mark is not judged."""
+def _loaded_window(statement: object) -> tuple[datetime, datetime] | None:
+    """The instants a frame from `load_statement` was loaded for (its `WINDOW_ATTR`);
+    None for a table or a frame without the mark, which is then not judged."""
     loaded = statement.attrs.get(WINDOW_ATTR) if isinstance(statement, pd.DataFrame) else None
     try:
         start_at = datetime.fromisoformat(loaded["start"])  # type: ignore[index]
         end_at = datetime.fromisoformat(loaded["end"])  # type: ignore[index]
     except (TypeError, KeyError, ValueError):
-        return
+        return None
     if start_at.tzinfo is None or end_at.tzinfo is None:
-        return
+        return None
+    return start_at, end_at
+
+
+def _snapshots_inside(snapshots: pa.Table, loaded: tuple[datetime, datetime]) -> pa.Table:
+    """The balance snapshots the statement can roll forward between: those taken while it
+    was loaded for. A period before or after it has movements the statement lacks, so
+    it would read as a balance that does not close; the others are left out, with a
+    UserWarning naming how many and the window."""
+    start_at, end_at = loaded
+    taken = snapshots.column("as_of")
+    inside = pc.and_(
+        pc.greater_equal(taken, pa.scalar(start_at, taken.type)),
+        pc.less_equal(taken, pa.scalar(end_at, taken.type)),
+    )
+    kept = snapshots.filter(inside)
+    left_out = snapshots.num_rows - kept.num_rows
+    if left_out:
+        warnings.warn(
+            f"{left_out} of {snapshots.num_rows} balance snapshots lie outside the"
+            f" {start_at:%Y-%m-%d %H:%M} to {end_at:%Y-%m-%d %H:%M} UTC the statement was"
+            " loaded for and are not rolled forward: the statement lacks the movements"
+            " around them, so they would read as balances that do not close",
+            UserWarning,
+            stacklevel=3,
+        )
+    return kept
+
+
+def _warn_if_not_loaded(
+    loaded: tuple[datetime, datetime], first: date | None, last: date | None, zone: str
+) -> None:
+    """Warn when a frame from `load_statement` was loaded for other instants than the days
+    reported on (UTC days, the loader's default, beside São Paulo days here): rows it lacks
+    would read as ``missing_in_statement``."""
+    start_at, end_at = loaded
     local = ZoneInfo(zone)
     need_start = None if first is None else datetime.combine(first, time.min, tzinfo=local)
     day = timedelta(days=1)
