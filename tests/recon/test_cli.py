@@ -170,13 +170,14 @@ def test_a_store_that_cannot_be_opened_exits_two(
     [
         (["--from", "2026-01-14", "--to", "2026-01-15"], "r.html", "covers one business day"),
         (["--date", "2026-01-15"], "r.txt", "give a .html path"),
-        (["--date", "2026-01-15"], "missing/r.html", "no such folder for the report"),
+        (["--date", "2026-01-15"], "blocker/r.html", "is under a file"),
     ],
 )
 def test_an_html_report_that_cannot_be_made_is_refused_before_the_run(
     tmp_path: Path, days: list[str], html: str, message: str
 ) -> None:
     out = tmp_path / "out"
+    (tmp_path / "blocker").write_text("a file where a folder should be")
     status, _, err = recon(
         *days, "--ledger", str(DATA / "sample_ledger.csv"), "--out", str(out),
         "--html", str(tmp_path / html), "--quiet",

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import warnings
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -103,8 +104,11 @@ def test_balance_snapshots_outside_the_loaded_statement_are_left_out(client: Any
             statement, LEDGER, balances=snapshots, start="2026-01-15", end="2026-01-15"
         )
     said = [str(w.message) for w in caught if issubclass(w.category, UserWarning)]
-    inside = [s for s in snapshots if "2026-01-14T03:00" <= f"{s[0]:%Y-%m-%dT%H:%M}"]
-    inside = [s for s in inside if f"{s[0]:%Y-%m-%dT%H:%M}" <= "2026-01-17T03:00"]
+    loaded_from, loaded_to = (
+        datetime(2026, 1, 14, 3, tzinfo=UTC),
+        datetime(2026, 1, 17, 3, tzinfo=UTC),
+    )
+    inside = [s for s in snapshots if loaded_from <= s[0] <= loaded_to]
     assert len(said) == 1
     assert f"{len(snapshots) - len(inside)} of {len(snapshots)} balance snapshots" in said[0]
     assert len(result.rollforward) == len(inside) - 1

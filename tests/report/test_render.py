@@ -63,13 +63,20 @@ def test_a_failing_cell_is_an_error_and_leaves_no_file(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("out", "message"),
-    [("report.pdf", "give a .html path"), ("missing/report.html", "no such folder")],
+    [("report.pdf", "give a .html path"), ("blocker/report.html", "is under a file")],
 )
 def test_a_bad_destination_is_refused_before_running(
     report_notebook: Path, tmp_path: Path, out: str, message: str
 ) -> None:
+    (tmp_path / "blocker").write_text("a file where a folder should be")
     with pytest.raises(ReportError, match=message):
         render_report(report_notebook, tmp_path / out)
+
+
+def test_a_missing_folder_for_the_report_is_made(report_notebook: Path, tmp_path: Path) -> None:
+    out = tmp_path / "reports" / "2026" / "report.html"
+    assert render_report(report_notebook, out) == out
+    assert out.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
 
 
 @pytest.mark.parametrize("value", [None, "", "   ", 3])

@@ -115,8 +115,11 @@ def _check_html(html: Path | None, first: date, last: date) -> None:
         )
     if html.suffix.lower() not in {".html", ".htm"}:
         raise _BadInputError(f"--html: the report is HTML: give a .html path, not {html.name}")
-    if not html.parent.is_dir():
-        raise _BadInputError(f"--html: no such folder for the report: {html.parent}")
+    for path in html.parents:  # a missing folder is made, as for --out
+        if path.exists():
+            if not path.is_dir():
+                raise _BadInputError(f"--html {html} is under a file ({path}): give a folder")
+            return
 
 
 def _client() -> Any:

@@ -32,8 +32,10 @@ def render_report(
     out_path = _path(out, "out")
     if out_path.suffix.lower() not in {".html", ".htm"}:
         raise ReportError(f"the report is HTML: give a .html path, not {out_path.name}")
-    if not out_path.parent.is_dir():
-        raise ReportError(f"no such folder for the report: {out_path.parent}")
+    try:  # a missing folder is made, as `pixops recon --out` makes its own
+        out_path.parent.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        raise ReportError(f"{out_path} is under a file, not a folder") from None
     executed = execute_notebook(notebook_path, parameters or {}, timeout_seconds=timeout_seconds)
     page = export_html(executed, title=title or notebook_path.stem.replace("_", " "))
     handle, temporary = tempfile.mkstemp(dir=out_path.parent, suffix=".html.tmp")
