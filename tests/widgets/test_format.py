@@ -277,3 +277,14 @@ def test_a_wrapped_cell_reads_at_a_text_line_height() -> None:
     # Inside an ipywidgets HTML widget each wrapped line was otherwise a 28 px widget row.
     table = html_table([{"label": "In the ledger, not in the statement"}], [("label", "L")])
     assert "line-height:1.45" in table
+
+
+def test_a_frame_table_passes_its_id_columns_on() -> None:
+    import pandas as pd
+
+    from pixops.widgets import frame_table
+    from pixops.widgets._format import ID_STYLE
+
+    frame = pd.DataFrame({"Case": ["med_98kc7yqmuh9xp5npi9n9o4dq"], "Amount": [100]})
+    assert ID_STYLE in frame_table(frame, id_columns={"Case"})._repr_html_()
+    assert ID_STYLE not in frame_table(frame)._repr_html_()

@@ -328,12 +328,13 @@ def frame_table(
     money_columns: Iterable[str] = (),
     number_columns: Iterable[str] = (),
     code_columns: Iterable[str] = (),
+    id_columns: Iterable[str] = (),
     prose_width: str = "16em",
 ) -> HtmlBlock:
     """A small DataFrame for readers, without its index: text left-aligned, money (base
     units or `Money`) in reais and counts pt-BR, both right-aligned, API codes as words
-    (the code in the tooltip); a phrase wraps, at least `prose_width` wide. Column names
-    are the headers."""
+    (the code in the tooltip); a phrase wraps, at least `prose_width` wide, and an id
+    breaks anywhere when short of room. Column names are the headers."""
     columns = [(str(name), str(name)) for name in frame.columns]
     rows = [
         {str(name): value for name, value in row.items()} for row in frame.to_dict(orient="records")
@@ -345,6 +346,7 @@ def frame_table(
             money_columns=money_columns,
             number_columns=number_columns,
             code_columns=code_columns,
+            id_columns=id_columns,
             prose_width=prose_width,
         )
     )
