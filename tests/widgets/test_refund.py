@@ -109,7 +109,7 @@ def test_a_reason_past_its_deadline_is_flagged(desk: Desk) -> None:
     panel.search.value = PAYMENT
     panel.find_button.click()
     panel.reason.value = "AM09"
-    assert "refuse it (DT05)" in panel.reason_help.value
+    assert "refuse it as too late (code DT05)" in panel.reason_help.value
     panel.reason.value = "MD06"
     assert "(30 days left)" in panel.reason_help.value
 
@@ -599,3 +599,15 @@ def test_a_payment_refunded_in_full_has_no_days_left_to_count(desk: Desk) -> Non
     assert panel.remaining_base == 0
     assert "Nothing is left to refund on this payment." in panel.reason_help.value
     assert "left)" not in panel.reason_help.value
+
+
+def test_a_search_too_short_clears_the_last_payment(desk: Desk) -> None:
+    """Under "type at least 3 letters" the payment found before stayed on screen, as if it
+    were the answer to the new search."""
+    panel = chosen(desk)
+    panel.search.value = "jo"
+    panel.find_button.click()
+    assert "Type at least 3 letters" in panel.status.value
+    assert panel.selected is None
+    assert panel.results.options == ()
+    assert panel.details.value == ""

@@ -181,8 +181,8 @@ class RefundPanel(w.VBox):  # type: ignore[misc]
                     self._now(),
                     received_only=True,
                 )
-        except (PixopsError, ValueError) as error:
-            self._set_status(problem(error), "error")
+        except (PixopsError, ValueError) as error:  # the last search's payment goes too
+            self._show_nothing(problem(error), "warn" if isinstance(error, ValueError) else "error")
             return
         options = [(payment_label(r), str(r["transaction_id"])) for r in matches.shown]
         if not options:
@@ -205,11 +205,11 @@ class RefundPanel(w.VBox):  # type: ignore[misc]
                 "warn",
             )
 
-    def _show_nothing(self, why: str) -> None:
+    def _show_nothing(self, why: str, tone: str = "warn") -> None:
         self.results.options = []
         self.results.value = None
         self.select(None)
-        self._set_status(why, "warn")
+        self._set_status(why, tone)
 
     def select(self, transaction_id: str | None) -> None:
         """Show one payment: what it was, what was refunded, what is left."""

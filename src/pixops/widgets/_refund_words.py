@@ -128,7 +128,9 @@ def reason_help(
         return text + ". Nothing is left to refund on this payment.", "info"
     if days_left < 0:
         ago = plural(-days_left, "day")
-        return text + f", {ago} ago. The central bank will refuse it (DT05).", "error"
+        return text + (
+            f", {ago} ago. The central bank will refuse it as too late (code DT05)."
+        ), "error"
     if days_left == 0:
         return text + " (today is the last day).", "warn"
     return text + f" ({plural(days_left, 'day')} left).", "warn" if days_left <= 7 else "info"
