@@ -22,7 +22,7 @@ def test_the_case_id_comes_last_and_wraps(desk: Desk) -> None:
     two_cases(desk)
     panel = MedDefensePanel(desk.client, now=desk.now)
     headers = re.findall(r"<th [^>]*>([^<]*)</th>", panel.table.value)
-    assert headers == ["Deadline", "Status", "Disputed", "Reason", "Case"]
+    assert headers == ["Due, or decided", "Status", "Disputed", "Reason", "Case"]
     last_cells = re.findall(r'<td style="([^"]*)"[^>]*>med_', panel.table.value)
     assert last_cells
     assert all("break-all" in style for style in last_cells)
@@ -61,3 +61,20 @@ def test_check_outcome_after_a_defense_says_what_acknowledged_means(desk: Desk) 
     panel.outcome_button.click()
     assert "has your defense: no decision yet from the central bank" in panel.status.value
     assert "Acknowledged" not in panel.status.value
+
+
+def test_a_closed_case_shows_when_it_was_decided(desk: Desk) -> None:
+    """All cases showed a closed case's defense deadline, long past; its decision's date
+    is what a support person is asked about."""
+    from pixops.widgets import local_time
+
+    two_cases(desk)
+    panel = MedDefensePanel(desk.client, now=desk.now)
+    panel.show.value = "all"
+    closed = [c for c in panel.cases if c.get("closed_at")]
+    shown = {row[4]: row[0] for row in _cells(panel.table.value)}
+    for case in closed:
+        assert shown[case["id"]] == local_time(case["closed_at"])
+    # Some were decided before their deadline (a defense answered early), so it shows.
+    early = [c for c in closed if local_time(c["closed_at"]) != local_time(c["defense_deadline"])]
+    assert early

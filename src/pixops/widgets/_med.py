@@ -55,7 +55,8 @@ _DECISIONS: Final = {result: f"Closed: {words}" for result, words in MED_VERDICT
 #: Where a case stands and its time left share a column, and the long id comes last and
 #: wraps: at 1024 px beside Lab's file browser six columns hid the amounts sideways.
 _CASE_COLUMNS: Final = (
-    ("defense_deadline", "Deadline"),
+    # An open case's defense deadline; a closed one's, long past, says less than its decision.
+    ("when", "Due, or decided"),
     ("state", "Status"),
     ("amount", "Disputed"),
     ("reason", "Reason"),
@@ -159,12 +160,15 @@ class MedDefensePanel(w.VBox):  # type: ignore[misc]
         cases.sort(key=_priority)
         self.cases = cases
         now = self._now()
-        rows = [{**c, "state": _standing(c, now)} for c in cases]
+        rows = [
+            {**c, "state": _standing(c, now), "when": c.get("closed_at") or c["defense_deadline"]}
+            for c in cases
+        ]
         self.table.value = html_table(
             rows,
             _CASE_COLUMNS,
             money_columns={"amount"},
-            time_columns={"defense_deadline"},
+            time_columns={"when"},
             code_columns={"reason"},
             id_columns={"id"},
             empty="No MED case needs attention.",
