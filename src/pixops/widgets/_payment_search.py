@@ -1,12 +1,12 @@
-"""What the inspector finds for text that is no identifier: a name, a CPF/CNPJ, an amount,
-or an id with a typo.
+"""What the inspector and the refund panel find for text that is no identifier: a name, a
+CPF/CNPJ, an amount, or (the inspector) an id with a typo.
 
 A support person on the phone types what the customer says: part of a name (often without
 its accents), a CPF read out digit by digit, an amount, or an id copied with a wrong
 character. A name matches by the start of one of its words ("ana" finds Ana Costa, not
 Mariana or Santana); only when no name has such a word do matches inside a word count.
 Every payment counts, in or out, settled or refused (a customer calls most about the one
-that failed).
+that failed); the refund panel keeps the settled payments received.
 """
 
 from __future__ import annotations
@@ -42,6 +42,7 @@ _SHORT_NAME: Final = (
 #: A CPF as receipts print it (``***.388.371-**``): its middle six digits are known.
 _MASKED_CPF: Final = re.compile(r"\*{3}\.?(\d{3})\.?(\d{3})-?\*{2}")
 #: A transaction or end-to-end id: its minute (yyyyMMddHHmm, UTC) names the statement day.
+#: Two characters looser at the end than `_api`'s exact shape: a typo may add or drop one.
 _ID_SHAPE: Final = re.compile(
     r"(?:pix[a-z]{2,4})?[ed][0-9a-z]{8}(?P<minute>\d{12})[0-9a-z]{6,16}", re.IGNORECASE
 )
