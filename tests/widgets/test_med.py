@@ -38,8 +38,8 @@ def test_no_case_needs_attention_at_the_end_of_the_month(desk: Desk) -> None:
     assert all("decided: payer refunded" in t or "decided: money kept" in t for t in pickers)
     assert "Closed: the central bank" in panel.details.value
     # The latest decided first: the one a customer is calling about.
-    deadlines = [case["defense_deadline"] for case in panel.cases]
-    assert deadlines == sorted(deadlines, reverse=True)
+    decided = [case["closed_at"] for case in panel.cases]
+    assert decided == sorted(decided, reverse=True)
     assert panel.case is not None
     assert panel.case["id"] == panel.cases[0]["id"]
 

@@ -78,3 +78,15 @@ def test_a_closed_case_shows_when_it_was_decided(desk: Desk) -> None:
     # Some were decided before their deadline (a defense answered early), so it shows.
     early = [c for c in closed if local_time(c["closed_at"]) != local_time(c["defense_deadline"])]
     assert early
+
+
+def test_closed_cases_come_latest_decision_first(desk: Desk) -> None:
+    """Sorted by their long-past deadlines, the decisions read out of order."""
+    from pixops.widgets._api import time_key
+
+    two_cases(desk)
+    panel = MedDefensePanel(desk.client, now=desk.now)
+    panel.show.value = "all"
+    decided = [time_key(c["closed_at"]) for c in panel.cases if c.get("closed_at")]
+    assert len(decided) > 2
+    assert decided == sorted(decided, reverse=True)

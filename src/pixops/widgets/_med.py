@@ -442,7 +442,8 @@ def _priority(case: Record) -> tuple[int, float]:
     """Open cases first, the nearest deadline first, then answered ones; then closed ones,
     the latest first (a decision just made is the one support is asked about)."""
     order = {"OPEN": 0, "ACKNOWLEDGED": 1}.get(str(case.get("status")), 2)
-    moment = time_key(case.get("defense_deadline")).timestamp()
+    when = case.get("closed_at") or case.get("defense_deadline")  # the date the table shows
+    moment = time_key(when).timestamp()
     return order, -moment if order == 2 else moment
 
 
