@@ -10,7 +10,6 @@ async with sb.async_client(api_key) as client:
 from __future__ import annotations
 
 import asyncio
-import math
 from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
@@ -39,16 +38,23 @@ from pixops.client._config import (
     check_timeout,
     read_env,
 )
-from pixops.client._core import Call, build_request, decode, log_attempt, raw_call
+from pixops.client._core import (
+    Call,
+    build_request,
+    decode,
+    log_attempt,
+    raw_call,
+    transport_error,
+)
 from pixops.client._errors import (
-    ArgumentError,
     ConfigurationError,
-    TransportError,
     WaitTimeoutError,
 )
+from pixops.client._params import MIN_POLL_SECONDS, check_wait
 from pixops.client._reasons import PaymentFailedError
-from pixops.client._retry import DEFAULT_RETRY, RetryPolicy, retry_after_seconds
-from pixops.client._sync import DEFAULT_WAIT_SECONDS, MIN_POLL_SECONDS
+from pixops.client._retry import DEFAULT_RETRY, RetryPolicy, check_policy
+from pixops.client._retry_after import retry_after_seconds
+from pixops.client._sync import DEFAULT_WAIT_SECONDS
 from pixops.schema import (
     Balance,
     Transaction,
@@ -88,13 +94,11 @@ class AsyncClient:
                 "base_url, client_id and client_secret are required"
                 " (or use pixops.AsyncClient.from_env())"
             )
-        if not isinstance(retry, RetryPolicy):
-            raise ConfigurationError("retry must be a pixops.client.RetryPolicy")
         check_timeout(timeout)
         self._settings = Settings(
             api_root(base_url), Credentials(client_id, client_secret), key_case
         )
-        self._retry = retry
+        self._retry = check_policy(retry)
         self._sleep = sleep
         self._advance_clock = advance_clock
         self._owns_http = http_client is None
@@ -125,7 +129,7 @@ class AsyncClient:
         twin._settings = Settings(
             settings.api_root, settings.credentials, key_case or settings.key_case
         )
-        twin._retry = retry or self._retry
+        twin._retry = self._retry if retry is None else check_policy(retry)
         twin._owns_http = False
         twin._attach()
         return twin
@@ -183,10 +187,8 @@ class AsyncClient:
                 wait = self._retry.after_exception(call.method, key, attempt)
                 log_attempt(call, attempt, type(exc).__name__, wait)
                 if wait is None:
-                    raise TransportError(
-                        f"{call.method} {call.path}: {type(exc).__name__} after {attempt}"
-                        " attempt(s)"
-                    ) from None
+                    root = self._settings.api_root
+                    raise transport_error(call, root, exc, attempt, key) from None
                 await self._pause(wait)
                 continue
             retry_after = retry_after_seconds(response.headers)
@@ -231,12 +233,7 @@ class AsyncClient:
         raise_on_failure: bool = False,
     ) -> Transaction:
         """As `Client.wait_until_final`, without blocking the event loop."""
-        if isinstance(interval, bool) or not isinstance(interval, int | float):
-            raise ArgumentError("interval must be a number of seconds")
-        if interval < MIN_POLL_SECONDS or not math.isfinite(interval):
-            raise ArgumentError(f"interval must be at least {MIN_POLL_SECONDS} s")
-        if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout < 0:
-            raise ArgumentError("timeout must be a non-negative number of seconds")
+        check_wait(timeout, interval)
         waited = 0.0
         while True:
             record = await self.transactions.get(transaction_id)

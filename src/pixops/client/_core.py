@@ -21,11 +21,21 @@ from pixops._version import __version__
 from pixops.client._config import KeyCase, Settings
 from pixops.client._errors import (
     ArgumentError,
+    ClientClosedError,
     ResponseValidationError,
+    TransportError,
     error_from_response,
 )
 
-__all__ = ["Call", "build_request", "decode", "log_attempt", "parse_model", "raw_call"]
+__all__ = [
+    "Call",
+    "build_request",
+    "decode",
+    "log_attempt",
+    "parse_model",
+    "raw_call",
+    "transport_error",
+]
 
 logger: Final = logging.getLogger("pixops.client")
 USER_AGENT: Final = f"pixops/{__version__}"
@@ -68,6 +78,10 @@ def check_idempotency_key(key: str | None) -> str | None:
         raise ArgumentError("idempotency_key must be a string of 1 to 256 characters")
     if not key.isprintable() or not key.isascii():
         raise ArgumentError("idempotency_key must be printable ASCII")
+    if key != key.strip(" "):
+        # An HTTP field value cannot start or end with a space (RFC 9110 §5.5): the key
+        # the service saw would not be the one given, or httpx would refuse to send it.
+        raise ArgumentError("idempotency_key must not start or end with a space")
     return key
 
 
@@ -77,6 +91,12 @@ def build_request(
     """The request to send (the same object on every attempt) and its idempotency key."""
     if not isinstance(call, Call):
         raise ArgumentError(f"send() takes a pixops Call, not {type(call).__name__}")
+    if client.is_closed:
+        raise ClientClosedError(
+            "this client is closed (close(), the end of its `with` block, or the client it"
+            " was copied from by with_options was closed): make a new one, e.g."
+            " pixops.Client.from_env() or pixops.connect()"
+        )
     case = call.key_case or settings.key_case
     headers = {
         "authorization": settings.credentials.authorization,
@@ -104,6 +124,29 @@ def build_request(
         headers=headers,
     )
     return request, key
+
+
+def transport_error(
+    call: Call, api_root: str, exc: httpx.TransportError, attempts: int, key: str | None
+) -> TransportError:
+    """The error for a call that got no answer: what happened, and what to do next."""
+    kind = type(exc).__name__
+    if isinstance(exc, httpx.TimeoutException):
+        advice = (
+            "no answer in time: try again later, or make the client with a longer"
+            " timeout= (seconds, or an httpx.Timeout)"
+        )
+    else:
+        advice = f"could not reach {api_root}: check base_url and the network (client.doctor())"
+    message = f"{call.method} {call.path}: {kind} after {attempts} attempt(s); {advice}"
+    if key is not None:
+        message += (
+            f". Its outcome is unknown: resend it with idempotency_key={key!r} (the same"
+            " arguments) to get its answer without acting twice"
+        )
+    error = TransportError(message)
+    error.idempotency_key = key
+    return error
 
 
 def raw_call(

@@ -17,7 +17,7 @@ import re
 from typing import Any, Final
 
 from pixops import wire
-from pixops.client._retry import retry_after_seconds
+from pixops.client._retry_after import retry_after_seconds
 from pixops.errors import PixopsError
 
 __all__ = [
@@ -25,6 +25,7 @@ __all__ = [
     "ArgumentError",
     "AuthenticationError",
     "BadRequestError",
+    "ClientClosedError",
     "ConfigurationError",
     "DictError",
     "InsufficientBalanceError",
@@ -36,6 +37,7 @@ __all__ = [
     "RateLimitError",
     "ResponseValidationError",
     "ServerError",
+    "SignatureError",
     "TransportError",
     "UnprocessableEntityError",
     "UnsupportedMediaTypeError",
@@ -66,14 +68,27 @@ class ArgumentError(PixopsError, ValueError):
     """A bad argument, refused before anything was sent."""
 
 
+class SignatureError(ArgumentError, TypeError):
+    """A method called with a missing, extra or unknown argument (also a `TypeError`,
+    which Python itself raises for that, so either `except` catches it)."""
+
+
 class ConfigurationError(PixopsError, ValueError):
     """Missing or unusable client settings (base URL, credentials)."""
 
 
+class ClientClosedError(PixopsError, RuntimeError):
+    """The client was closed (`close()`, the end of its `with` block, or the closing of
+    the client a `with_options` copy shares its connections with)."""
+
+
 class TransportError(PixopsError):
-    """The service could not be reached (after the retries the policy allows)."""
+    """The service could not be reached, or did not answer in time, after the retries the
+    policy allows. `idempotency_key` is the POST's key: resending with it (the same
+    body) tells its outcome without acting twice."""
 
     retryable = True
+    idempotency_key: str | None = None
 
 
 class ResponseValidationError(PixopsError):
@@ -250,6 +265,8 @@ def error_from_response(status: int, body: bytes, headers: Any = None) -> ApiErr
         parsed = wire.snakify_keys(parsed)
     fallback = _STATUS_CODES.get(status, "server_error" if status >= 500 else "http_error")
     kwargs: dict[str, Any] = {"status": status, "body": body, "retry_after": retry_after}
+    if 300 <= status < 400:
+        return _redirect_error(status, headers, kwargs)
     if not isinstance(parsed, dict):
         text = body[:200].decode("utf-8", "replace").strip() or f"HTTP {status}"
         return _status_class(status)(text, code=fallback, shape="unknown", **kwargs)
@@ -305,3 +322,16 @@ def error_from_response(status: int, body: bytes, headers: Any = None) -> ApiErr
         return _status_class(status)(str(value), code=code, shape="errors", **kwargs)
     text = body[:200].decode("utf-8", "replace")
     return _status_class(status)(text, code=fallback, shape="unknown", **kwargs)
+
+
+def _redirect_error(status: int, headers: Any, kwargs: dict[str, Any]) -> ApiError:
+    """A 3xx: the client follows no redirect (the credentials would go along), so the
+    usual cause, a base_url with http:// for an https:// service or an old host, is said."""
+    location = headers.get("location") if headers is not None else None
+    where = f" to {location}" if location else ""
+    message = (
+        f"the service answered HTTP {status}, a redirect{where}; the client does not follow"
+        " redirects (your credentials would go along): set base_url to the address the"
+        " service answers at (https:// rather than http://?)"
+    )
+    return ApiError(message, code="redirect", shape="unknown", **kwargs)

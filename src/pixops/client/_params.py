@@ -7,6 +7,7 @@ centavos exactly), and so is an `int` given as `amount=` (is 1234 reais or centa
 
 from __future__ import annotations
 
+import math
 from datetime import date, datetime
 from decimal import Decimal
 from typing import Any, Final
@@ -17,8 +18,10 @@ from pixops.client._errors import ArgumentError
 from pixops.schema import STATUS_FILTERS, TYPE_FILTERS
 
 __all__ = [
+    "MIN_POLL_SECONDS",
     "STATUS_FILTERS",
     "TYPE_FILTERS",
+    "check_wait",
     "list_query",
     "optional_text",
     "page_query",
@@ -28,6 +31,29 @@ __all__ = [
 
 MAX_PER_PAGE: Final = limits.PER_PAGE_MAX
 MAX_PAGE: Final = limits.PAGE_MAX
+#: The spec's advice: poll a transaction at most every 5 s.
+MIN_POLL_SECONDS: Final = 5.0
+
+
+def _seconds(value: object) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float) or math.isnan(value):
+        return None
+    return float(value)
+
+
+def check_wait(timeout: object, interval: object) -> None:
+    """`wait_until_final`'s timeout (seconds, `math.inf` for no limit) and poll interval."""
+    every = _seconds(interval)
+    if every is None or every < MIN_POLL_SECONDS or not math.isfinite(every):
+        raise ArgumentError(
+            f"interval must be a number of seconds, at least {MIN_POLL_SECONDS:g}, not {interval!r}"
+        )
+    limit = _seconds(timeout)
+    if limit is None or limit < 0:
+        raise ArgumentError(
+            "timeout must be a non-negative number of seconds (math.inf: no limit),"
+            f" not {timeout!r}"
+        )
 
 
 def request_centavos(

@@ -16,13 +16,13 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
-from email.utils import parsedate_to_datetime
 from typing import Final
 
-__all__ = ["DEFAULT_RETRY", "NO_RETRY", "RetryPolicy", "retry_after_seconds"]
+from pixops.client._errors import ConfigurationError
+from pixops.client._retry_after import retry_after_seconds
+
+__all__ = ["DEFAULT_RETRY", "NO_RETRY", "RetryPolicy", "check_policy", "retry_after_seconds"]
 
 _SERVER_ERRORS: Final = frozenset({500, 502, 503, 504})
 # Statuses after which a POST's outcome is unknown and nothing was cached to replay.
@@ -41,14 +41,28 @@ class RetryPolicy:
     rng: random.Random = field(default_factory=random.Random, repr=False, compare=False)
 
     def __post_init__(self) -> None:
+        # A policy is checked when made, in words: a string or NaN here would otherwise
+        # fail (or never wait) only at the first retry, far from where it was written.
         if isinstance(self.max_attempts, bool) or not isinstance(self.max_attempts, int):
-            raise TypeError("max_attempts must be an int")
+            raise ConfigurationError(f"max_attempts must be an int, not {self.max_attempts!r}")
         if self.max_attempts < 1:
-            raise ValueError("max_attempts must be at least 1")
+            raise ConfigurationError("max_attempts must be at least 1 (1 means no retry)")
+        for name in ("initial_backoff", "max_backoff", "jitter"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                raise ConfigurationError(f"{name} must be a number of seconds, not {value!r}")
+            if not math.isfinite(value):
+                raise ConfigurationError(f"{name} must be finite, not {value!r}")
         if not 0 <= self.initial_backoff <= self.max_backoff:
-            raise ValueError("need 0 <= initial_backoff <= max_backoff")
+            raise ConfigurationError("need 0 <= initial_backoff <= max_backoff (seconds)")
         if not 0 <= self.jitter < 1:
-            raise ValueError("jitter must be in [0, 1)")
+            raise ConfigurationError("jitter must be a fraction in [0, 1), e.g. 0.2")
+        statuses = self.retry_statuses
+        if not isinstance(statuses, frozenset | set) or not all(
+            isinstance(code, int) and not isinstance(code, bool) for code in statuses
+        ):
+            raise ConfigurationError("retry_statuses must be a set of HTTP status codes (ints)")
+        object.__setattr__(self, "retry_statuses", frozenset(statuses))
 
     @staticmethod
     def can_resend(method: str, idempotency_key: str | None) -> bool:
@@ -98,41 +112,10 @@ DEFAULT_RETRY: Final = RetryPolicy()
 NO_RETRY: Final = RetryPolicy(max_attempts=1)
 
 
-def retry_after_seconds(
-    headers: Mapping[str, str] | None, now: datetime | None = None
-) -> float | None:
-    """The wait a `Retry-After` header asks for, in seconds, or None without a usable one.
-
-    Both forms of RFC 9110 are read: delay-seconds (the spec's ``60``) and an HTTP-date,
-    counted from the answer's own ``Date`` header when it has one (the server's clock,
-    not ours), else from ``now`` (the wall clock). A date already past is no wait.
-    """
-    if headers is None:
-        return None
-    value = headers.get("retry-after")
-    if value is None:
-        return None
-    text = value.strip()
-    try:
-        seconds = float(text)
-    except ValueError:
-        return _seconds_until(text, headers.get("date"), now)
-    return seconds if math.isfinite(seconds) and seconds >= 0 else None
-
-
-def _seconds_until(text: str, sent: str | None, now: datetime | None) -> float | None:
-    moment = _http_date(text)
-    if moment is None:
-        return None
-    start = _http_date(sent) if sent is not None else None
-    if start is None:
-        start = now if now is not None else datetime.now(UTC)
-    return max(0.0, (moment - start).total_seconds())
-
-
-def _http_date(text: str) -> datetime | None:
-    try:
-        moment = parsedate_to_datetime(text)
-    except (TypeError, ValueError, IndexError):
-        return None
-    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+def check_policy(retry: object) -> RetryPolicy:
+    """A client's `retry=`: a `RetryPolicy` (`NO_RETRY` to send each request once)."""
+    if not isinstance(retry, RetryPolicy):
+        raise ConfigurationError(
+            f"retry must be a pixops.client.RetryPolicy (or NO_RETRY), not {retry!r}"
+        )
+    return retry

@@ -9,7 +9,6 @@ with client:
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -31,16 +30,23 @@ from pixops.client._config import (
     check_timeout,
     read_env,
 )
-from pixops.client._core import Call, build_request, decode, log_attempt, raw_call
+from pixops.client._core import (
+    Call,
+    build_request,
+    decode,
+    log_attempt,
+    raw_call,
+    transport_error,
+)
 from pixops.client._errors import (
-    ArgumentError,
     ConfigurationError,
-    TransportError,
     WaitTimeoutError,
 )
+from pixops.client._params import MIN_POLL_SECONDS, check_wait
 from pixops.client._reasons import PaymentFailedError
 from pixops.client._resources import Cpf, Med, Pix, Statement, Transactions, Webhooks
-from pixops.client._retry import DEFAULT_RETRY, RetryPolicy, retry_after_seconds
+from pixops.client._retry import DEFAULT_RETRY, RetryPolicy, check_policy
+from pixops.client._retry_after import retry_after_seconds
 from pixops.schema import (
     Balance,
     Transaction,
@@ -52,7 +58,6 @@ if TYPE_CHECKING:
 __all__ = ["Client"]
 
 T = TypeVar("T")
-MIN_POLL_SECONDS: Final = 5.0
 #: Long enough for a queued cash-out (7200 s retry window) to reach its end.
 DEFAULT_WAIT_SECONDS: Final = 7300.0
 
@@ -84,19 +89,20 @@ class Client:
                 "base_url, client_id and client_secret are required"
                 " (or use pixops.Client.from_env())"
             )
-        if not isinstance(retry, RetryPolicy):
-            raise ConfigurationError("retry must be a pixops.client.RetryPolicy")
         check_timeout(timeout)
         self._settings = Settings(
             api_root(base_url), Credentials(client_id, client_secret), key_case
         )
-        self._retry = retry
+        self._retry = check_policy(retry)
         self._sleep = sleep or time.sleep
         self._advance_clock = advance_clock
         self._owns_http = http_client is None
         self._http = http_client or httpx.Client(
             transport=transport, timeout=timeout, follow_redirects=False
         )
+        self._attach()
+
+    def _attach(self) -> None:
         self.cpf = Cpf(self)
         self.pix = Pix(self)
         self.transactions = Transactions(self)
@@ -122,17 +128,9 @@ class Client:
         twin._settings = Settings(
             settings.api_root, settings.credentials, key_case or settings.key_case
         )
-        twin._retry = retry or self._retry
+        twin._retry = self._retry if retry is None else check_policy(retry)
         twin._owns_http = False
-        for name, kind in (
-            ("cpf", Cpf),
-            ("pix", Pix),
-            ("transactions", Transactions),
-            ("statement", Statement),
-            ("webhooks", Webhooks),
-            ("med", Med),
-        ):
-            setattr(twin, name, kind(twin))
+        twin._attach()
         return twin
 
     @property
@@ -184,10 +182,8 @@ class Client:
                 wait = self._retry.after_exception(call.method, key, attempt)
                 log_attempt(call, attempt, type(exc).__name__, wait)
                 if wait is None:
-                    raise TransportError(
-                        f"{call.method} {call.path}: {type(exc).__name__} after {attempt}"
-                        " attempt(s)"
-                    ) from None
+                    root = self._settings.api_root
+                    raise transport_error(call, root, exc, attempt, key) from None
                 self._sleep(wait)
                 continue
             retry_after = retry_after_seconds(response.headers)
@@ -233,12 +229,7 @@ class Client:
         spec's advice); on a sandbox, advances its virtual clock instead of sleeping.
         With `raise_on_failure`, a final status other than settled raises
         `PaymentFailedError` (its reason code explained, and whether a new try can help)."""
-        if isinstance(interval, bool) or not isinstance(interval, int | float):
-            raise ArgumentError("interval must be a number of seconds")
-        if interval < MIN_POLL_SECONDS or not math.isfinite(interval):
-            raise ArgumentError(f"interval must be at least {MIN_POLL_SECONDS} s")
-        if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout < 0:
-            raise ArgumentError("timeout must be a non-negative number of seconds")
+        check_wait(timeout, interval)
         waited = 0.0
         while True:
             record = self.transactions.get(transaction_id)
