@@ -23,6 +23,7 @@ from pixops.client import (
     ArgumentError,
     ClientClosedError,
     ConfigurationError,
+    ResponseValidationError,
     RetryPolicy,
     TransportError,
 )
@@ -192,3 +193,46 @@ def test_a_redirect_says_to_fix_base_url() -> None:
     assert caught.value.code == "redirect"
     assert "base_url" in str(caught.value)
     assert "https://pix.example/api/external" in str(caught.value)
+
+
+def test_a_page_that_is_not_json_is_a_response_validation_error() -> None:
+    def html(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, content=b"<html>captive portal</html>")
+
+    client = pixops.Client("https://pix.example", "cli", "sk", transport=httpx.MockTransport(html))
+    with pytest.raises(ResponseValidationError, match="not JSON"):
+        list(client.statement.iter_raw())
+
+
+@pytest.mark.parametrize(
+    ("start", "end"), [(None, None), ("2026-01-01", None), (None, "2026-01-01")]
+)
+def test_fetch_range_wants_both_days(start: object, end: object) -> None:
+    client = pixops.AsyncClient(
+        "https://pix.example", "cli", "sk", transport=httpx.MockTransport(_never)
+    )
+    with pytest.raises(ArgumentError, match="date_from and date_to"):
+        asyncio.run(client.statement.fetch_range(start, end))  # type: ignore[arg-type]
+
+
+def test_fetch_range_of_years_runs_only_its_workers_and_stops_at_the_first_error() -> None:
+    # A range of 3,000 years was one coroutine per day (a million) before a request left.
+    asked: list[str] = []
+
+    async def answer(request: httpx.Request) -> httpx.Response:
+        asked.append(request.url.params["date_from"])
+        if len(asked) == 7:
+            return httpx.Response(403, json={"error": "forbidden", "message": "no"})
+        return httpx.Response(200, json={"worked": True, "data": [], "page": 1, "per_page": 100})
+
+    async def run() -> None:
+        client = pixops.AsyncClient(
+            "https://pix.example", "cli", "sk", transport=httpx.MockTransport(answer)
+        )
+        with pytest.raises(ApiError):
+            await client.statement.fetch_range("0001-01-01", "3000-12-31", concurrency=3, rate=1e9)
+        assert len(asyncio.all_tasks()) == 1
+
+    asyncio.run(run())
+    assert 7 <= len(asked) <= 9
+    assert asked[0] == "0001-01-01"

@@ -215,28 +215,53 @@ class _Listing(_Resource):
         type: str | None = None,
         per_page: int = ops.DEFAULT_ITER_PER_PAGE,
     ) -> builtins.list[StatementItem]:
-        """Every row of a date range (UTC days, inclusive), one day per task, at most
-        `concurrency` days at once and `rate` requests per second; de-duplicated by id
-        and sorted newest first. A 429 is still honoured by the retry policy."""
+        """Every row of a date range (UTC days, inclusive; both required), fetched a day
+        at a time by `concurrency` workers at most `rate` requests per second in all;
+        de-duplicated by id and sorted newest first. A 429 is still honoured by the retry
+        policy, and the first error stops the other workers."""
         if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
             raise ArgumentError("concurrency must be an int of at least 1")
+        if date_from is None or date_to is None:
+            raise ArgumentError(
+                "fetch_range needs date_from and date_to (UTC days, a date or 'YYYY-MM-DD');"
+                " for everything, use iter()"
+            )
         base = list_query(
             per_page=per_page, status=status, type=type, date_from=date_from, date_to=date_to
         )
         start, end = date.fromisoformat(base["date_from"]), date.fromisoformat(base["date_to"])
-        days = [start + timedelta(days=n) for n in range((end - start).days + 1)]
-        gate = asyncio.Semaphore(concurrency)
         pacer = Pacer(rate)
+        # Days are handed out one at a time to `concurrency` workers: a range of years
+        # holds a few tasks, not one coroutine per day.
+        offsets = iter(range((end - start).days + 1))
+        chunks: dict[int, builtins.list[StatementItem]] = {}
 
-        async def one_day(day: date) -> builtins.list[StatementItem]:
-            query = {**base, "date_from": day.isoformat(), "date_to": day.isoformat()}
-            async with gate:
-                return [row async for row in self._walk(query, Dedup(), pacer)]
+        failed = asyncio.Event()
 
-        chunks = await asyncio.gather(*(one_day(day) for day in days))
+        async def worker() -> None:
+            for offset in offsets:
+                if failed.is_set():
+                    return
+                day = (start + timedelta(days=offset)).isoformat()
+                query = {**base, "date_from": day, "date_to": day}
+                try:
+                    chunks[offset] = [row async for row in self._walk(query, Dedup(), pacer)]
+                except BaseException:
+                    # The others stop too, even when their transport never suspends.
+                    failed.set()
+                    raise
+
+        workers = [asyncio.ensure_future(worker()) for _ in range(concurrency)]
+        try:
+            await asyncio.gather(*workers)
+        except BaseException:
+            for task in workers:
+                task.cancel()
+            await asyncio.gather(*workers, return_exceptions=True)
+            raise
         merged: dict[str, StatementItem] = {}
-        for chunk in chunks:
-            for row in chunk:
+        for offset in sorted(chunks):
+            for row in chunks[offset]:
                 kept = merged.get(row.id)
                 if kept is None or (kept.in_flight and not row.in_flight):
                     merged[row.id] = row

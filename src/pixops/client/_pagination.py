@@ -14,6 +14,8 @@ import json
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator
 from typing import Any, Protocol, TypeVar
 
+from pixops.client._errors import ResponseValidationError
+
 __all__ = ["Dedup", "aiter_pages", "count_rows", "first_sight", "is_last_page", "iter_pages"]
 
 T = TypeVar("T")
@@ -38,8 +40,13 @@ def is_last_page(rows: int, per_page: int) -> bool:
 
 
 def count_rows(body: bytes) -> int:
-    """How many rows a raw page holds."""
-    parsed: Any = json.loads(body)
+    """How many rows a raw page holds (a body that is not JSON is the service's fault)."""
+    try:
+        parsed: Any = json.loads(body)
+    except ValueError as exc:
+        raise ResponseValidationError(
+            f"a page of the list is not JSON: {exc}", status=200, body=body
+        ) from None
     data = parsed.get("data") if isinstance(parsed, dict) else None
     return len(data) if isinstance(data, list) else 0
 
