@@ -54,6 +54,7 @@ from pixops.client._params import MIN_POLL_SECONDS, check_wait
 from pixops.client._reasons import PaymentFailedError
 from pixops.client._retry import DEFAULT_RETRY, RetryPolicy, check_policy
 from pixops.client._retry_after import retry_after_seconds
+from pixops.client._signatures import check_signatures
 from pixops.client._sync import DEFAULT_WAIT_SECONDS
 from pixops.schema import (
     Balance,
@@ -72,6 +73,7 @@ async def _async_sleep(seconds: float) -> None:
     await asyncio.sleep(seconds)
 
 
+@check_signatures
 class AsyncClient:
     """`pixops.Client` over one pooled `httpx.AsyncClient`; every method is awaitable."""
 

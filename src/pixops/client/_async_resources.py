@@ -15,6 +15,7 @@ from pixops.client._errors import ArgumentError
 from pixops.client._keys import KeyResolution, resolution_of
 from pixops.client._pagination import Dedup, aiter_pages, count_rows, first_sight
 from pixops.client._params import list_query, page_query, required_text
+from pixops.client._signatures import check_signatures
 from pixops.schema import (
     Charge,
     CpfValidation,
@@ -72,6 +73,10 @@ class Pacer:
 
 
 class _Resource:
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        check_signatures(cls, namespaced=True)
+
     def __init__(self, client: AsyncClient) -> None:
         self._client = client
 
@@ -175,18 +180,15 @@ class _Listing(_Resource):
     async def list(self, **filters: Any) -> StatementPage:
         return await self._client._run(ops.statement_page(self.path, filters))
 
-    async def iter_raw(self, **filters: Any) -> AsyncIterator[bytes]:
+    def iter_raw(self, **filters: Any) -> AsyncIterator[bytes]:
+        """As `Client.statement.iter_raw`, with `async for`; filters checked here."""
         query = ops.list_query_of(filters, iterating=True)
         client = self._client
-        async for body in aiter_pages(
-            lambda q: client._fetch(Call("GET", self.path, q)), count_rows, query
-        ):
-            yield body
+        return aiter_pages(lambda q: client._fetch(Call("GET", self.path, q)), count_rows, query)
 
-    async def iter(self, **filters: Any) -> AsyncIterator[StatementItem]:
-        query = ops.list_query_of(filters, iterating=True)
-        async for row in self._walk(query, Dedup()):
-            yield row
+    def iter(self, **filters: Any) -> AsyncIterator[StatementItem]:
+        """As `Client.statement.iter`, with `async for`; filters checked here."""
+        return self._walk(ops.list_query_of(filters, iterating=True), Dedup())
 
     async def _walk(
         self, query: dict[str, str], dedup: Dedup, pacer: Pacer | None = None
@@ -332,11 +334,14 @@ class Med(_Resource):
     ) -> MedCasePage:
         return await self._client._run(ops.list_med(status, transaction_id, page, per_page))
 
-    async def iter(
+    def iter(
         self, *, status: str | None = None, transaction_id: str | None = None, per_page: int = 100
     ) -> AsyncIterator[MedCase]:
-        """Every case matching the filters, each once, page after page to the last."""
-        first = ops.list_med(status, transaction_id, 1, per_page)
+        """Every case matching the filters, each once, page after page to the last.
+        Filters are checked here, not at the first step of `async for`."""
+        return self._cases(ops.list_med(status, transaction_id, 1, per_page))
+
+    async def _cases(self, first: ops.Op[MedCasePage]) -> AsyncIterator[MedCase]:
         client, seen = self._client, set[str]()
 
         async def fetch(query: dict[str, str]) -> MedCasePage:

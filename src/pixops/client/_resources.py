@@ -13,6 +13,7 @@ from pixops.client._errors import ArgumentError
 from pixops.client._keys import KeyResolution, resolution_of
 from pixops.client._pagination import Dedup, count_rows, first_sight, iter_pages
 from pixops.client._params import page_query, required_text
+from pixops.client._signatures import check_signatures
 from pixops.schema import (
     Charge,
     CpfValidation,
@@ -36,6 +37,10 @@ __all__ = ["Cpf", "Med", "Pix", "Statement", "Transactions", "Webhooks"]
 
 
 class _Resource:
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        check_signatures(cls, namespaced=True)
+
     def __init__(self, client: Client) -> None:
         self._client = client
 
@@ -150,14 +155,18 @@ class _Listing(_Resource):
 
     def iter_raw(self, **filters: Any) -> Iterator[bytes]:
         """The snake_case JSON body of each page, pages walked by the termination rule
-        (`per_page` 100 unless given); the caller de-duplicates."""
+        (`per_page` 100 unless given); the caller de-duplicates. Filters are checked
+        here, not at the first `next()`."""
         query = ops.list_query_of(filters, iterating=True)
         client = self._client
-        yield from iter_pages(lambda q: client._fetch(Call("GET", self.path, q)), count_rows, query)
+        return iter_pages(lambda q: client._fetch(Call("GET", self.path, q)), count_rows, query)
 
     def iter(self, **filters: Any) -> Iterator[StatementItem]:
-        """Every row once, newest first (in-flight cash-outs that never settled last)."""
-        query = ops.list_query_of(filters, iterating=True)
+        """Every row once, newest first (in-flight cash-outs that never settled last).
+        Filters are checked here, not at the first `next()`."""
+        return self._rows(ops.list_query_of(filters, iterating=True))
+
+    def _rows(self, query: dict[str, str]) -> Iterator[StatementItem]:
         client = self._client
         dedup = Dedup()
         pages = iter_pages(
@@ -244,8 +253,11 @@ class Med(_Resource):
     def iter(
         self, *, status: str | None = None, transaction_id: str | None = None, per_page: int = 100
     ) -> Iterator[MedCase]:
-        """Every case matching the filters, each once, page after page to the last."""
-        first = ops.list_med(status, transaction_id, 1, per_page)
+        """Every case matching the filters, each once, page after page to the last.
+        Filters are checked here, not at the first `next()`."""
+        return self._cases(ops.list_med(status, transaction_id, 1, per_page))
+
+    def _cases(self, first: ops.Op[MedCasePage]) -> Iterator[MedCase]:
         client, seen = self._client, set[str]()
 
         def fetch(query: dict[str, str]) -> MedCasePage:

@@ -47,6 +47,7 @@ from pixops.client._reasons import PaymentFailedError
 from pixops.client._resources import Cpf, Med, Pix, Statement, Transactions, Webhooks
 from pixops.client._retry import DEFAULT_RETRY, RetryPolicy, check_policy
 from pixops.client._retry_after import retry_after_seconds
+from pixops.client._signatures import check_signatures
 from pixops.schema import (
     Balance,
     Transaction,
@@ -62,6 +63,7 @@ T = TypeVar("T")
 DEFAULT_WAIT_SECONDS: Final = 7300.0
 
 
+@check_signatures
 class Client:
     """A client of the PIX account API, over one pooled `httpx.Client`.
 
