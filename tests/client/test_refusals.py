@@ -236,3 +236,54 @@ def test_fetch_range_of_years_runs_only_its_workers_and_stops_at_the_first_error
     asyncio.run(run())
     assert 7 <= len(asked) <= 9
     assert asked[0] == "0001-01-01"
+
+
+@pytest.mark.parametrize(
+    "base_url",
+    [
+        "https://user:secret-pw@pix.example",
+        "https://pix.example?x=1",
+        "https://pix.example#top",
+        "https://pix example",
+        "https://pix.example:99999",
+        "https://pix.example:0",
+        "https://pix.example/api/external/transactions",
+        "https://",
+    ],
+)
+def test_a_base_url_that_is_no_service_address_is_refused(base_url: str) -> None:
+    with pytest.raises(ConfigurationError, match="base_url") as caught:
+        pixops.Client(base_url, "cli", "sk")
+    assert "secret-pw" not in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("base_url", "root"),
+    [
+        ("https://pix.example/", "https://pix.example/api/external"),
+        ("https://pix.example/api/external/", "https://pix.example/api/external"),
+        ("https://proxy.example/pix", "https://proxy.example/pix/api/external"),
+        ("http://[::1]:8000", "http://[::1]:8000/api/external"),
+        ("https://pagé.example", "https://xn--pag-dma.example/api/external"),
+    ],
+)
+def test_a_service_address_becomes_its_api_root(base_url: str, root: str) -> None:
+    assert pixops.Client(base_url, "cli", "sk").base_url == root
+
+
+@given(st.sampled_from(["OPEN", "ACKNOWLEDGED", "CLOSED", "CANCELLED"]), st.randoms())
+def test_a_med_status_is_taken_in_any_case(status: str, rng: Any) -> None:
+    # The service matches the case status whatever its case; the client refused "open".
+    asked: list[str] = []
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        asked.append(request.url.params["status"])
+        return httpx.Response(200, json={"worked": True, "data": [], "page": 1, "per_page": 20})
+
+    written = "".join(ch.lower() if rng.random() < 0.5 else ch for ch in status)
+    client = pixops.Client("https://x", "cli", "sk", transport=httpx.MockTransport(answer))
+    assert client.med.list(status=written).data == []
+    assert list(client.med.iter(status=written)) == []
+    assert asked == [status, status]
+    with pytest.raises(ArgumentError, match="any case"):
+        client.med.list(status=written + "x")

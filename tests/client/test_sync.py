@@ -244,7 +244,7 @@ def test_refunds_webhooks_and_med(client: pixops.Client, sandbox: Sandbox) -> No
     with pytest.raises(ArgumentError):
         client.med.defend(case.id, "x" * 2_001)
     with pytest.raises(ArgumentError):
-        client.med.list(status="open")
+        client.med.list(status="opened")
 
 
 def test_raw_request_and_cards(client: pixops.Client) -> None:

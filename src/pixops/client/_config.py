@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -67,15 +68,43 @@ class Credentials:
         return f"Credentials(client_id={self.client_id!r}, client_secret='sk_…')"
 
 
+_HOST: Final = re.compile(r"[A-Za-z0-9.-]+|[0-9A-Fa-f:.]+")
+
+
 def api_root(base_url: str) -> str:
-    """`https://host` or `https://host/api/external` -> `https://host/api/external`."""
+    """`https://host` or `https://host/api/external` -> `https://host/api/external`.
+
+    The service's address only: a user and password in it would show in every repr and
+    log line (the key travels in `Authorization`), and a query, fragment or endpoint
+    path would be glued in front of every request's path."""
     if not isinstance(base_url, str) or not base_url.strip():
         raise ConfigurationError("base_url must be a non-empty string such as https://host")
-    url = httpx.URL(base_url.strip().rstrip("/"))
-    if url.scheme not in ("http", "https") or not url.host:
-        raise ConfigurationError(f"base_url must be an http(s) URL, got {base_url!r}")
+    try:
+        url = httpx.URL(base_url.strip().rstrip("/"))
+        port = url.port
+    except (httpx.InvalidURL, ValueError):
+        port, url = -1, httpx.URL()
+    example = "such as https://pix.example.com or http://127.0.0.1:8000"
+    host = url.raw_host.decode("ascii", "replace")  # IDNA: a name in Unicode is xn--...
+    if url.scheme not in ("http", "https") or not _HOST.fullmatch(host) or port == -1:
+        raise ConfigurationError(f"base_url must be an http(s) address {example}")
+    if port is not None and not 0 < port < 65536:
+        raise ConfigurationError(f"base_url's port must be from 1 to 65535 ({example})")
+    if url.userinfo:
+        raise ConfigurationError(
+            "base_url must not hold a user or password: the API key goes in client_id and"
+            " client_secret"
+        )
+    if url.query or url.fragment:
+        raise ConfigurationError(f"base_url must not have a query or fragment ({example})")
     root = str(url)
-    return root if root.endswith(API_PREFIX) else root + API_PREFIX
+    if root.endswith(API_PREFIX):
+        return root
+    if API_PREFIX + "/" in url.path:
+        raise ConfigurationError(
+            f"base_url is the service's address, not an endpoint: drop what follows {API_PREFIX}"
+        )
+    return root + API_PREFIX
 
 
 @dataclass(frozen=True)

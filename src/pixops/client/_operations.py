@@ -258,9 +258,12 @@ def list_med(
 ) -> Op[MedCasePage]:
     query = page_query(page, per_page)
     if status is not None:
-        if status not in MED_STATUSES:
-            raise ArgumentError(f"status must be one of {', '.join(MED_STATUSES)}")
-        query["status"] = str(status)
+        # Any case, as the service matches it (the spec: normalise case before comparing).
+        if not isinstance(status, str) or status.upper() not in MED_STATUSES:
+            raise ArgumentError(
+                f"status must be one of {', '.join(MED_STATUSES)} (any case), not {status!r}"
+            )
+        query["status"] = status.upper()
     if transaction_id is not None:
         query["transaction_id"] = required_text("transaction_id", transaction_id, max_length=512)
     return Op(Call("GET", "/med", query), whole(MedCasePage))
