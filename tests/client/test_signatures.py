@@ -105,3 +105,17 @@ def test_wrapped_methods_keep_their_signature_and_kind() -> None:
     assert "amount_centavos" in inspect.signature(sync.pix.cash_in).parameters
     assert inspect.iscoroutinefunction(async_.balance)
     assert "Poll" in (sync.wait_until_final.__doc__ or "")
+
+
+@pytest.mark.parametrize(("label", "method"), CALLS, ids=[label for label, _ in CALLS])
+def test_every_public_method_says_what_it_does(label: str, method: Any) -> None:
+    # help(client.pix) in a notebook: the async twins read the sync client's text.
+    assert (method.__doc__ or "").strip(), f"{label} has no docstring"
+
+
+def test_every_namespace_and_property_is_documented() -> None:
+    for client in _clients():
+        for namespace in NAMESPACES:
+            assert type(getattr(client, namespace)).__doc__, namespace
+        for name in ("base_url", "client_id", "key_case"):
+            assert getattr(type(client), name).__doc__, name

@@ -54,8 +54,8 @@ from pixops.client._params import MIN_POLL_SECONDS, check_wait
 from pixops.client._reasons import PaymentFailedError
 from pixops.client._retry import DEFAULT_RETRY, RetryPolicy, check_policy
 from pixops.client._retry_after import retry_after_seconds
-from pixops.client._signatures import check_signatures
-from pixops.client._sync import DEFAULT_WAIT_SECONDS
+from pixops.client._signatures import check_signatures, share_docs
+from pixops.client._sync import DEFAULT_WAIT_SECONDS, Client
 from pixops.schema import (
     Balance,
     Transaction,
@@ -155,6 +155,8 @@ class AsyncClient:
         )
 
     async def aclose(self) -> None:
+        """Close the connections (a `with_options` copy closes nothing: it shares them);
+        a later call is a `ClientClosedError`."""
         if self._owns_http:
             await self._http.aclose()
 
@@ -253,3 +255,6 @@ class AsyncClient:
             else:
                 await self._pause(interval)
             waited += interval
+
+
+share_docs(AsyncClient, Client)

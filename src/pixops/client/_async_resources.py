@@ -10,12 +10,13 @@ from datetime import date, timedelta
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from pixops.client import _operations as ops
+from pixops.client import _resources
 from pixops.client._core import Call
 from pixops.client._errors import ArgumentError
 from pixops.client._keys import KeyResolution, resolution_of
 from pixops.client._pagination import Dedup, aiter_pages, count_rows, first_sight
 from pixops.client._params import list_query, page_query, required_text
-from pixops.client._signatures import check_signatures
+from pixops.client._signatures import check_signatures, share_docs
 from pixops.schema import (
     Charge,
     CpfValidation,
@@ -76,6 +77,7 @@ class _Resource:
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         check_signatures(cls, namespaced=True)
+        share_docs(cls, getattr(_resources, cls.__name__))
 
     def __init__(self, client: AsyncClient) -> None:
         self._client = client

@@ -46,12 +46,17 @@ class _Resource:
 
 
 class Cpf(_Resource):
+    """`client.cpf`: CPF check digits (permission `account:read`)."""
+
     def validate(self, cpf: str) -> CpfValidation:
         """`POST /cpf/validate`: whether the CPF's check digits are right."""
         return self._client._run(ops.validate_cpf(cpf))
 
 
 class Pix(_Resource):
+    """`client.pix`: charges, payouts, refunds and the account's keys. Money goes in as
+    `amount_centavos=` (int) or `amount=` (reais, a Decimal or str), never a float."""
+
     def cash_in(
         self,
         *,
@@ -195,6 +200,8 @@ class Transactions(_Listing):
         return self._client._run(ops.get_transaction(transaction_id))
 
     def by_e2e(self, end_to_end_id: str) -> Transaction:
+        """`GET /transactions/e2e/:id`: the record of a central-bank end-to-end id (the
+        id a payer or the other bank quotes)."""
         return self._client._run(ops.by_end_to_end(end_to_end_id))
 
     def _by_reference(self, kind: str, value: str) -> list[Transaction]:
@@ -222,10 +229,15 @@ class Transactions(_Listing):
         return self._by_reference("external_id", external_id)
 
     def receipt(self, transaction_id: str) -> Receipt:
+        """`GET /transactions/:id/receipt`: the proof of a settled payment (any other
+        status is an `UnprocessableEntityError`; `wait_until_final` first)."""
         return self._client._run(ops.receipt(transaction_id))
 
 
 class Webhooks(_Resource):
+    """`client.webhooks`: subscriptions to events (at most 16; permission
+    `account:write` to change, `account:read` to list)."""
+
     def create(
         self, *, url: str, event_types: list[str] | None = None, description: str | None = None
     ) -> Webhook:
@@ -233,13 +245,18 @@ class Webhooks(_Resource):
         return self._client._run(ops.create_webhook(url, event_types, description))
 
     def list(self) -> list[Webhook]:
+        """`GET /webhooks`: the subscriptions (their secrets are never shown again)."""
         return self._client._run(ops.list_webhooks())
 
     def delete(self, webhook_id: str) -> WebhookDeleted:
+        """`DELETE /webhooks/:id`: stop a subscription's deliveries."""
         return self._client._run(ops.delete_webhook(webhook_id))
 
 
 class Med(_Resource):
+    """`client.med`: MED cases (the central bank's disputes of received PIX), read and
+    defended (permission `payment:read` / `payment:write`)."""
+
     def list(
         self,
         *,
@@ -248,6 +265,8 @@ class Med(_Resource):
         page: int = 1,
         per_page: int = 20,
     ) -> MedCasePage:
+        """`GET /med`: one page of cases; `status` is OPEN, ACKNOWLEDGED, CLOSED or
+        CANCELLED (any case), `transaction_id` the disputed payment."""
         return self._client._run(ops.list_med(status, transaction_id, page, per_page))
 
     def iter(
@@ -267,6 +286,7 @@ class Med(_Resource):
             yield from first_sight(page.data, seen)
 
     def get(self, case_id: str) -> MedCase:
+        """`GET /med/:id`: one case, with its deadline and blocked amount."""
         return self._client._run(ops.get_med(case_id))
 
     def defend(self, case_id: str, text: str) -> MedCase:

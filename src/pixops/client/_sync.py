@@ -137,14 +137,17 @@ class Client:
 
     @property
     def base_url(self) -> str:
+        """The API root every path is sent under (`https://host/api/external`)."""
         return self._settings.api_root
 
     @property
     def client_id(self) -> str:
+        """The API key's public half (the secret is never shown)."""
         return self._settings.credentials.client_id
 
     @property
     def key_case(self) -> KeyCase:
+        """The wire casing, `snake_case` or `camelCase`; results read the same either way."""
         return self._settings.key_case
 
     def __repr__(self) -> str:
@@ -156,6 +159,8 @@ class Client:
     # -- lifecycle -------------------------------------------------------------
 
     def close(self) -> None:
+        """Close the connections (a `with_options` copy closes nothing: it shares them);
+        a later call is a `ClientClosedError`."""
         if self._owns_http:
             self._http.close()
 
