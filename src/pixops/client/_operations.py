@@ -14,6 +14,7 @@ from pixops import limits
 from pixops.client._core import Call, parse_model
 from pixops.client._errors import ArgumentError
 from pixops.client._params import (
+    exact_int,
     filters_of,
     list_query,
     optional_text,
@@ -110,8 +111,9 @@ def cash_in(
     idempotency_key: str | None,
 ) -> Op[Charge]:
     centavos = request_centavos(amount_centavos, amount)
-    if expires_in is not None and (isinstance(expires_in, bool) or not isinstance(expires_in, int)):
-        raise ArgumentError("expires_in must be an int number of seconds")
+    seconds = None if expires_in is None else exact_int(expires_in)
+    if expires_in is not None and seconds is None:
+        raise ArgumentError(f"expires_in must be an int number of seconds, not {expires_in!r}")
     payer = None
     if payer_name is not None or payer_document is not None:
         payer = {
@@ -125,7 +127,7 @@ def cash_in(
             "external_id", external_id, max_length=limits.EXTERNAL_ID_MAX_CHARS
         ),
         tag=optional_text("tag", tag, max_length=limits.TAG_MAX_CHARS),
-        expires_in=expires_in,
+        expires_in=seconds,
         payer=payer,
     )
     call = Call("POST", "/pix/cash-in", body=body, idempotency_key=idempotency_key)

@@ -1,6 +1,6 @@
 """Argument checks done before anything is sent: money, dates, filters, ids, text.
 
-Money goes in one explicit unit: `amount_centavos=` (an `int`) or `amount=` (reais as a
+Money goes in one explicit unit: `amount_centavos=` (an `int`, NumPy's too) or `amount=` (reais as a
 `Decimal` or a string such as "12.34"). A float is refused (binary floats cannot hold
 centavos exactly), and so is an `int` given as `amount=` (is 1234 reais or centavos?).
 """
@@ -8,9 +8,10 @@ centavos exactly), and so is an `int` given as `amount=` (is 1234 reais or centa
 from __future__ import annotations
 
 import math
+import operator
 from datetime import date, datetime
 from decimal import Decimal
-from typing import Any, Final
+from typing import Any, Final, SupportsIndex
 from urllib.parse import quote
 
 from pixops import limits, money
@@ -22,6 +23,7 @@ __all__ = [
     "STATUS_FILTERS",
     "TYPE_FILTERS",
     "check_wait",
+    "exact_int",
     "list_query",
     "optional_text",
     "page_query",
@@ -56,6 +58,21 @@ def check_wait(timeout: object, interval: object) -> None:
         )
 
 
+def exact_int(value: object) -> int | None:
+    """`value` as an int when it is an exact integer (an `int`, or a NumPy or pandas
+    integer read from a frame), else None: a bool, float or Decimal is not one."""
+    if isinstance(value, bool | float | Decimal | str):
+        return None
+    if isinstance(value, int):
+        return int(value)
+    if not isinstance(value, SupportsIndex) or "bool" in type(value).__name__:
+        return None
+    try:
+        return operator.index(value)
+    except TypeError:
+        return None
+
+
 def request_centavos(
     amount_centavos: object = None, amount: object = None, *, required: bool = True
 ) -> int | None:
@@ -63,12 +80,13 @@ def request_centavos(
     if amount_centavos is not None and amount is not None:
         raise ArgumentError("give amount_centavos= or amount=, not both")
     if amount_centavos is not None:
-        if isinstance(amount_centavos, bool) or not isinstance(amount_centavos, int):
+        exact = exact_int(amount_centavos)
+        if exact is None:
             raise ArgumentError(
                 f"amount_centavos must be an int, got {type(amount_centavos).__name__}"
                 " (use amount=Decimal('12.34') for reais)"
             )
-        value = amount_centavos
+        value = exact
     elif amount is not None:
         if isinstance(amount, float):
             raise ArgumentError("amount must not be a float: use Decimal('12.34') or '12.34'")
@@ -143,9 +161,10 @@ def _bad_day(name: str) -> str:
 
 
 def _bounded(name: str, value: object, upper: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= upper:
-        raise ArgumentError(f"{name} must be an int from 1 to {upper}")
-    return value
+    exact = exact_int(value)
+    if exact is None or not 1 <= exact <= upper:
+        raise ArgumentError(f"{name} must be an int from 1 to {upper}, not {value!r}")
+    return exact
 
 
 def page_query(page: object = 1, per_page: object = 20) -> dict[str, str]:
