@@ -287,3 +287,12 @@ def test_a_med_status_is_taken_in_any_case(status: str, rng: Any) -> None:
     assert asked == [status, status]
     with pytest.raises(ArgumentError, match="any case"):
         client.med.list(status=written + "x")
+
+
+def test_the_doctor_reports_a_lost_answer_without_sending_the_reader_to_the_doctor() -> None:
+    client = pixops.Client(
+        "https://pix.example", "cli", "sk", transport=httpx.MockTransport(_refusing)
+    )
+    text = str(client.doctor())
+    assert "ConnectError after 1 attempt(s); check the URL" in text
+    assert "doctor()" not in text

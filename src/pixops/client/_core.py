@@ -138,7 +138,8 @@ def transport_error(
         )
     else:
         advice = f"could not reach {api_root}: check base_url and the network (client.doctor())"
-    message = f"{call.method} {call.path}: {kind} after {attempts} attempt(s); {advice}"
+    summary = f"{call.method} {call.path}: {kind} after {attempts} attempt(s)"
+    message = f"{summary}; {advice}"
     if key is not None:
         message += (
             f". Its outcome is unknown: resend it with idempotency_key={key!r} (the same"
@@ -146,6 +147,7 @@ def transport_error(
         )
     error = TransportError(message)
     error.idempotency_key = key
+    error.summary = summary
     return error
 
 

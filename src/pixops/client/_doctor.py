@@ -112,7 +112,7 @@ def _send(client: Client, call: Call) -> httpx.Response | str:
     try:
         return client.send(call)
     except TransportError as exc:
-        return str(exc)
+        return exc.summary or str(exc)
 
 
 def _reason(response: httpx.Response) -> str:
@@ -164,7 +164,7 @@ async def run_doctor_async(client: AsyncClient) -> DoctorReport:
         try:
             answer: Answer = await quiet.send(call)
         except TransportError as exc:
-            answer = str(exc)
+            answer = exc.summary or str(exc)
         try:
             call = steps.send(answer)
         except StopIteration as finished:

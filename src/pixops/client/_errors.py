@@ -89,6 +89,8 @@ class TransportError(PixopsError):
 
     retryable = True
     idempotency_key: str | None = None
+    #: What happened without the advice (`GET /balance: ConnectError after 4 attempt(s)`).
+    summary: str = ""
 
 
 class ResponseValidationError(PixopsError):
