@@ -30,7 +30,7 @@ def test_without_settings_it_is_the_demo_month_and_says_so(
     client = pixops.connect()
     assert isinstance(client, Client)
     line = capsys.readouterr().out
-    assert line.startswith("Connected to the sandbox: demo month of 'Loja Simulada'")
+    assert line.startswith("Using the sandbox: demo month of 'Loja Simulada'")
     assert "No real money moves." in line
     connection = client.connection  # type: ignore[attr-defined]
     # The clock reads in São Paulo, like every other time shown (UTC-3 all year).

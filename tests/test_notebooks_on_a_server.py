@@ -77,7 +77,7 @@ def texts(notebook: Any) -> Iterator[tuple[int, str]]:
 
 
 #: How `pixops.connect()` names the sandbox and a service: the only lines that differ.
-CONNECTION_LINES = ("Connected to the sandbox", "Using the PIX service")
+CONNECTION_LINES = ("Using the sandbox", "Using the PIX service")
 
 
 def printed(notebook: Any) -> list[tuple[int, str]]:

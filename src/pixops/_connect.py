@@ -182,7 +182,7 @@ def _sandbox(cache_dir: str | Path | None) -> tuple[Client, Connection]:
     inbox.secret = _secret_of(subscription)
     now = sandbox.now().astimezone(BUSINESS_TZ)
     description = (
-        f"Connected to the sandbox: demo month of {month.merchant.name!r}, "
+        f"Using the sandbox: demo month of {month.merchant.name!r}, "
         f"clock at {now:%d/%m/%Y %H:%M} (São Paulo). No real money moves."
     )
     connection = Connection(
