@@ -189,15 +189,8 @@ class Sandbox:
         `wait_until_final`) advance the virtual clock instead of sleeping."""
         from pixops.client import Client
 
-        _check_key(api_key)
         return Client(
-            "http://sandbox",
-            api_key.client_id,
-            api_key.client_secret,
-            transport=self.transport(client_ip),
-            sleep=self._virtual_sleep,
-            advance_clock=self._virtual_sleep,
-            **options,
+            **self._client_arguments(api_key), transport=self.transport(client_ip), **options
         )
 
     def async_client(
@@ -206,16 +199,21 @@ class Sandbox:
         """A `pixops.AsyncClient` for this key on the in-process async transport."""
         from pixops.client import AsyncClient
 
-        _check_key(api_key)
-        return AsyncClient(
-            "http://sandbox",
-            api_key.client_id,
-            api_key.client_secret,
-            transport=self.async_transport(client_ip),
-            sleep=self._virtual_sleep,
-            advance_clock=self._virtual_sleep,
-            **options,
-        )
+        transport = self.async_transport(client_ip)
+        return AsyncClient(**self._client_arguments(api_key), transport=transport, **options)
+
+    def _client_arguments(self, api_key: ApiKey) -> dict[str, Any]:
+        """What either client needs on the sandbox: the key, and waits on the virtual clock."""
+        if not isinstance(api_key, ApiKey):
+            kind = type(api_key).__name__
+            raise TypeError(f"client() takes the ApiKey that issue_api_key() returned, not {kind}")
+        return {
+            "base_url": "http://sandbox",
+            "client_id": api_key.client_id,
+            "client_secret": api_key.client_secret,
+            "sleep": self._virtual_sleep,
+            "advance_clock": self._virtual_sleep,
+        }
 
     def _virtual_sleep(self, seconds: float) -> None:
         """A client's wait on the sandbox: the virtual clock moves, no real time passes."""
@@ -499,9 +497,3 @@ class Sandbox:
         """Put a set-aside timer back, due now (LookupError for an unknown `seq`)."""
         with self.engine.store.transaction() as conn:
             scheduler.retry_failed(conn, seq, self.now())
-
-
-def _check_key(api_key: object) -> None:
-    if not isinstance(api_key, ApiKey):
-        kind = type(api_key).__name__
-        raise TypeError(f"client() takes the ApiKey that issue_api_key() returned, not {kind}")
