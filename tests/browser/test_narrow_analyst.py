@@ -29,7 +29,12 @@ _OVERRUN_JS = """table => {
 }"""
 
 
-def _table_fits(page: Page, table_selector: str, name: str) -> None:
+def _table_fits(page: Page, lab: Server, notebook: Path, table_selector: str, name: str) -> None:
+    """Run `notebook` in Lab, narrow the window beside the file browser, and check that the
+    table fits its output (a screenshot `name` shows it)."""
+    open_notebook(page, lab, notebook)
+    run_all_cells(page)
+    narrow_with_file_browser(page)
     table = page.locator(f"{CURRENT} {table_selector}").first
     table.scroll_into_view_if_needed()
     overrun: float = table.evaluate(_OVERRUN_JS)
@@ -41,25 +46,20 @@ def test_what_to_check_fits_beside_the_file_browser(
     page: Page, lab: Server, workspace: Path
 ) -> None:
     """Six columns made the detail a letter a line and put the difference out of sight."""
-    open_notebook(page, lab, notebook_named(workspace / "notebooks", "*daily*.ipynb"))
-    run_all_cells(page)
-    narrow_with_file_browser(page)
-    _table_fits(page, ".pixops-findings", "daily-what-to-check-1024")
+    daily = notebook_named(workspace / "notebooks", "*daily*.ipynb")
+    _table_fits(page, lab, daily, ".pixops-findings", "daily-what-to-check-1024")
 
 
 def test_the_weekdays_fit_beside_the_file_browser(page: Page, lab: Server, workspace: Path) -> None:
-    open_notebook(page, lab, notebook_named(workspace / "notebooks", "*statement*.ipynb"))
-    run_all_cells(page)
-    narrow_with_file_browser(page)
+    statement = notebook_named(workspace / "notebooks", "*statement*.ipynb")
     weekdays = "table:has(th:text-is('Received per day'))"
-    _table_fits(page, weekdays, "statement-weekdays-1024")
+    _table_fits(page, lab, statement, weekdays, "statement-weekdays-1024")
 
 
 def test_the_latest_movements_fit_beside_the_file_browser(
     page: Page, lab: Server, workspace: Path
 ) -> None:
     """The money and the status showed only after a sideways scroll past the names."""
-    open_notebook(page, lab, notebook_named(workspace / "notebooks", "*quickstart*.ipynb"))
-    run_all_cells(page)
-    narrow_with_file_browser(page)
-    _table_fits(page, "table:has(th:text-is('Movement'))", "quickstart-movements-1024")
+    quickstart = notebook_named(workspace / "notebooks", "*quickstart*.ipynb")
+    movements = "table:has(th:text-is('Movement'))"
+    _table_fits(page, lab, quickstart, movements, "quickstart-movements-1024")
