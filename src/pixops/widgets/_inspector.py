@@ -208,7 +208,7 @@ class TransactionInspector(w.VBox):  # type: ignore[misc]
         matches = find_payments(
             self.client, typed, today - timedelta(days=NAME_SEARCH_DAYS), today, now
         )
-        tone = "warn" if matches.total > len(matches.shown) else "ok"
+        tone = "warn" if matches.cut else "ok"
         return matches.shown, matches_note(matches, typed), tone
 
     def show(self, transaction_id: str | None) -> None:

@@ -57,6 +57,11 @@ class PaymentMatches:
     total: int = 0
     inside_words: bool = False
 
+    @property
+    def cut(self) -> bool:
+        """More matched than the list holds: the search should be narrowed."""
+        return self.total > len(self.shown)
+
 
 def find_payments(
     client: Any,
@@ -120,7 +125,7 @@ def matches_note(matches: PaymentMatches, typed: str, noun: str = "payment") -> 
     )
     if total <= 1:
         return f"Found.{inside}"
-    if total <= len(matches.shown):
+    if not matches.cut:
         return f"Found. {plural(total, noun)} match; showing the newest.{inside}"
     return (
         f"Found. {plural(total, noun)} match; the list holds the newest "

@@ -192,9 +192,8 @@ class RefundPanel(w.VBox):  # type: ignore[misc]
             return
         read = self.refunds  # every reading of a payment replaces the list
         self.results.options = options
-        cut = matches.total > len(options)
         note = matches_note(matches, self.search.value, "received payment")
-        self._set_status(note, "warn" if cut else "ok")
+        self._set_status(note, "warn" if matches.cut else "ok")
         self.results.value = options[0][1]
         if self.refunds is read:  # the payment shown already: Find reads it afresh
             self.select(options[0][1])
