@@ -255,6 +255,15 @@ def test_raw_request_and_cards(client: pixops.Client) -> None:
     assert client.request("GET", "/nope").status_code == 404
     with pytest.raises(ArgumentError):
         client.request("PATCH", "/balance")
+    before = client.balance()
+    with pytest.raises(ArgumentError, match="whole centavos"):
+        client.request("POST", "/pix/cash-out", {"amount": 10.0, "pix_key": MARIA})
+    assert client.balance() == before  # refused before sending: nothing moved
+    deep: object = 1.5
+    for _ in range(5_000):
+        deep = [deep]
+    with pytest.raises(ArgumentError, match=r"body\['a'\](\[0\]){5000} is a decimal"):
+        client.request("POST", "/cpf/validate", {"a": deep})
     payout = client.pix.cash_out(pix_key=MARIA, amount_centavos=1_000)
     card = payout._repr_html_()
     assert "R$ 10,00" in card
@@ -273,6 +282,14 @@ def test_raw_request_and_cards(client: pixops.Client) -> None:
         (lambda: Call("GET", "/med", "page=2"), "query must be a dict"),  # type: ignore[arg-type]
         (lambda: Call("POST", "/cpf/validate", body=[1]), "body must be an object"),  # type: ignore[arg-type]
         (lambda: Call("GET", "/balance", body={}), "only POST takes a body"),
+        (
+            lambda: Call("POST", "/pix/cash-out", body={"amount": 10.5}),
+            "body['amount'] is a decimal number: the API takes none",
+        ),
+        (
+            lambda: Call("POST", "/x", body={"a": [1, {"b": 1e3}]}),
+            "body['a'][1]['b'] is a decimal number",
+        ),
     ],
 )
 def test_a_call_checks_itself(build: Callable[[], Call], message: str) -> None:

@@ -69,6 +69,28 @@ class Call:
             raise ArgumentError("the JSON body must be an object")
         if self.method != "POST" and self.body is not None:
             raise ArgumentError("only POST takes a body")
+        where = _float_in(self.body, "body")
+        if where is not None:
+            raise ArgumentError(
+                f"{where} is a decimal number: the API takes none (amounts are whole"
+                " centavos, e.g. 1050 for R$ 10,50)"
+            )
+
+
+def _float_in(value: object, where: str) -> str | None:
+    """Where the first float in a JSON value is, e.g. ``body['amount']``, else None: the
+    spec never uses floating point, and canonical JSON could not sign one the same way
+    in every language. A walk with its own stack: any depth is answered, not a crash."""
+    pending: list[tuple[object, str]] = [(value, where)]
+    while pending:
+        item, place = pending.pop()
+        if isinstance(item, float):
+            return place
+        if isinstance(item, dict):
+            pending.extend((v, f"{place}[{k!r}]") for k, v in reversed(item.items()))
+        elif isinstance(item, list | tuple):
+            pending.extend((v, f"{place}[{i}]") for i, v in reversed(list(enumerate(item))))
+    return None
 
 
 def check_idempotency_key(key: str | None) -> str | None:
