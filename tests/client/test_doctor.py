@@ -127,6 +127,11 @@ def test_commands_over_http(
         out = io.StringIO()
         args = parser.parse_args(["api", "POST", "/cpf/validate", "{bad", "--env-file", str(path)])
         assert run_api(args, out) == 2
+        out = io.StringIO()
+        body = '{"amount": 10.5, "pix_key": "x"}'
+        args = parser.parse_args(["api", "POST", "/pix/cash-out", body, "--env-file", str(path)])
+        assert run_api(args, out) == 2
+        assert out.getvalue().startswith("pixops api: body['amount'] is a decimal number")
     finally:
         live_server.app = None
 
