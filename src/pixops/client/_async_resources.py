@@ -286,7 +286,6 @@ class Transactions(_Listing):
         return await self._client._run(ops.by_end_to_end(end_to_end_id))
 
     async def _by_reference(self, kind: str, value: str) -> list[Transaction]:
-        found: list[Transaction] = []
         seen: set[str] = set()
         client = self._client
 
@@ -295,12 +294,12 @@ class Transactions(_Listing):
             return await client._run(op)
 
         query = page_query(1, ops.DEFAULT_ITER_PER_PAGE)
-        async for page in aiter_pages(fetch, lambda p: len(p.data), query):
-            for record in page.data:
-                if record.transaction_id not in seen:
-                    seen.add(record.transaction_id)
-                    found.append(record)
-        return found
+        pages = aiter_pages(fetch, lambda p: len(p.data), query)
+        return [
+            row
+            async for page in pages
+            for row in first_sight(page.data, seen, lambda record: record.transaction_id)
+        ]
 
     async def by_tag(self, tag: str) -> list[Transaction]:
         return await self._by_reference("tag", tag)
@@ -350,7 +349,7 @@ class Med(_Resource):
             return await client._run(ops.Op(Call("GET", first.call.path, query), first.parse))
 
         async for page in aiter_pages(fetch, lambda p: len(p.data), first.call.query):
-            for case in first_sight(page.data, seen):
+            for case in first_sight(page.data, seen, lambda case: case.id):
                 yield case
 
     async def get(self, case_id: str) -> MedCase:

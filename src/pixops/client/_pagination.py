@@ -21,18 +21,15 @@ __all__ = ["Dedup", "aiter_pages", "count_rows", "first_sight", "is_last_page", 
 T = TypeVar("T")
 
 
-class Identified(Protocol):
+class Row(Protocol):
     @property
     def id(self) -> str: ...
 
-
-class Row(Identified, Protocol):
     @property
     def in_flight(self) -> bool: ...
 
 
 R = TypeVar("R", bound=Row)
-K = TypeVar("K", bound=Identified)
 
 
 def is_last_page(rows: int, per_page: int) -> bool:
@@ -82,12 +79,13 @@ async def aiter_pages(
         page += 1
 
 
-def first_sight(rows: Iterable[K], seen: set[str]) -> Iterator[K]:
-    """The rows whose ``id`` is not in ``seen`` (adding it): a row that a newer one pushed
+def first_sight(rows: Iterable[T], seen: set[str], key: Callable[[T], str]) -> Iterator[T]:
+    """The rows whose `key` is not in ``seen`` (adding it): a row that a newer one pushed
     onto the next page while the walk ran comes once."""
     for row in rows:
-        if row.id not in seen:
-            seen.add(row.id)
+        ident = key(row)
+        if ident not in seen:
+            seen.add(ident)
             yield row
 
 

@@ -205,20 +205,19 @@ class Transactions(_Listing):
         return self._client._run(ops.by_end_to_end(end_to_end_id))
 
     def _by_reference(self, kind: str, value: str) -> list[Transaction]:
-        found: list[Transaction] = []
         seen: set[str] = set()
-        query = page_query(1, ops.DEFAULT_ITER_PER_PAGE)
         client = self._client
 
         def fetch(q: dict[str, str]) -> Any:
             return client._run(ops.by_reference(kind, value, int(q["page"]), int(q["per_page"])))
 
-        for page in iter_pages(fetch, lambda p: len(p.data), query):
-            for record in page.data:
-                if record.transaction_id not in seen:
-                    seen.add(record.transaction_id)
-                    found.append(record)
-        return found
+        query = page_query(1, ops.DEFAULT_ITER_PER_PAGE)
+        pages = iter_pages(fetch, lambda p: len(p.data), query)
+        return [
+            row
+            for page in pages
+            for row in first_sight(page.data, seen, lambda record: record.transaction_id)
+        ]
 
     def by_tag(self, tag: str) -> list[Transaction]:
         """Every record carrying this tag, newest first."""
@@ -283,7 +282,7 @@ class Med(_Resource):
             return client._run(ops.Op(Call("GET", first.call.path, query), first.parse))
 
         for page in iter_pages(fetch, lambda p: len(p.data), first.call.query):
-            yield from first_sight(page.data, seen)
+            yield from first_sight(page.data, seen, lambda case: case.id)
 
     def get(self, case_id: str) -> MedCase:
         """`GET /med/:id`: one case, with its deadline and blocked amount."""
