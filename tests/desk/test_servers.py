@@ -114,3 +114,17 @@ def test_a_server_that_dies_before_listening_is_reported(tmp_path: Path) -> None
     dying = type(command)((sys.executable, "-c", "raise SystemExit(3)"), {}, "127.0.0.1", 1, "")
     with pytest.raises(ServerError, match="exited with code 3"):
         start(dying, log=subprocess.DEVNULL)
+
+
+def test_lab_starts_without_warnings_in_its_log(tmp_path: Path) -> None:
+    """notebook_shim (classic-notebook config, which pixops does not use) is left off: its
+    check of every server setting printed a deprecation warning on each start."""
+    command = lab_command(tmp_path, state_dir=tmp_path / "state")
+    log_path = tmp_path / "lab.log"
+    with log_path.open("wb") as log:
+        process = start(command, log=log)
+        stop(process)
+    text = log_path.read_text(errors="replace")
+    assert "jupyterlab | extension was successfully linked" in text
+    assert "Warning" not in text
+    assert "notebook_shim" not in text
