@@ -175,6 +175,18 @@ def test_description_limits(sandbox: Sandbox, merchant: Merchant, api: Api) -> N
     assert row(sandbox, accepted.json()["transaction_id"])["description"] == "é" * 140
 
 
+def test_a_description_keeps_control_characters_as_sent(
+    sandbox: Sandbox, merchant: Merchant, api: Api
+) -> None:
+    """The spec limits a description by length only: any text is kept exactly, NUL too."""
+    text = "nota\x00fiscal\t12\u2028"
+    accepted = cash_out(api, {"amount": 100, "pix_key": SETTLE_KEY, "description": text})
+    assert accepted.status_code == 202
+    transaction_id = accepted.json()["transaction_id"]
+    assert row(sandbox, transaction_id)["description"] == text
+    assert api("GET", f"/transactions/{transaction_id}", None).json()["data"]["description"] == text
+
+
 @pytest.mark.parametrize(
     ("external_id", "kept"),
     [
