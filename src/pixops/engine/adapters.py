@@ -6,17 +6,12 @@ sandbox and the HTTP server answer byte for byte the same.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
 import httpx
 
+from pixops._asgi import BodyTooLargeError, Receive, Scope, Send, lifespan, read_body
 from pixops.engine.core import Engine, too_large
-
-Scope = MutableMapping[str, Any]
-Message = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[Message]]
-Send = Callable[[Message], Awaitable[None]]
 
 
 def _target(request: httpx.Request) -> str:
@@ -74,7 +69,7 @@ class AsgiApp:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
-            await self._lifespan(receive, send)
+            await lifespan(receive, send)
             return
         if scope["type"] != "http":
             return
@@ -86,17 +81,13 @@ class AsgiApp:
         if declared is not None and declared.strip().isdigit() and int(declared) > limit:
             await self._send(send, too_large(limit))
             return
-        body = bytearray()
-        more = True
-        while more:
-            message = await receive()
-            if message["type"] == "http.disconnect":
-                return
-            body.extend(message.get("body", b""))
-            more = message.get("more_body", False)
-            if len(body) > limit:
-                await self._send(send, too_large(limit))
-                return
+        try:
+            body = await read_body(receive, limit)
+        except BodyTooLargeError:
+            await self._send(send, too_large(limit))
+            return
+        if body is None:
+            return
         raw_path = scope.get("raw_path") or scope["path"].encode("utf-8")
         target = raw_path.decode("latin-1")
         query = scope.get("query_string", b"")
@@ -104,9 +95,7 @@ class AsgiApp:
             target += "?" + query.decode("latin-1")
         client = scope.get("client")
         peer = client[0] if client else ""
-        response = await self.engine.handle_async(
-            scope["method"], target, headers, bytes(body), peer
-        )
+        response = await self.engine.handle_async(scope["method"], target, headers, body, peer)
         await self._send(send, response)
 
     @staticmethod
@@ -124,13 +113,3 @@ class AsgiApp:
             }
         )
         await send({"type": "http.response.body", "body": response.body})
-
-    @staticmethod
-    async def _lifespan(receive: Receive, send: Send) -> None:
-        while True:
-            message = await receive()
-            if message["type"] == "lifespan.startup":
-                await send({"type": "lifespan.startup.complete"})
-            elif message["type"] == "lifespan.shutdown":
-                await send({"type": "lifespan.shutdown.complete"})
-                return

@@ -8,19 +8,16 @@ delivery does not verify, 405 for anything but POST.
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable, MutableMapping, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime
 from typing import Any
 
+from pixops._asgi import BodyTooLargeError, Receive, Scope, Send, lifespan, read_body
 from pixops.webhooks._inbox import Inbox
 from pixops.webhooks._signing import WebhookVerificationError, verify
 
 __all__ = ["ReceiverApp", "receiver_app"]
 
-Scope = MutableMapping[str, Any]
-Message = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[Message]]
-Send = Callable[[Message], Awaitable[None]]
 ReceiverApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 _MAX_BODY_BYTES = 1_048_576
@@ -43,24 +40,20 @@ def receiver_app(
 
     async def app(scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
-            await _lifespan(receive, send)
+            await lifespan(receive, send)
             return
         if scope["type"] != "http":
             return
         if scope["method"] != "POST":
             await _reply(send, 405, {"error": "only POST is accepted"}, [(b"allow", b"POST")])
             return
-        body = bytearray()
-        more = True
-        while more:
-            message = await receive()
-            if message["type"] == "http.disconnect":
-                return
-            body.extend(message.get("body", b""))
-            more = bool(message.get("more_body", False))
-            if len(body) > _MAX_BODY_BYTES:
-                await _reply(send, 413, {"error": "body too large"})
-                return
+        try:
+            body = await read_body(receive, _MAX_BODY_BYTES)
+        except BodyTooLargeError:
+            await _reply(send, 413, {"error": "body too large"})
+            return
+        if body is None:
+            return
         headers = [
             (name.decode("latin-1"), value.decode("latin-1"))
             for name, value in scope.get("headers", [])
@@ -90,13 +83,3 @@ async def _reply(
     headers = [(b"content-type", b"application/json"), *extra]
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})
-
-
-async def _lifespan(receive: Receive, send: Send) -> None:
-    while True:
-        message = await receive()
-        if message["type"] == "lifespan.startup":
-            await send({"type": "lifespan.startup.complete"})
-        elif message["type"] == "lifespan.shutdown":
-            await send({"type": "lifespan.shutdown.complete"})
-            return
