@@ -57,3 +57,33 @@ def desk() -> Desk:
     recorder = Recorder(month.sandbox.transport())
     client = month.sandbox.client(month.api_key, http_client=httpx.Client(transport=recorder))
     return Desk(month, client, recorder)
+
+
+class Failing(httpx.BaseTransport):
+    """Wraps a transport; while `answer` is set, requests whose path contains `where`
+    fail: `"down"` as an unreachable service, else with that HTTP status."""
+
+    def __init__(self, inner: httpx.BaseTransport) -> None:
+        self.inner = inner
+        self.answer: int | str | None = None
+        self.where = "/"
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        if self.answer is None or self.where not in request.url.path:
+            return self.inner.handle_request(request)
+        if self.answer == "down":
+            raise httpx.ConnectError("connection refused", request=request)
+        body = {"error": {"message": f"failed with {self.answer}"}}
+        return httpx.Response(int(self.answer), json=body, request=request)
+
+
+@pytest.fixture
+def failing(desk: Desk) -> tuple[Client, Failing]:
+    """A client on the demo month whose requests fail when told to (no retries)."""
+    from pixops.client import NO_RETRY
+
+    transport = Failing(desk.month.sandbox.transport())
+    client = desk.month.sandbox.client(
+        desk.month.api_key, http_client=httpx.Client(transport=transport), retry=NO_RETRY
+    )
+    return client, transport

@@ -218,6 +218,7 @@ class TransactionInspector(w.VBox):  # type: ignore[misc]
         try:
             self._load(transaction_id)
         except PixopsError as error:
+            self._clear_views()  # the tabs held another transaction, or parts of this one
             self._set_status(f"Could not read {transaction_id}. {problem(error)}", "error")
             return
         self._render()
@@ -400,6 +401,9 @@ class TransactionInspector(w.VBox):  # type: ignore[misc]
 
     def _clear(self) -> None:
         self.matches.options = []  # an earlier search's match no longer goes with the tabs
+        self._clear_views()
+
+    def _clear_views(self) -> None:
         self.record, self.shapes, self.timeline = None, {}, []
         self.refunds, self.cases = [], []
         for view in (self.summary, self.timeline_view, self.refunds_view, self.med_view):

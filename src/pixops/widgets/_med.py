@@ -173,7 +173,8 @@ class MedDefensePanel(w.VBox):  # type: ignore[misc]
             id_columns={"id"},
             empty="No MED case needs attention.",
         )
-        current = None if self.case is None else self.case.get("id")
+        # The case shown, else the one picked whose reading failed.
+        current = self.case_picker.value if self.case is None else self.case.get("id")
         options = [(_label(c, now), str(c["id"])) for c in cases]
         self.case_picker.options = options
         ids = [value for _, value in options]
@@ -196,7 +197,16 @@ class MedDefensePanel(w.VBox):  # type: ignore[misc]
             case = plain(self.client.med.get(case_id))
             payment = plain(self.client.transactions.get(str(case["transaction_id"])))
         except PixopsError as error:
-            self._set_status(f"Could not read case {case_id}. {problem(error)}", "error")
+            # Nothing of the case shown before stays (a defense would go to it); the text
+            # typed for it is kept aside, and Refresh reads the case picked again.
+            self._keep_draft(None)
+            self.case = None
+            self.details.value = ""
+            self.submit_button.disabled = self.outcome_button.disabled = True
+            self._set_status(
+                f"Could not read case {case_id}. {problem(error)} Press Refresh to try again.",
+                "error",
+            )
             return
         self._keep_draft(case_id)
         self.case = case

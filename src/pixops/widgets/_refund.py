@@ -226,7 +226,11 @@ class RefundPanel(w.VBox):  # type: ignore[misc]
             self.refunds = refunds_of(self.client, record, self._now())
             self.disputes = _open_cases(self.client, transaction_id)
         except PixopsError as error:
-            self._set_status(problem(error), "error")
+            # Nothing of the payment shown before stays: Review would refund that one.
+            self.selected, self.refunds, self.disputes = None, [], []
+            self.details.value = ""
+            self._show_reason()
+            self._set_status(f"Could not read payment {transaction_id}. {problem(error)}", "error")
             return
         self.selected = record
         self._render_details()
@@ -321,6 +325,10 @@ class RefundPanel(w.VBox):  # type: ignore[misc]
     def review(self) -> None:
         """Check the refund and ask for confirmation; nothing is sent yet."""
         self._invalidate_review()
+        if self.selected is None and self.results.value:
+            self.select(self.results.value)  # its reading failed: try it again
+            if self.selected is None:
+                return
         if self.selected is None:
             self._set_status("Find and choose a payment first.", "error")
             return
