@@ -33,6 +33,7 @@ from pixops.frames._schema import (
     CATEGORICAL_COLUMNS,
     STATEMENT_SCHEMA,
     WIRE_RENAMES,
+    SchemaDriftError,
     empty_statement_table,
 )
 
@@ -277,6 +278,10 @@ def deduplicate_by_id(table: pa.Table) -> pa.Table:
     """
     if not isinstance(table, pa.Table) or "id" not in table.column_names:
         raise TypeError("expected a pyarrow.Table with an 'id' column")
+    if table.column_names.count("id") > 1:
+        raise SchemaDriftError(
+            f"the table has {table.column_names.count('id')} columns named 'id'; keep one"
+        )
     if table.num_rows == 0:
         return table
     ids = table.column("id")

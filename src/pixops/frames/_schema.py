@@ -87,6 +87,7 @@ def check_table(table: pa.Table, schema: pa.Schema = STATEMENT_SCHEMA) -> pa.Tab
     """Return ``table`` unchanged if it has exactly the declared columns and types."""
     if not isinstance(table, pa.Table):
         raise SchemaDriftError(f"expected a pyarrow.Table, got {type(table).__name__}")
+    _refuse_repeated(table.column_names)
     problems = _problems(
         {field.name: field.type for field in table.schema},
         schema,
@@ -105,9 +106,7 @@ def check_frame(frame: pd.DataFrame, schema: pa.Schema = STATEMENT_SCHEMA) -> pd
     """
     if not isinstance(frame, pd.DataFrame):
         raise SchemaDriftError(f"expected a pandas DataFrame, got {type(frame).__name__}")
-    repeated = sorted({str(name) for name in frame.columns[frame.columns.duplicated()]})
-    if repeated:
-        raise SchemaDriftError(f"schema drift: columns {repeated} appear more than once")
+    _refuse_repeated([str(name) for name in frame.columns])
     types: dict[str, pa.DataType | None] = {}
     for name in frame.columns:
         types[str(name)] = _arrow_type_of(frame[name].dtype)
@@ -116,6 +115,17 @@ def check_frame(frame: pd.DataFrame, schema: pa.Schema = STATEMENT_SCHEMA) -> pd
     if problems:
         raise SchemaDriftError("schema drift: " + "; ".join(problems))
     return frame
+
+
+def _refuse_repeated(names: list[str]) -> None:
+    """A column name that appears twice is drift: which of the two is meant is a guess
+    (Arrow itself refuses to pick one, with a KeyError from deep inside)."""
+    repeated = sorted({name for name in names if names.count(name) > 1})
+    if repeated:
+        raise SchemaDriftError(
+            f"schema drift: columns {repeated} appear more than once; keep one of each"
+            " (for a DataFrame: frame.loc[:, ~frame.columns.duplicated()])"
+        )
 
 
 def _problems(
@@ -205,6 +215,7 @@ def conform_table(table: pa.Table, schema: pa.Schema = STATEMENT_SCHEMA) -> pa.T
     """
     if not isinstance(table, pa.Table):
         raise SchemaDriftError(f"expected a pyarrow.Table, got {type(table).__name__}")
+    _refuse_repeated(table.column_names)
     missing = [name for name in schema.names if name not in table.column_names]
     if missing:
         raise SchemaDriftError(f"schema drift: missing columns {missing}")
