@@ -12,9 +12,11 @@ from pixops.frames import (
     as_table,
     check_table,
     conform_table,
+    day_window,
     deduplicate_by_id,
     read_statement,
     to_frame,
+    zone_meant,
 )
 from tests.recon.builders import statement_row, statement_table
 
@@ -46,3 +48,18 @@ def test_a_csv_with_a_second_id_column_is_drift(tmp_path: Path) -> None:
     path.write_text(frame.to_csv(index=False).replace(",copy\n", ",id\n", 1))
     with pytest.raises(SchemaDriftError, match=r"columns \['id'\] appear more than once"):
         read_statement(path)
+
+
+@pytest.mark.parametrize(
+    ("start", "end", "tz"),
+    [("9999-12-31", "9999-12-31", None), ("0001-01-01", "0001-01-01", "Asia/Tokyo")],
+)
+def test_a_day_at_the_calendars_end_is_a_value_error(start: str, end: str, tz: str | None) -> None:
+    with pytest.raises(ValueError, match="reach past the calendar's ends"):
+        day_window(start, end, tz)
+
+
+@pytest.mark.parametrize("typed", [None, 5, ["America/Sao_Paulo"]])
+def test_zone_meant_refuses_what_is_not_text(typed: object) -> None:
+    with pytest.raises(TypeError, match="zone_meant takes the name typed"):
+        zone_meant(typed)  # type: ignore[arg-type]

@@ -71,6 +71,8 @@ def zone_meant(typed: str) -> str | None:
     """The IANA zone a mistyped name most likely means, or None: a typo of case, spaces
     or a letter or two (``america/sao_paolo``, ``America/Sao Paulo``), or a city alone
     (``sao paulo``)."""
+    if not isinstance(typed, str):
+        raise TypeError(f"zone_meant takes the name typed (text), not {type(typed).__name__}")
     zones = {name.casefold(): name for name in available_timezones()}
     cities = {name.rsplit("/", 1)[-1]: name for name in zones}
     wanted = "_".join(typed.split()).casefold()
@@ -93,8 +95,16 @@ def day_window(start: date | str, end: date | str, tz: str | tzinfo | None = Non
     if last < first:
         raise ValueError(f"end {last} is before start {first}")
     zone = parse_tz(tz)
-    start_at = datetime.combine(first, time.min, tzinfo=zone).astimezone(UTC)
-    end_at = datetime.combine(last + timedelta(days=1), time.min, tzinfo=zone).astimezone(UTC)
+    try:
+        start_at = datetime.combine(first, time.min, tzinfo=zone).astimezone(UTC)
+        end_at = datetime.combine(last + timedelta(days=1), time.min, tzinfo=zone)
+        end_at = end_at.astimezone(UTC)
+    except OverflowError:
+        # The day after 9999-12-31, or a day of year 1 east of UTC, is not a datetime.
+        raise ValueError(
+            f"days {first}..{last} in {_tz_name(zone)} reach past the calendar's ends"
+            " (0001-01-02 to 9999-12-30 always fit)"
+        ) from None
     last_instant = end_at - timedelta(microseconds=1)
     return DayWindow(
         first=first,
