@@ -12,6 +12,7 @@ import re
 import weakref
 from collections.abc import Iterable, Iterator
 from datetime import UTC, date, datetime, timedelta
+from numbers import Integral, Real
 from typing import Any, Final
 
 from pixops import money
@@ -21,6 +22,7 @@ __all__ = [
     "MAX_MATCHES",
     "Record",
     "base_units",
+    "is_missing",
     "is_refund_id",
     "lookup",
     "med_cases",
@@ -75,14 +77,24 @@ def items_of(value: Any) -> list[Record]:
     raise TypeError(f"cannot read a {type(value).__name__} as a list of records")
 
 
-def base_units(value: Any) -> int | None:
-    """Money from a record as integer base units (None stays None; floats are refused)."""
+def is_missing(value: Any) -> bool:
+    """None, or a missing value in a DataFrame's cell (NaN, ``pd.NA``, ``pd.NaT``)."""
     if value is None:
+        return True
+    if isinstance(value, Real) and not isinstance(value, Integral):
+        return bool(value != value)  # NaN is the one number unequal to itself
+    return type(value).__name__ in ("NAType", "NaTType")
+
+
+def base_units(value: Any) -> int | None:
+    """Money from a record or a DataFrame as integer base units (a NumPy integer too);
+    a missing value is None; floats are refused."""
+    if is_missing(value):
         return None
     if isinstance(value, bool):
         raise TypeError("a boolean is not an amount")
-    if isinstance(value, int):
-        return money.check_int64(value)
+    if isinstance(value, Integral):
+        return money.check_int64(int(value))
     inner = getattr(value, "base", None)
     if isinstance(inner, int) and not isinstance(inner, bool):
         return money.check_int64(inner)
@@ -91,7 +103,7 @@ def base_units(value: Any) -> int | None:
 
 def parse_time(value: Any) -> datetime | None:
     """An ISO 8601 UTC timestamp from a record, as an aware datetime."""
-    if value is None or value == "":
+    if is_missing(value) or value == "":
         return None
     if isinstance(value, datetime):
         return value

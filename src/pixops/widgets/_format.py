@@ -11,12 +11,12 @@ import json
 import re
 from collections.abc import Iterable, Sequence
 from datetime import date, datetime
-from numbers import Integral
+from numbers import Integral, Real
 from typing import TYPE_CHECKING, Any, Final
 from zoneinfo import ZoneInfo
 
 from pixops import money
-from pixops.widgets._api import Record, base_units, parse_time
+from pixops.widgets._api import Record, base_units, is_missing, parse_time
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -65,9 +65,20 @@ def brl(amount_base: Any) -> str:
     return "—" if value is None else money.format_brl_display(value)
 
 
-def count_text(number: int) -> str:
-    """A count the pt-BR way, with a dot between thousands (``9.483``)."""
-    return f"{number:,}".replace(",", ".")
+def count_text(number: Real | float) -> str:
+    """A count the pt-BR way, with a dot between thousands (``9.483``); a number with a
+    fraction with a comma before it (``1.234,5``), as a reader in Brazil writes it."""
+    if isinstance(number, bool) or not isinstance(number, Real):
+        raise TypeError(f"count_text takes a number, got {number!r}")
+    if isinstance(number, Integral):
+        return f"{int(number):,}".replace(",", ".")
+    value = float(number)
+    if value.is_integer():
+        return f"{int(value):,}".replace(",", ".")
+    return f"{value:,}".translate(_PT_BR_MARKS)
+
+
+_PT_BR_MARKS: Final = str.maketrans(",.", ".,")
 
 
 def plural(number: int, one: str, many: str | None = None) -> str:
@@ -158,11 +169,14 @@ def wire_json(data: Any, *, sort_keys: bool = False) -> str:
 
 
 def local_time(value: Any, *, seconds: bool = False) -> str:
-    """An API timestamp as São Paulo time, ``13/02/2026 17:21``; a dash when absent."""
+    """An API timestamp as São Paulo time, ``13/02/2026 17:21``; a dash when absent. A
+    time without a zone (a DataFrame's own local times) is shown as it is written."""
+    if is_missing(value):
+        return "—"
     moment = parse_time(value) if not isinstance(value, datetime) else value
     if moment is None:
         return "—"
-    shown = moment.astimezone(BUSINESS_TZ)
+    shown = moment if moment.tzinfo is None else moment.astimezone(BUSINESS_TZ)
     return shown.strftime("%d/%m/%Y %H:%M:%S" if seconds else "%d/%m/%Y %H:%M")
 
 
@@ -334,7 +348,9 @@ def frame_table(
     """A small DataFrame for readers, without its index: text left-aligned, money (base
     units or `Money`) in reais and counts pt-BR, both right-aligned, API codes as words
     (the code in the tooltip); a phrase wraps, at least `prose_width` wide, and an id
-    breaks anywhere when short of room. Column names are the headers."""
+    breaks anywhere when short of room. Column names are the headers; a column named
+    that the frame lacks is refused (its amounts would show as base units)."""
+    frame = _checked_frame(frame, money_columns, number_columns, code_columns, id_columns)
     columns = [(str(name), str(name)) for name in frame.columns]
     rows = [
         {str(name): value for name, value in row.items()} for row in frame.to_dict(orient="records")
@@ -352,6 +368,37 @@ def frame_table(
     )
 
 
+def _checked_frame(frame: Any, money: Iterable[str], *others: Iterable[str]) -> pd.DataFrame:
+    """`frame` with each money column as integers (a gap makes pandas store a column of
+    amounts as floats), after checking every column named is in it."""
+    import pandas as pd
+
+    if not isinstance(frame, pd.DataFrame):
+        raise TypeError(f"frame_table takes a pandas DataFrame, got {type(frame).__name__}")
+    money = set(money)
+    have = {str(name) for name in frame.columns}
+    lacking = sorted(name for name in money.union(*others) if name not in have)
+    if lacking:
+        raise ValueError(
+            f"the frame has no column {', '.join(map(repr, lacking))}; "
+            f"its columns are {', '.join(map(repr, sorted(have)))}"
+        )
+    fixed = frame
+    for position, name in enumerate(frame.columns):
+        column = frame.iloc[:, position]
+        if str(name) not in money or not pd.api.types.is_float_dtype(column.dtype):
+            continue
+        known = column.dropna()
+        if not (known == known.round()).all() or (known.abs() > 2**53).any():
+            raise TypeError(
+                f"column {str(name)!r} holds amounts that are not whole base units: "
+                "money is integer base units (100 per centavo)"
+            )
+        fixed = fixed.copy() if fixed is frame else fixed
+        fixed.isetitem(position, column.astype("Int64").array)
+    return fixed
+
+
 def outcome(title: str, items: Iterable[tuple[str, str]], answer: Any) -> HtmlBlock:
     """What the service answered: a readable summary, the full answer folded away below
     it (money in reais there too)."""
@@ -363,18 +410,21 @@ def outcome(title: str, items: Iterable[tuple[str, str]], answer: Any) -> HtmlBl
 
 
 def _number_text(value: Any) -> str:
-    if value is None:
+    if is_missing(value):
         return "—"
-    if isinstance(value, bool) or not isinstance(value, Integral):
+    if isinstance(value, bool) or not isinstance(value, Real):
         return str(value)
-    return count_text(int(value))
+    return count_text(value)
 
 
 def _cell_text(value: Any) -> str:
-    """A plain cell: dates the pt-BR way (``15/01/2026``), missing values as a dash."""
-    if value is None or value == "":
+    """A plain cell: dates the pt-BR way (``15/01/2026``), times in São Paulo, missing
+    values (None, NaN, NaT) as a dash."""
+    if is_missing(value) or (isinstance(value, str) and not value):
         return "—"
-    if isinstance(value, date) and not isinstance(value, datetime):
+    if isinstance(value, datetime):
+        return local_time(value)
+    if isinstance(value, date):
         return value.strftime("%d/%m/%Y")
     return str(value)
 
