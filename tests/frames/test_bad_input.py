@@ -2,18 +2,25 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from datetime import date
 from pathlib import Path
+from typing import Any
 
+import numpy as np
+import pandas as pd
 import pyarrow as pa
 import pytest
 
 from pixops.frames import (
+    LocalStore,
     SchemaDriftError,
     as_table,
     check_table,
     conform_table,
     day_window,
     deduplicate_by_id,
+    load_statement,
     read_statement,
     to_frame,
     zone_meant,
@@ -63,3 +70,57 @@ def test_a_day_at_the_calendars_end_is_a_value_error(start: str, end: str, tz: s
 def test_zone_meant_refuses_what_is_not_text(typed: object) -> None:
     with pytest.raises(TypeError, match="zone_meant takes the name typed"):
         zone_meant(typed)  # type: ignore[arg-type]
+
+
+class _NoPages:
+    """A client whose pages are never reached: the arguments are refused first."""
+
+    class statement:  # noqa: N801 (the client's attribute name)
+        @staticmethod
+        def iter_raw(**filters: object) -> Iterator[bytes]:
+            raise AssertionError(f"nothing should be fetched ({filters})")
+
+    transactions = statement
+
+
+@pytest.mark.parametrize("name", ["status", "type"])
+@pytest.mark.parametrize("value", [pd.Series(["settled"]), np.array(["pix"]), ["pix"]])
+def test_a_filter_given_several_values_says_it_takes_one(name: str, value: object) -> None:
+    with pytest.raises(ValueError, match=r"must be one of .* \(the filter takes one value") as got:
+        load_statement(_NoPages(), "2026-01-15", "2026-01-15", progress=False, **{name: value})
+    assert "truth value" not in str(got.value)
+
+
+def test_link_refunds_must_be_a_bool() -> None:
+    with pytest.raises(TypeError, match="link_refunds must be True or False, not 'no'"):
+        load_statement(_NoPages(), "2026-01-15", "2026-01-15", progress=False, link_refunds="no")
+
+
+def test_per_page_from_numpy_is_an_integer(demo_client: Any) -> None:
+    frame = load_statement(
+        demo_client, "2026-01-15", "2026-01-15", progress=False, per_page=np.int64(100)
+    )
+    assert len(frame) > 0
+    with pytest.raises(ValueError, match=r"per_page must be an integer from 1 to 100, not 0"):
+        load_statement(_NoPages(), "2026-01-15", "2026-01-15", progress=False, per_page=0)
+
+
+@pytest.mark.parametrize(("first", "last"), [("2026-01-01", "2026-01-02"), (None, None)])
+def test_unsynced_days_checks_its_days_as_days_to_fetch_does(first: object, last: object) -> None:
+    with LocalStore() as store, pytest.raises(TypeError, match="first must be a date, not"):
+        store.unsynced_days(first, last)  # type: ignore[arg-type]
+
+
+def test_unsynced_days_refuses_a_reversed_range() -> None:
+    with LocalStore() as store, pytest.raises(ValueError, match=r"last \(2026-01-01\) is before"):
+        store.unsynced_days(date(2026, 1, 2), date(2026, 1, 1))
+
+
+def test_sync_refuses_a_wrong_client_or_progress_when_nothing_is_due(demo_client: Any) -> None:
+    with LocalStore() as store:
+        store.sync(demo_client, "2026-01-15", "2026-01-15", progress=False)
+        # Every day is now final: nothing would be fetched, so nothing used to be checked.
+        with pytest.raises(TypeError, match=r"client must be a pixops.Client"):
+            store.sync(None, "2026-01-15", "2026-01-15", progress=False)
+        with pytest.raises(TypeError, match="progress must be True or False, not 'x'"):
+            store.sync(demo_client, "2026-01-15", "2026-01-15", progress="x")  # type: ignore[arg-type]

@@ -30,6 +30,7 @@ __all__ = [
     "load_statement_table",
     "load_transactions",
     "load_transactions_table",
+    "pages_of",
 ]
 
 _FILTERS = frozenset({"status", "type", "per_page"})
@@ -50,8 +51,8 @@ def _filters(given: dict[str, Any]) -> dict[str, Any]:
             f"unknown filters {unknown}; use start/end for dates and one of {sorted(_FILTERS)}"
         )
     status = given.get("status")
-    if status is not None and status not in _STATUS:
-        hint = ""
+    if status is not None and (not isinstance(status, str) or status not in _STATUS):
+        hint = _one_value_hint(status, "payment_status")
         if isinstance(status, str) and status.strip().lower() in _STATUS:
             hint = f" (write {status.strip().lower()!r})"
         elif isinstance(status, str):
@@ -61,19 +62,39 @@ def _filters(given: dict[str, Any]) -> dict[str, Any]:
                 "; the filter matches the payment_status column, not status"
                 " (filter the frame for other columns)"
             )
-        raise ValueError(f"status must be one of {_STATUS}, not {status!r}{hint}")
+        raise ValueError(f"status must be one of {_STATUS}, not {_shown(status)}{hint}")
     kind = given.get("type")
-    if kind is not None and kind not in _TYPES:
-        raise ValueError(f"type must be one of {_TYPES}, not {kind!r}")
+    if kind is not None and (not isinstance(kind, str) or kind not in _TYPES):
+        hint = _one_value_hint(kind, "type")
+        raise ValueError(f"type must be one of {_TYPES}, not {_shown(kind)}{hint}")
     per_page = given.get("per_page")
-    if per_page is not None and (
-        not isinstance(per_page, int) or isinstance(per_page, bool) or not 1 <= per_page <= 100
-    ):
-        raise ValueError(f"per_page must be an integer from 1 to 100, not {per_page!r}")
+    if per_page is not None:
+        # A NumPy integer (read from a frame) is an exact integer, as the client takes it.
+        if not pd.api.types.is_integer(per_page) or not 1 <= per_page <= 100:
+            raise ValueError(f"per_page must be an integer from 1 to 100, not {_shown(per_page)}")
+        given = {**given, "per_page": int(per_page)}
     return {name: value for name, value in given.items() if value is not None}
 
 
-def _source(client: object, resource: str) -> RawPages:
+def _shown(value: object) -> str:
+    """A filter value as an error shows it: a Series or an array by its type alone."""
+    if pd.api.types.is_scalar(value) or isinstance(value, (list, tuple, set)):
+        return repr(value)
+    return f"a {type(value).__name__}"
+
+
+def _one_value_hint(value: object, column: str) -> str:
+    """For several values (a list, a Series): the filter takes one; say how to get more."""
+    if isinstance(value, str):
+        return ""
+    return (
+        f" (the filter takes one value: for several, load without it and keep"
+        f" frame[frame[{column!r}].isin([...])])"
+    )
+
+
+def pages_of(client: object, resource: str) -> RawPages:
+    """``client.<resource>`` (what has ``iter_raw``), or a TypeError naming what it lacks."""
     source = getattr(client, resource, None)
     if source is None or not callable(getattr(source, "iter_raw", None)):
         raise TypeError(f"client must be a pixops.Client (it has no {resource}.iter_raw)")
@@ -90,11 +111,12 @@ def _load(
     link_refunds: bool,
     filters: dict[str, Any],
 ) -> pa.Table:
-    if not isinstance(progress, bool):
-        raise TypeError("progress must be True or False")
+    for flag, value in (("progress", progress), ("link_refunds", link_refunds)):
+        if not isinstance(value, bool):
+            raise TypeError(f"{flag} must be True or False, not {value!r}")
     window = day_window(start, end, tz)
     query = _filters(filters)
-    source = _source(client, resource)
+    source = pages_of(client, resource)
     pages = source.iter_raw(date_from=window.date_from, date_to=window.date_to, **query)
     with tqdm(desc=f"{resource} pages", unit=" page", disable=not progress) as bar:
         table = parse_pages(_counted(pages, bar))

@@ -20,7 +20,7 @@ import pyarrow as pa
 
 from pixops.errors import PixopsError
 from pixops.frames._days import day_window
-from pixops.frames._load import load_statement_table, marked_window
+from pixops.frames._load import load_statement_table, marked_window, pages_of
 from pixops.frames._schema import STATEMENT_SCHEMA, conform_table, to_frame
 
 __all__ = ["LocalStore", "SyncReport"]
@@ -111,11 +111,7 @@ class LocalStore:
 
     def days_to_fetch(self, first: date, last: date) -> list[date]:
         """UTC days in ``first``..``last`` whose rows may still change (see module doc)."""
-        for name, day in (("first", first), ("last", last)):
-            if not isinstance(day, date) or isinstance(day, datetime):
-                raise TypeError(f"{name} must be a date, not {type(day).__name__}")
-        if last < first:
-            raise ValueError(f"last ({last}) is before first ({first})")
+        _check_days(first, last)
         con = self._open()
         synced = {
             day: moment.replace(tzinfo=UTC)
@@ -160,9 +156,13 @@ class LocalStore:
         is not the wall clock), or the wall clock when the key may not read the balance.
         """
         window = day_window(start, end, tz)
+        if not isinstance(progress, bool):
+            raise TypeError(f"progress must be True or False, not {progress!r}")
+        self._open()
         moment = _service_now(client) if now is None else now
         if not isinstance(moment, datetime) or moment.tzinfo is None:
             raise ValueError("now must be a time-zone-aware datetime")
+        pages_of(client, "statement")  # a wrong client is said even when nothing is due
         wanted = self.days_to_fetch(window.date_from, window.date_to)
         all_days = [
             window.date_from + timedelta(days=n)
@@ -222,6 +222,7 @@ class LocalStore:
 
     def unsynced_days(self, first: date, last: date) -> list[date]:
         """UTC days in ``first``..``last`` that no sync has fetched yet."""
+        _check_days(first, last)
         con = self._open()
         synced = {
             row[0]
@@ -282,6 +283,15 @@ class LocalStore:
     def row_count(self) -> int:
         found = self._open().execute("SELECT COUNT(*) FROM statement").fetchall()
         return int(found[0][0])
+
+
+def _check_days(first: object, last: object) -> None:
+    """``first``..``last`` are ``datetime.date`` days in order, or a clear error."""
+    for name, day in (("first", first), ("last", last)):
+        if not isinstance(day, date) or isinstance(day, datetime):
+            raise TypeError(f"{name} must be a date, not {type(day).__name__}")
+    if last < first:  # type: ignore[operator]
+        raise ValueError(f"last ({last}) is before first ({first})")
 
 
 def _runs(days: list[date]) -> list[tuple[date, date]]:
