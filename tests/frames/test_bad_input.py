@@ -13,14 +13,17 @@ import pyarrow as pa
 import pytest
 
 from pixops.frames import (
+    MONEY_DTYPE,
     LocalStore,
     SchemaDriftError,
     as_table,
+    brl_text,
     check_table,
     conform_table,
     day_window,
     deduplicate_by_id,
     load_statement,
+    money_column,
     read_statement,
     to_frame,
     zone_meant,
@@ -124,3 +127,36 @@ def test_sync_refuses_a_wrong_client_or_progress_when_nothing_is_due(demo_client
             store.sync(None, "2026-01-15", "2026-01-15", progress=False)
         with pytest.raises(TypeError, match="progress must be True or False, not 'x'"):
             store.sync(demo_client, "2026-01-15", "2026-01-15", progress="x")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("values", "said"),
+    [
+        (None, "not NoneType"),
+        (5, "not int"),
+        ("12345", "not str"),
+        (pd.DataFrame({"amount_base": [1]}), r"takes one column \(frame\['amount_base'\]\)"),
+    ],
+)
+def test_money_column_names_what_is_not_a_column_of_money(values: object, said: str) -> None:
+    with pytest.raises(TypeError, match=said):
+        money_column(values)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=said):
+        brl_text(values)  # type: ignore[arg-type]
+
+
+def test_money_column_takes_numpy_integers_and_refuses_numpy_floats() -> None:
+    for values in (np.array([1, 2]), [np.int64(1), np.int32(2)]):
+        column = money_column(values)
+        assert column.dtype == MONEY_DTYPE
+        assert column.tolist() == [1, 2]
+    with pytest.raises(TypeError, match="not float64"):
+        money_column(np.array([1.0, 2.0]))
+    with pytest.raises(TypeError, match="money must be integers in base units"):
+        money_column([np.float64(1.0)])
+
+
+@pytest.mark.parametrize("path", [None, 5, pd.DataFrame()])
+def test_read_statement_names_a_path_that_is_not_one(path: object) -> None:
+    with pytest.raises(TypeError, match="path must be a file path"):
+        read_statement(path)  # type: ignore[arg-type]

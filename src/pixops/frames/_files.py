@@ -9,6 +9,7 @@ fails on the categorical columns (it cannot rebuild their Arrow dictionary type 
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pandas as pd
@@ -29,15 +30,20 @@ __all__ = ["read_statement", "read_transactions"]
 def read_statement(path: str | Path) -> pd.DataFrame:
     """A statement saved with ``to_parquet`` or ``to_csv(index=False)``, read back with the
     declared types (`STATEMENT_SCHEMA`); `SchemaDriftError` names what does not fit."""
-    return to_frame(_read(Path(path), STATEMENT_SCHEMA))
+    return to_frame(_read(path, STATEMENT_SCHEMA))
 
 
 def read_transactions(path: str | Path) -> pd.DataFrame:
     """A transaction list saved as `read_statement` reads, with `TRANSACTIONS_SCHEMA`."""
-    return to_frame(_read(Path(path), TRANSACTIONS_SCHEMA))
+    return to_frame(_read(path, TRANSACTIONS_SCHEMA))
 
 
-def _read(path: Path, schema: pa.Schema) -> pa.Table:
+def _read(given: object, schema: pa.Schema) -> pa.Table:
+    if not isinstance(given, (str, os.PathLike)):
+        raise TypeError(
+            f"path must be a file path (str or pathlib.Path), not {type(given).__name__}"
+        )
+    path = Path(given)
     if path.is_dir():
         raise ValueError(f"{path} is a folder, not a .parquet or .csv file")
     if not path.is_file():

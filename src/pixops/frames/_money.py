@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Hashable, Iterable
 from decimal import Decimal
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 
@@ -27,6 +28,15 @@ def money_column(values: pd.Series | Iterable[int | None], *, name: str | None =
     """
     index: pd.Index | None = None
     label: Hashable = name
+    if isinstance(values, pd.DataFrame):
+        raise TypeError("money_column takes one column (frame['amount_base']), not a DataFrame")
+    if isinstance(values, np.ndarray):
+        values = pd.Series(values)  # its dtype says whether it is integers
+    if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
+        raise TypeError(
+            "money must be a Series or a list of integers in base units,"
+            f" not {type(values).__name__}"
+        )
     if isinstance(values, pd.Series):
         dtype = values.dtype
         label = values.name if name is None else name
@@ -50,9 +60,10 @@ def money_column(values: pd.Series | Iterable[int | None], *, name: str | None =
         if value is None or value is pd.NA:
             checked.append(None)
             continue
-        if isinstance(value, bool) or not isinstance(value, int):
+        # A NumPy integer (a value taken from a frame or an array) is an exact integer.
+        if not pd.api.types.is_integer(value):
             raise TypeError(f"money must be integers in base units, not {value!r}")
-        checked.append(check_int64(value))
+        checked.append(check_int64(int(value)))
     series: pd.Series = pa.array(checked, type=pa.int64()).to_pandas(types_mapper=pd.ArrowDtype)
     if index is not None:
         series.index = index
