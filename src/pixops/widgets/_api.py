@@ -51,7 +51,8 @@ _QUOTES: Final = "'\"`\u2018\u2019\u201c\u201d"
 
 
 def plain(value: Any) -> Record:
-    """A client answer as a snake_case dict (a pydantic model, a mapping, or an object)."""
+    """A client answer as a snake_case dict (a pydantic model, a mapping, or an object);
+    a DataFrame's row too (from `iterrows` or `itertuples`), its missing cells None."""
     if isinstance(value, dict):
         return dict(value)
     dump = getattr(value, "model_dump", None)
@@ -59,6 +60,11 @@ def plain(value: Any) -> Record:
         dumped = dump(mode="json")
         if isinstance(dumped, dict):
             return dumped
+    for name in ("to_dict", "_asdict"):  # a pandas Series; a namedtuple
+        row = getattr(value, name, None)
+        cells = row() if callable(row) else None
+        if isinstance(cells, dict):
+            return {str(k): None if is_missing(v) else v for k, v in cells.items()}
     raise TypeError(f"cannot read a {type(value).__name__} as a record")
 
 

@@ -27,6 +27,10 @@ def findings_table(result: Any) -> HtmlBlock:
     and Ledger, Statement and Difference (statement minus ledger) in reais. A fee finding
     shows its fees (its amounts agree, as its summary row does); a balance that does not
     close shows what it should be under Ledger and the reported balance under Statement."""
+    if not hasattr(result, "discrepancies"):
+        raise TypeError(
+            f"findings_table takes what pixops.recon.reconcile returns, got {type(result).__name__}"
+        )
     order = {category: n for n, category in enumerate(ATTENTION_CATEGORIES)}
     records = sorted(
         (finding_row(record) for record in result.discrepancies.to_dict(orient="records")),
