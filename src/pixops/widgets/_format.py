@@ -369,8 +369,8 @@ def frame_table(
 
 
 def _checked_frame(frame: Any, money: Iterable[str], *others: Iterable[str]) -> pd.DataFrame:
-    """`frame` with each money column as integers (a gap makes pandas store a column of
-    amounts as floats), after checking every column named is in it."""
+    """`frame`, after checking every column named is in it and no money column is float
+    (a gap in a NumPy int64 column makes pandas store the amounts as floats)."""
     import pandas as pd
 
     if not isinstance(frame, pd.DataFrame):
@@ -383,20 +383,14 @@ def _checked_frame(frame: Any, money: Iterable[str], *others: Iterable[str]) -> 
             f"the frame has no column {', '.join(map(repr, lacking))}; "
             f"its columns are {', '.join(map(repr, sorted(have)))}"
         )
-    fixed = frame
-    for position, name in enumerate(frame.columns):
-        column = frame.iloc[:, position]
-        if str(name) not in money or not pd.api.types.is_float_dtype(column.dtype):
-            continue
-        known = column.dropna()
-        if not (known == known.round()).all() or (known.abs() > 2**53).any():
+    for name, dtype in zip(frame.columns, frame.dtypes, strict=True):
+        if str(name) in money and pd.api.types.is_float_dtype(dtype):
             raise TypeError(
-                f"column {str(name)!r} holds amounts that are not whole base units: "
-                "money is integer base units (100 per centavo)"
+                f"column {str(name)!r} holds floats ({dtype}): money stays integer base units."
+                " A gap turns a NumPy int64 column float; build it as 'int64[pyarrow]' or"
+                " 'Int64', which keep integers with gaps, as pixops.frames does"
             )
-        fixed = fixed.copy() if fixed is frame else fixed
-        fixed.isetitem(position, column.astype("Int64").array)
-    return fixed
+    return frame
 
 
 def outcome(title: str, items: Iterable[tuple[str, str]], answer: Any) -> HtmlBlock:
