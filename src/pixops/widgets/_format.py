@@ -253,8 +253,10 @@ def text_of(markup: str) -> str:
 def message(text: str, tone: str = "info") -> str:
     """A one-line coloured message for an `HTML` widget (text is escaped)."""
     colour = _TONES.get(tone, _TONES["info"])
-    # A long message wraps at a reading line height, not the widget row's 28 px.
-    return f'<div style="color:{colour};padding:2px 0;line-height:1.45">{html.escape(text)}</div>'
+    # A long message wraps at a reading line height, not the widget row's 28 px; a long
+    # unbroken word (a note without spaces quoted back) breaks rather than run off the panel.
+    style = f"color:{colour};padding:2px 0;line-height:1.45;overflow-wrap:anywhere"
+    return f'<div style="{style}">{html.escape(text)}</div>'
 
 
 #: Amounts, times, one-word cells (ids, dates) and short phrases never break, so they

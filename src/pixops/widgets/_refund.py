@@ -415,7 +415,7 @@ class RefundPanel(w.VBox):  # type: ignore[misc]
         except PixopsError as error:
             self._unanswered = None
             self.select(payment_id)  # what is left may have changed (another refund)
-            self._set_status(f"The service refused the refund. {problem(error)}", "error")
+            self._set_status(f"The refund was not made. {problem(error)}", "error")
             return
         self._unanswered = None
         self.last_refund = response
