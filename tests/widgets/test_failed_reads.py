@@ -84,3 +84,19 @@ def test_a_transaction_that_could_not_be_read_leaves_no_other_in_the_tabs(
     assert first not in inspector.summary.value
     assert inspector.refunds_view.value == ""
     assert [value for _, value in inspector.matches.options][:2] == [first, second]
+
+
+def test_a_refund_held_back_by_the_rate_limit_is_not_called_refused(
+    desk: Desk, failing: tuple[Client, Failing]
+) -> None:
+    client, transport = failing
+    panel = RefundPanel(client, now=desk.now)
+    panel.search.value = "Mariana"
+    panel.find()
+    panel.amount.value = "1,00"
+    panel.review_button.click()
+    transport.answer, transport.where = 429, "/pix/refund"
+    panel.confirm_button.click()
+    assert panel.status_text.startswith("The service did not make the refund.")
+    assert "refused" not in panel.status_text
+    assert panel.last_refund is None

@@ -407,7 +407,7 @@ def test_service_failures_read_as_words(desk: Desk) -> None:
     # The refund is bigger than what is left by the time it is confirmed.
     desk.client.pix.refund(PAYMENT, amount_centavos=1484)
     panel.confirm_button.click()
-    assert "The refund was not made." in panel.status.value
+    assert "The service refused the refund." in panel.status.value
     assert "HTTP" not in panel.status.value
     assert "422" not in panel.status.value
     assert "R$ 0,00 of R$ 19,45 is still refundable" in panel.status.value

@@ -24,6 +24,7 @@ from pixops.widgets._api import (
     plain,
     refunded_base,
     refunds_of,
+    status_of,
 )
 from pixops.widgets._base import (
     Clock,
@@ -401,8 +402,7 @@ class RefundPanel(w.VBox):  # type: ignore[misc]
                 self.select(payment_id)
                 self._set_status(UNKNOWN_OUTCOME, "error")
                 return
-            # No answer (a drop, 502/503/504): the same refund confirmed again goes with
-            # the same key, so the service makes it at most once.
+            # No answer (a drop, 502/503/504): confirmed again, the same key makes it once.
             self._unanswered = (request, key)
             self._pending_centavos = centavos
             self.confirm_button.disabled = False
@@ -415,7 +415,8 @@ class RefundPanel(w.VBox):  # type: ignore[misc]
         except PixopsError as error:
             self._unanswered = None
             self.select(payment_id)  # what is left may have changed (another refund)
-            self._set_status(f"The refund was not made. {problem(error)}", "error")
+            verdict = "refused" if status_of(error) not in (401, 403, 429) else "did not make"
+            self._set_status(f"The service {verdict} the refund. {problem(error)}", "error")
             return
         self._unanswered = None
         self.last_refund = response
