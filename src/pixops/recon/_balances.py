@@ -7,6 +7,7 @@ A snapshot is an instant (``as_of``, time-zone aware) and the balance then
 from __future__ import annotations
 
 import csv
+import os
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -16,7 +17,8 @@ import pandas as pd
 import pyarrow as pa
 
 from pixops.money import MoneyError, check_int64
-from pixops.recon._encoding import csv_encoding, not_text_message
+from pixops.recon._arrow import frame_table
+from pixops.recon._encoding import csv_encoding, csv_separator, not_text_message
 
 __all__ = ["BALANCES_SCHEMA", "balances_table", "read_balances"]
 
@@ -32,13 +34,21 @@ def read_balances(path: str | Path) -> list[tuple[datetime, int]]:
     """Balance snapshots from a CSV of ``as_of`` (ISO 8601 with a zone) and ``balance_base``
     (an integer of base units), oldest first; anything else is a ValueError naming the line.
 
-    The balance is ASCII digits with an optional ``-`` (as in the ledger): ``int()`` alone
-    would also take ``5_000`` or Arabic-Indic digits. Two snapshots at one instant are
-    refused rather than one of them silently chosen. The text is UTF-8 or Windows-1252 (see
-    `pixops.recon._encoding`); a file in neither raises from its decode error, which
-    callers may look for.
+    Its fields are separated by commas, semicolons (a pt-BR Excel's) or tabs, as a
+    ledger's are. The balance is ASCII digits with an optional ``-`` (as in the ledger):
+    ``int()`` alone would also take ``5_000`` or Arabic-Indic digits. Two snapshots at one
+    instant are refused rather than one of them silently chosen. The text is UTF-8 or
+    Windows-1252 (see `pixops.recon._encoding`); a file in neither raises from its decode
+    error, which callers may look for.
     """
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(
+            "path must be the snapshots CSV's path (str or pathlib.Path),"
+            f" not {type(path).__name__}"
+        )
     file = Path(path)
+    if file.is_dir():
+        raise ValueError(f"{file} is a folder, not a balance snapshots CSV file")
     if not file.is_file():
         raise ValueError(f"there is no balance snapshots file at {file}")
     snapshots: dict[datetime, int] = {}
@@ -48,9 +58,17 @@ def read_balances(path: str | Path) -> list[tuple[datetime, int]]:
         raise ValueError(not_text_message(file, error)) from error
     try:
         with file.open(encoding=encoding, newline="") as handle:
-            reader = csv.DictReader(handle)
-            if not reader.fieldnames or not {"as_of", "balance_base"} <= set(reader.fieldnames):
+            separator = csv_separator(handle.readline())
+            handle.seek(0)
+            reader = csv.DictReader(handle, delimiter=separator)
+            names = list(reader.fieldnames or ())
+            if not {"as_of", "balance_base"} <= set(names):
                 raise ValueError(f"{file}: needs the columns as_of and balance_base")
+            repeated = [name for name in ("as_of", "balance_base") if names.count(name) > 1]
+            if repeated:
+                raise ValueError(
+                    f"{file}: the header names {repeated} more than once; which one is meant?"
+                )
             for number, row in enumerate(reader, start=2):
                 moment, amount = _balance_row(f"{file}, line {number}", row)
                 if moment in snapshots:
@@ -90,7 +108,7 @@ def balances_table(
     if isinstance(balances, (str, Path)):
         return balances_table(read_balances(balances))
     if isinstance(balances, pd.DataFrame):
-        balances = pa.Table.from_pandas(balances, preserve_index=False)
+        balances = frame_table(balances, "balances")
     if isinstance(balances, pa.Table):
         missing = {"as_of", "balance_base"} - set(balances.column_names)
         if missing:

@@ -12,12 +12,27 @@ import codecs
 from pathlib import Path
 from typing import Final
 
-__all__ = ["UTF8", "WINDOWS_1252", "csv_encoding", "not_text_message"]
+__all__ = [
+    "SEPARATORS",
+    "UTF8",
+    "WINDOWS_1252",
+    "csv_encoding",
+    "csv_separator",
+    "not_text_message",
+]
 
 #: UTF-8, a byte order mark at the start allowed (Excel's "CSV UTF-8" writes one).
 UTF8: Final = "utf-8-sig"
 WINDOWS_1252: Final = "cp1252"
 _CHUNK: Final = 1 << 20
+#: What a CSV file's fields may be separated by: a comma, or the semicolon a pt-BR Excel
+#: writes (its decimal separator is the comma), or a tab.
+SEPARATORS: Final = (",", ";", "\t")
+
+
+def csv_separator(header: str) -> str:
+    """The separator the header line uses most (a comma when it holds none)."""
+    return max(SEPARATORS, key=header.count)
 
 
 def csv_encoding(path: Path) -> str:

@@ -26,8 +26,9 @@ import pyarrow.parquet as pq
 
 from pixops.frames import parse_day, parse_tz
 from pixops.money import MoneyError, check_int64, parse_base
+from pixops.recon._arrow import frame_table
 from pixops.recon._database import cursor
-from pixops.recon._encoding import UTF8, csv_encoding, not_text_message
+from pixops.recon._encoding import UTF8, csv_encoding, csv_separator, not_text_message
 
 __all__ = [
     "CANONICAL_MAPPING",
@@ -140,15 +141,7 @@ def _source_table(source: object) -> pa.Table:
 
 def _from_pandas(frame: pd.DataFrame, what: str) -> pa.Table:
     """The frame as Arrow; a column Arrow cannot type (mixed values) is named, not leaked."""
-    try:
-        return pa.Table.from_pandas(frame, preserve_index=False)
-    except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError) as error:
-        raise LedgerError(f"{what} frame: {error}") from None
-
-
-#: What a CSV file's fields may be separated by: a comma, or the semicolon a pt-BR Excel
-#: writes (its decimal separator is the comma), or a tab.
-_SEPARATORS: Final = (",", ";", "\t")
+    return frame_table(frame, what, LedgerError)
 
 
 def _read_csv(path: Path) -> pa.Table:
@@ -161,10 +154,13 @@ def _read_csv(path: Path) -> pa.Table:
         raise LedgerError(not_text_message(path, error)) from error
     with path.open(encoding=encoding, newline="") as handle:
         header = handle.readline()
-    separator = max(_SEPARATORS, key=header.count)
+        header_only = handle.read(1) == ""
+    separator = csv_separator(header)
     names = next(csv.reader([header], delimiter=separator), [])
     if not names:
         raise LedgerError(f"{path} has no header row")
+    if header_only:  # Arrow cannot read a header alone without its line end
+        return pa.Table.from_arrays([pa.array([], pa.string()) for _ in names], names=names)
     try:
         return pa_csv.read_csv(
             path,
@@ -192,7 +188,9 @@ def _read_csv(path: Path) -> pa.Table:
 _UNEVEN_ROW: Final = re.compile(r"CSV parse error: Expected (\d+) columns, got (\d+): (.*)", re.S)
 
 
-def _column(table: pa.Table, name: str) -> pa.ChunkedArray:
+def _column(table: pa.Table, name: str, empty: pa.DataType) -> pa.ChunkedArray:
+    """The column ``name``; one of Arrow's null type (a frame's column of None only) is
+    read as empty cells of type ``empty``, as the same column of a CSV file is."""
     found = table.column_names.count(name)
     if not found:
         raise LedgerError(
@@ -200,12 +198,15 @@ def _column(table: pa.Table, name: str) -> pa.ChunkedArray:
         )
     if found > 1:
         raise LedgerError(f"ledger has {found} columns named {name!r}; which one is meant?")
-    return table.column(name)
+    column = table.column(name)
+    if pa.types.is_null(column.type):
+        return pa.chunked_array([pa.nulls(table.num_rows, empty)], type=empty)
+    return column
 
 
 def _text(table: pa.Table, name: str, trim: bool = True) -> pa.Array:
     """The column as text; from files, surrounding whitespace removed (spreadsheets add it)."""
-    column = _column(table, name)
+    column = _column(table, name, pa.string())
     if not (
         pa.types.is_integer(column.type)
         or pa.types.is_string(column.type)
@@ -220,7 +221,7 @@ def _text(table: pa.Table, name: str, trim: bool = True) -> pa.Array:
 def _money(table: pa.Table, name: str, unit: str, *, from_file: bool = False) -> pa.Array:
     """Integers of ``unit`` or money text, to base units; a float column is refused.
     A bad cell is named by its line when the table is a file's (the header is line 1)."""
-    column = _column(table, name)
+    column = _column(table, name, pa.string())
     factor = _PER_UNIT[unit]
     if pa.types.is_floating(column.type):
         raise LedgerError(
@@ -299,7 +300,7 @@ _DAY_FORMATS: Final = {"%Y-%m-%d": "YYYY-MM-DD", "%d/%m/%Y": "DD/MM/YYYY"}
 
 
 def _days(table: pa.Table, name: str, zone: tzinfo) -> pa.Array:
-    column = _column(table, name).combine_chunks()
+    column = _column(table, name, pa.date32()).combine_chunks()
     if pa.types.is_date32(column.type):
         return column
     if pa.types.is_date64(column.type):
@@ -443,10 +444,7 @@ def webhooks_table(webhooks: pd.DataFrame | pa.Table | None) -> pa.Table:
     if webhooks is None:
         return WEBHOOKS_SCHEMA.empty_table()
     if isinstance(webhooks, pd.DataFrame):
-        try:
-            webhooks = pa.Table.from_pandas(webhooks, preserve_index=False)
-        except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError) as error:
-            raise ValueError(f"webhooks frame: {error}") from None
+        webhooks = frame_table(webhooks, "webhooks")
     if not isinstance(webhooks, pa.Table):
         raise TypeError("webhooks must be Inbox.to_frame() (a DataFrame) or a pyarrow.Table")
     missing = {"type", "transaction_id", "original_transaction_id", "created_at"} - set(
