@@ -141,8 +141,20 @@ class ReconResult:
         return {name: getattr(self, name) for name in _FRAMES}
 
     def to_parquet(self, directory: str | Path) -> list[Path]:
-        """Each frame as ``<name>.parquet`` (exact types) in ``directory``."""
-        out = _directory(directory)
+        """Each frame as ``<name>.parquet`` (exact types) in ``directory``; all of them or,
+        on a failure, none (they are written beside it and moved in together)."""
+        with staged_directory(directory) as stage:
+            written = self._parquet_into(stage)
+        return [Path(directory) / path.name for path in written]
+
+    def to_csv(self, directory: str | Path) -> list[Path]:
+        """Each frame as ``<name>.csv`` (integers in base units, ISO dates) in
+        ``directory``; all of them or, on a failure, none."""
+        with staged_directory(directory) as stage:
+            written = self._csv_into(stage)
+        return [Path(directory) / path.name for path in written]
+
+    def _parquet_into(self, out: Path) -> list[Path]:
         written = []
         for name, frame in self.frames().items():
             path = out / f"{name}.parquet"
@@ -150,9 +162,7 @@ class ReconResult:
             written.append(path)
         return written
 
-    def to_csv(self, directory: str | Path) -> list[Path]:
-        """Each frame as ``<name>.csv`` (integers in base units, ISO dates)."""
-        out = _directory(directory)
+    def _csv_into(self, out: Path) -> list[Path]:
         written = []
         for name, frame in self.frames().items():
             path = out / f"{name}.csv"
@@ -165,22 +175,38 @@ class ReconResult:
         headers and categories in words, money as ``1.234,56`` text in reais (exact: a
         sub-centavo fee keeps its four decimals) and days as ``31/01/2026``, which Excel
         in Brazil opens as numbers and dates. The machine-readable columns are in
-        `to_csv` and `to_parquet`."""
-        target = Path(path)
+        `to_csv` and `to_parquet`. The file is written beside ``path`` and renamed to it
+        once complete: a failure leaves no half-written file."""
+        target = _destination(path, "path")
         if target.is_dir():
             raise IsADirectoryError(
                 f"{target} is a folder: give a file path (e.g. {target / 'discrepancies.csv'})"
             )
-        target.parent.mkdir(parents=True, exist_ok=True)
         frame = self.discrepancies
         columns = [str(name) for name in frame.columns]
-        with target.open("w", encoding="utf-8-sig", newline="") as handle:
-            writer = csv.writer(handle, delimiter=";")
-            writer.writerow([EXCEL_HEADERS.get(name, name) for name in columns])
-            for row in frame.itertuples(index=False):
-                writer.writerow(
-                    [_excel_cell(name, value) for name, value in zip(columns, row, strict=True)]
-                )
+        with _writing(target.parent):
+            target.parent.mkdir(parents=True, exist_ok=True)
+            handle = tempfile.NamedTemporaryFile(  # noqa: SIM115 (closed below, then renamed)
+                "w",
+                encoding="utf-8-sig",
+                newline="",
+                dir=target.parent,
+                prefix=f".{target.name}.",
+                suffix=".partial",
+                delete=False,
+            )
+            try:
+                with handle:
+                    writer = csv.writer(handle, delimiter=";")
+                    writer.writerow([EXCEL_HEADERS.get(name, name) for name in columns])
+                    for row in frame.itertuples(index=False):
+                        writer.writerow(
+                            [_excel_cell(n, value) for n, value in zip(columns, row, strict=True)]
+                        )
+                os.replace(handle.name, target)
+            except BaseException:
+                Path(handle.name).unlink(missing_ok=True)
+                raise
         return target
 
     def write(self, directory: str | Path) -> list[Path]:
@@ -190,8 +216,8 @@ class ReconResult:
         a failure (disk full, a file in the way) leaves ``directory`` as it was."""
         with staged_directory(directory) as stage:
             written = [
-                *self.to_parquet(stage),
-                *self.to_csv(stage),
+                *self._parquet_into(stage),
+                *self._csv_into(stage),
                 self.to_excel_csv(stage / "discrepancies_excel.csv"),
             ]
         return [Path(directory) / path.name for path in written]
@@ -286,30 +312,56 @@ class ReconResult:
 def staged_directory(directory: str | Path) -> Iterator[Path]:
     """A new folder beside ``directory`` to write into; when the block ends without an
     error its files are moved into ``directory`` (created if needed), and the folder is
-    removed either way. A failed run leaves no partial set of results."""
-    out = Path(directory)
-    if out.exists() and not out.is_dir():
-        raise NotADirectoryError(f"not a directory: {out}")
-    out.parent.mkdir(parents=True, exist_ok=True)
-    stage = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".partial", dir=out.parent))
+    removed either way. A failed run leaves no partial set of results. A folder that
+    cannot be written is an `OSError` of the same kind naming ``directory``."""
+    out = _destination(directory, "directory")
+    with _writing(out):
+        out.parent.mkdir(parents=True, exist_ok=True)
+        stage = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".partial", dir=out.parent))
     try:
-        yield stage
-        out.mkdir(exist_ok=True)
-        blocked = [path.name for path in stage.iterdir() if (out / path.name).is_dir()]
-        if blocked:
-            raise IsADirectoryError(f"folders in the way in {out}: {sorted(blocked)}")
-        for path in sorted(stage.iterdir()):
-            os.replace(path, out / path.name)
+        with _writing(out):
+            yield stage
+            out.mkdir(exist_ok=True)
+            blocked = [path.name for path in stage.iterdir() if (out / path.name).is_dir()]
+            if blocked:
+                raise IsADirectoryError(f"folders in the way in {out}: {sorted(blocked)}")
+            for path in sorted(stage.iterdir()):
+                os.replace(path, out / path.name)
     finally:
         shutil.rmtree(stage, ignore_errors=True)
 
 
-def _directory(directory: str | Path) -> Path:
-    out = Path(directory)
-    if out.exists() and not out.is_dir():  # mkdir says only "File exists"
+def _destination(given: object, what: str) -> Path:
+    """``given`` as a path whose folders, where they exist, are folders (mkdir and open
+    say only "File exists" or "Not a directory" about a file on the way)."""
+    if not isinstance(given, (str, os.PathLike)):
+        raise TypeError(f"{what} must be a str or pathlib.Path, not {type(given).__name__}")
+    out = Path(given)
+    if out.exists() and not out.is_dir() and what == "directory":
         raise NotADirectoryError(f"not a directory: {out}")
-    out.mkdir(parents=True, exist_ok=True)
+    for parent in out.parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise NotADirectoryError(f"not a directory: {parent}, which {out} would be in")
+            break
     return out
+
+
+@contextmanager
+def _writing(out: Path) -> Iterator[None]:
+    """An `OSError` from the system (it names a file: often the hidden staging folder)
+    raised again, of the same kind, as what it means for ``out``."""
+    try:
+        yield
+    except OSError as error:
+        if error.filename is None:  # raised here, in words already
+            raise
+        reason = error.strerror or str(error)
+        name = str(error.filename)
+        where = "" if name.endswith(".partial") else f" ({name})"  # a staging name says nothing
+        raise type(error)(
+            f"cannot write in {out}: {reason}{where}; choose a folder you can write to"
+        ) from error
 
 
 def money_or_dash(amount_base: object, formatted: Callable[[int], str]) -> str:

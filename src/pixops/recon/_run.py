@@ -8,6 +8,7 @@ into float64).
 
 from __future__ import annotations
 
+import contextlib
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -23,6 +24,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from pixops.frames import WINDOW_ATTR, as_table, parse_tz, to_frame
+from pixops.money import MoneyError, check_int64
 from pixops.recon._balances import balances_table
 from pixops.recon._database import cursor
 from pixops.recon._inputs import LedgerMapping, days_or_none, read_ledger, webhooks_table
@@ -340,12 +342,16 @@ def balance_snapshot(client: object) -> tuple[datetime, int]:
     as_of = _field(found, "as_of")
     amount = _field(found, "balance")
     if isinstance(as_of, str):
-        as_of = datetime.fromisoformat(as_of.replace("Z", "+00:00"))
+        with contextlib.suppress(ValueError):  # refused below in words
+            as_of = datetime.fromisoformat(as_of.replace("Z", "+00:00"))
     if not isinstance(as_of, datetime) or as_of.tzinfo is None:
         raise ValueError(f"balance as_of is not a time-zone-aware instant: {as_of!r}")
     if isinstance(amount, bool) or not isinstance(amount, int):
         raise TypeError(f"balance is not an integer of base units: {amount!r}")
-    return as_of, int(amount)
+    try:
+        return as_of, check_int64(int(amount))
+    except MoneyError:
+        raise MoneyError(f"balance {amount} is outside the signed 64-bit range") from None
 
 
 def _field(found: object, name: str) -> Any:
