@@ -24,6 +24,7 @@ from pixops.frames import (
     deduplicate_by_id,
     load_statement,
     money_column,
+    parse_pages,
     read_statement,
     to_frame,
     zone_meant,
@@ -160,3 +161,9 @@ def test_money_column_takes_numpy_integers_and_refuses_numpy_floats() -> None:
 def test_read_statement_names_a_path_that_is_not_one(path: object) -> None:
     with pytest.raises(TypeError, match="path must be a file path"):
         read_statement(path)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("pages", [None, 5])
+def test_parse_pages_names_what_is_not_pages(pages: object) -> None:
+    with pytest.raises(TypeError, match="pages must be an iterable of page bodies"):
+        parse_pages(pages)  # type: ignore[arg-type]

@@ -74,6 +74,10 @@ def parse_pages(pages: Iterable[bytes], *, batch_bytes: int = BATCH_BYTES) -> pa
     """
     if isinstance(pages, (bytes, bytearray, str)):
         raise TypeError("pages must be an iterable of page bodies (bytes), not one body")
+    if not isinstance(pages, Iterable):
+        raise TypeError(
+            f"pages must be an iterable of page bodies (bytes), not {type(pages).__name__}"
+        )
     if not isinstance(batch_bytes, int) or isinstance(batch_bytes, bool) or batch_bytes < 1:
         raise ValueError("batch_bytes must be a positive integer")
     read: list[Future[pa.Table]] = []
