@@ -9,6 +9,7 @@ import sys
 from typing import TYPE_CHECKING, Any, TextIO
 
 from pixops import wire
+from pixops.errors import PixopsError
 from pixops.money import format_brl, format_brl_base
 
 if TYPE_CHECKING:
@@ -32,7 +33,7 @@ def register(commands: Commands) -> None:
     )
 
 
-class DemoError(Exception):
+class DemoError(PixopsError):
     """A step of the demo got an answer it did not expect."""
 
 

@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final, TextIO
 
+from pixops.errors import PixopsError
+
 #: Extra Jupyter configuration shipped with pixops: it turns off JupyterLab's
 #: "news and updates" announcement, which asks a question on first start.
 JUPYTER_CONFIG_DIR = Path(__file__).resolve().parent / "_jupyter_config"
@@ -25,7 +27,7 @@ _CHECKOUT_NOTEBOOKS = Path(__file__).resolve().parents[3] / "notebooks"
 _LOOPBACK = "127.0.0.1"
 
 
-class ServerError(Exception):
+class ServerError(PixopsError):
     """A server could not be started: missing notebooks, a busy port, an early exit."""
 
 

@@ -19,6 +19,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from pixops.errors import PixopsError
 from pixops.frames._schema import STATEMENT_SCHEMA, WIRE_RENAMES
 
 __all__ = [
@@ -32,7 +33,7 @@ __all__ = [
 ]
 
 
-class PageParseError(ValueError):
+class PageParseError(PixopsError, ValueError):
     """A page body is not a statement page (bad JSON, a wrong type, no ``data`` list)."""
 
 

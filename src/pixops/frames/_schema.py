@@ -13,6 +13,8 @@ from typing import Final
 import pandas as pd
 import pyarrow as pa
 
+from pixops.errors import PixopsError
+
 __all__ = [
     "CATEGORICAL_COLUMNS",
     "MONEY_COLUMNS",
@@ -75,7 +77,7 @@ STATEMENT_SCHEMA: Final = pa.schema(
 TRANSACTIONS_SCHEMA: Final = STATEMENT_SCHEMA
 
 
-class SchemaDriftError(ValueError):
+class SchemaDriftError(PixopsError, ValueError):
     """A frame or table does not have the declared columns and types."""
 
 

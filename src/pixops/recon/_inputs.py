@@ -24,6 +24,7 @@ import pyarrow.compute as pc
 import pyarrow.csv as pa_csv
 import pyarrow.parquet as pq
 
+from pixops.errors import PixopsError
 from pixops.frames import parse_day, parse_tz
 from pixops.money import MoneyError, check_int64, parse_base
 from pixops.recon._arrow import frame_table
@@ -66,7 +67,7 @@ _DIRECTIONS: Final = ("inbound", "outbound")
 _STATUSES: Final = ("settled", "rejected", "failed", "processing")
 
 
-class LedgerError(ValueError):
+class LedgerError(PixopsError, ValueError):
     """The ledger cannot be read as described by its mapping."""
 
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from pixops.errors import PixopsError
 
-class ReportError(Exception):
+
+class ReportError(PixopsError):
     """A report could not be produced: bad arguments, a failing cell, or a page that would
     need the network to render."""

@@ -8,6 +8,7 @@ from datetime import UTC, date, datetime
 from typing import Any, Final
 
 from pixops._connect import connection_of
+from pixops.errors import PixopsError
 from pixops.widgets._api import Record
 
 __all__ = [
@@ -169,7 +170,7 @@ def side_by_side(*children: Any) -> Any:
     return w.HBox(list(children), layout=w.Layout(flex_flow="row wrap"))
 
 
-class Stopped(Exception):  # noqa: N818  (what the reader sees: "Stopped")
+class Stopped(PixopsError):  # noqa: N818  (what the reader sees: "Stopped")
     """Stops a notebook's Run All with one plain line, not a traceback: IPython shows
     what `_render_traceback_` returns in place of the traceback."""
 
@@ -185,7 +186,6 @@ def check_service(client: Any) -> None:
     One `GET /balance` (the cheapest call, outside the rate limit), only for a client on
     a real service; the demo month's sandbox is in process and needs no check.
     """
-    from pixops.errors import PixopsError
     from pixops.widgets._format import problem
 
     connection = connection_of(client)
