@@ -58,3 +58,26 @@ def test_a_traceback_names_an_error_where_it_is_imported_from(package: str) -> N
     found = error_from_response(404, b'{"error":"not_found","message":"Transaction not found"}')
     last_line = traceback.format_exception_only(found)[-1]
     assert last_line.startswith("pixops.client.NotFoundError: HTTP 404")
+
+
+@pytest.mark.parametrize(
+    "package",
+    [
+        "pixops.client",
+        "pixops.frames",
+        "pixops.recon",
+        "pixops.webhooks",
+        "pixops.report",
+        "pixops.desk",
+        "pixops.widgets",
+        "pixops.sandbox",
+    ],
+)
+def test_every_error_a_package_exports_is_a_pixops_error(package: str) -> None:
+    """`except pixops.PixopsError` catches a bad ledger, a drifted frame or a report that
+    could not be made as it catches an API refusal."""
+    module = importlib.import_module(package)
+    exported = [getattr(module, name) for name in module.__all__]
+    errors = [e for e in exported if isinstance(e, type) and issubclass(e, BaseException)]
+    assert errors
+    assert [e for e in errors if not issubclass(e, pixops.PixopsError)] == []
