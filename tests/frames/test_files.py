@@ -83,3 +83,15 @@ def test_what_is_not_a_saved_statement_is_refused_in_words(
     (tmp_path / "text.csv").write_text("id,amount_base\nx,12,50\n", encoding="utf-8")
     with pytest.raises(SchemaDriftError, match="does not read as this schema"):
         read_statement(tmp_path / "text.csv")
+
+
+@pytest.mark.parametrize("encoding", ["cp1252", "utf-16"])
+def test_a_csv_excel_saved_in_another_encoding_says_to_save_it_as_utf8(
+    day: pd.DataFrame, tmp_path: Path, encoding: str
+) -> None:
+    named = day.copy()
+    named["counterparty_name"] = "João Conceição"  # a letter UTF-8 writes otherwise
+    path = tmp_path / "day.csv"
+    named.to_csv(path, index=False, encoding=encoding)
+    with pytest.raises(SchemaDriftError, match=r"day\.csv is not UTF-8 text.*'CSV UTF-8'"):
+        read_statement(path)

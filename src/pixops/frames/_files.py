@@ -59,9 +59,22 @@ def _read(given: object, schema: pa.Schema) -> pa.Table:
         else:
             raise ValueError(f"{path.name}: read a .parquet or .csv file, not {suffix or 'this'}")
     except (pa.ArrowInvalid, pa.ArrowTypeError) as error:
+        if suffix == ".csv" and _not_utf8(path, error):
+            raise SchemaDriftError(
+                f"{path.name} is not UTF-8 text (Excel's 'CSV' is often Windows-1252 or"
+                " UTF-16): save it as 'CSV UTF-8', which is what to_csv writes"
+            ) from None
         raise SchemaDriftError(f"{path.name} does not read as this schema: {error}") from None
     # A value missing from a column that may not lack one (money, the time) is refused.
     return check_table(conform_table(table, schema), schema)
+
+
+def _not_utf8(path: Path, error: Exception) -> bool:
+    """Whether Arrow failed on the file's encoding: a UTF-16 byte-order mark, or a byte
+    that UTF-8 cannot hold (Arrow says "invalid UTF8")."""
+    with path.open("rb") as file:
+        start = file.read(2)
+    return start in (b"\xff\xfe", b"\xfe\xff") or "UTF8" in str(error)
 
 
 def _read_csv(path: Path, schema: pa.Schema) -> pa.Table:
