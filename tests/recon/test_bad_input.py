@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from pixops.money import INT64_MAX, INT64_MIN
 from pixops.recon import (
+    LEDGER_SCHEMA,
     LedgerError,
     balances_table,
     read_balances,
@@ -148,14 +149,5 @@ def test_a_header_alone_is_an_empty_ledger_whatever_its_separator(
 ) -> None:
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "ledger.csv"
-        names = [
-            "entry_id",
-            "reference",
-            "direction",
-            "amount_base",
-            "fee_base",
-            "status",
-            "booked_on",
-        ]
-        path.write_text(separator.join(names) + line_end, newline="")
+        path.write_text(separator.join(LEDGER_SCHEMA.names) + line_end, newline="")
         assert read_ledger(path).num_rows == 0

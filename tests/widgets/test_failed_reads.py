@@ -9,13 +9,19 @@ from pixops.widgets._format import text_of
 from tests.widgets.conftest import Desk, Failing
 
 
+def _on_mariana(desk: Desk, client: Client) -> RefundPanel:
+    """A refund panel listing Mariana's payments, the first one picked."""
+    panel = RefundPanel(client, now=desk.now)
+    panel.search.value = "Mariana"
+    panel.find()
+    return panel
+
+
 def test_a_payment_that_could_not_be_read_is_not_refunded_in_place_of_another(
     desk: Desk, failing: tuple[Client, Failing]
 ) -> None:
     client, transport = failing
-    panel = RefundPanel(client, now=desk.now)
-    panel.search.value = "Mariana"
-    panel.find()
+    panel = _on_mariana(desk, client)
     first, second = panel.results.options[0][1], panel.results.options[1][1]
     assert panel.selected is not None
     assert panel.selected["transaction_id"] == first
@@ -90,9 +96,7 @@ def test_a_refund_held_back_by_the_rate_limit_is_not_called_refused(
     desk: Desk, failing: tuple[Client, Failing]
 ) -> None:
     client, transport = failing
-    panel = RefundPanel(client, now=desk.now)
-    panel.search.value = "Mariana"
-    panel.find()
+    panel = _on_mariana(desk, client)
     panel.amount.value = "1,00"
     panel.review_button.click()
     transport.answer, transport.where = 429, "/pix/refund"
