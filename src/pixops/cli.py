@@ -35,10 +35,19 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
+import sys
 from collections.abc import Callable, Sequence
 
 Handler = Callable[[argparse.Namespace], int]
 """Runs one subcommand from its parsed arguments and returns the process exit status."""
+
+EXIT_USAGE = 2
+"""A bad argument: argparse's own status, and every command's "bad input"."""
+EXIT_INTERRUPTED = 130
+"""Ctrl-C (SIGINT) during a run: 128 + 2, as a shell reports a job it interrupted."""
+EXIT_BROKEN_PIPE = 141
+"""The reader of stdout went away (`pixops api ... | head -1`): 128 + SIGPIPE, silently."""
 
 COMMAND_MODULES: tuple[str, ...] = (
     "pixops._cli_serve",
@@ -105,7 +114,56 @@ def build_parser(modules: Sequence[str] = COMMAND_MODULES) -> argparse.ArgumentP
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Parse `argv` (default: the process arguments) and run the chosen subcommand."""
-    args = build_parser().parse_args(argv)
-    handler: Handler = args.handler
-    return handler(args)
+    """Parse `argv` (default: the process arguments) and run the chosen subcommand.
+
+    An argument that is not UTF-8 text exits 2, Ctrl-C exits 130, each with one line on
+    stderr and no traceback; a closed stdout pipe exits 141 without a word.
+    """
+    arguments = sys.argv[1:] if argv is None else list(argv)
+    for argument in arguments:
+        if not _is_text(argument):
+            print(
+                f"pixops: the argument '{_shown(argument)}' is not UTF-8 text:"
+                " retype it, or give the file a UTF-8 name",
+                file=sys.stderr,
+            )
+            return EXIT_USAGE
+    command = next((word for word in arguments if not word.startswith("-")), "")
+    try:
+        args = build_parser().parse_args(arguments)
+        handler: Handler = args.handler
+        return handler(args)
+    except KeyboardInterrupt:
+        print(f"{'pixops ' + command if command else 'pixops'}: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        _silence_stdout()
+        return EXIT_BROKEN_PIPE
+
+
+def _is_text(argument: str) -> bool:
+    """False for an argument holding bytes that were not UTF-8 (Python keeps each as a
+    lone surrogate): a path or value that pyarrow, httpx or a certificate cannot take."""
+    try:
+        argument.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _shown(argument: str) -> str:
+    """`argument` with its undecodable bytes as `\\xNN` escapes, as the shell was given it."""
+    try:
+        return argument.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    except UnicodeEncodeError:  # a surrogate no argv byte makes (a caller's string)
+        return argument.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null so the interpreter's final flush does not fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):  # no descriptor (a test's captured stream)
+        return
