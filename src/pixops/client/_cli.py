@@ -45,31 +45,41 @@ def _client(args: argparse.Namespace, **options: Any) -> Client:
     return Client(base_url, client_id, secret, retry=NO_RETRY, **options)
 
 
-def run_doctor_command(args: argparse.Namespace, out: TextIO | None = None) -> int:
-    stream = out or sys.stdout
+def _streams(out: TextIO | None, err: TextIO | None) -> tuple[TextIO, TextIO]:
+    """Where the answer and the errors go: stdout and stderr from the shell (a scheduler
+    logs stderr, `| jq` reads stdout); a caller that passes one `out` gets both there."""
+    if out is None:
+        return sys.stdout, sys.stderr if err is None else err
+    return out, out if err is None else err
+
+
+def run_doctor_command(
+    args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None
+) -> int:
+    stream, errors = _streams(out, err)
     try:
         with _client(args) as client:
             report = client.doctor()
     except (ConfigurationError, ArgumentError) as exc:
-        print(f"pixops doctor: {exc}", file=stream)
+        print(f"pixops doctor: {exc}", file=errors)
         return 2
     print(report, file=stream)
     return 0 if report.ok else 1
 
 
-def run_api(args: argparse.Namespace, out: TextIO | None = None) -> int:
-    stream = out or sys.stdout
+def run_api(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None) -> int:
+    stream, errors = _streams(out, err)
     body: Any = None
     if args.json is not None:
         try:  # argv bytes that were not UTF-8 come back as they were, and are refused
             raw = args.json.encode("utf-8", "surrogateescape")
         except UnicodeEncodeError:  # a lone surrogate no argv byte makes (from Python code)
-            print("pixops api: the JSON body is refused: it is not valid text", file=stream)
+            print("pixops api: the JSON body is refused: it is not valid text", file=errors)
             return 2
         try:
             body = wire.parse_strict(raw)
         except WireError as exc:
-            print(f"pixops api: the JSON body is refused: {exc}", file=stream)
+            print(f"pixops api: the JSON body is refused: {exc}", file=errors)
             return 2
     path, _, query_text = args.path.partition("?")
     query = dict(
@@ -82,13 +92,13 @@ def run_api(args: argparse.Namespace, out: TextIO | None = None) -> int:
             )
             response = client.send(call)
     except (ConfigurationError, ArgumentError) as exc:
-        print(f"pixops api: {exc}", file=stream)
+        print(f"pixops api: {exc}", file=errors)
         return 2
     except WireError as exc:  # parsed, yet not writable as canonical JSON (kept defensively)
-        print(f"pixops api: the JSON body is refused: {exc}", file=stream)
+        print(f"pixops api: the JSON body is refused: {exc}", file=errors)
         return 2
     except TransportError as exc:
-        print(f"pixops api: {exc}", file=stream)
+        print(f"pixops api: {exc}", file=errors)
         return 1
     print(f"HTTP {response.status_code} {response.reason_phrase}", file=stream)
     for name in ("idempotency-key", "x-idempotent-replay", "x-ratelimit-remaining", "retry-after"):
