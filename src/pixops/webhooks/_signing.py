@@ -11,18 +11,20 @@ import base64
 import binascii
 import hashlib
 import hmac
-import json
 import secrets
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
 from pixops.errors import PixopsError
+from pixops.webhooks._errors import WebhookSetupError, WebhookVerificationError
+from pixops.webhooks._events import parse_event
 
 __all__ = [
     "DEFAULT_TOLERANCE_SECONDS",
     "SECRET_PREFIX",
     "Headers",
+    "WebhookSetupError",
     "WebhookVerificationError",
     "generate_secret",
     "sign",
@@ -33,13 +35,11 @@ SECRET_PREFIX = "whsec_"  # noqa: S105 (a prefix, not a secret)
 DEFAULT_TOLERANCE_SECONDS = 300
 _SECRET_BYTES = 24
 _REQUIRED = ("webhook-id", "webhook-timestamp", "webhook-signature")
+_SINGLE = ("webhook-id", "webhook-timestamp")  # a list header (signature) may repeat
+_SHOWN = 40  # characters of a bad header value quoted in an error
 
 Headers = Mapping[str, str] | Iterable[tuple[str, str]]
 """Request headers as a mapping (any case) or as (name, value) pairs."""
-
-
-class WebhookVerificationError(PixopsError, ValueError):
-    """A delivery failed verification; the message says why."""
 
 
 def generate_secret() -> str:
@@ -50,22 +50,58 @@ def generate_secret() -> str:
 def secret_key(secret: str) -> bytes:
     """The HMAC key of a ``whsec_`` secret (the prefix is optional)."""
     if not isinstance(secret, str):
-        raise TypeError("a webhook secret is a string like 'whsec_...'")
+        raise WebhookSetupError(
+            f"a webhook secret is a string like 'whsec_...', not {type(secret).__name__}"
+        )
     encoded = secret.removeprefix(SECRET_PREFIX)
     try:
         key = base64.b64decode(encoded, validate=True)
     except (binascii.Error, ValueError):
-        raise ValueError("webhook secret is not 'whsec_' followed by standard base64") from None
+        raise WebhookSetupError(
+            "webhook secret is not 'whsec_' followed by standard base64"
+            + (" (it has surrounding whitespace)" if secret != secret.strip() else "")
+        ) from None
     if not key:
-        raise ValueError("webhook secret is empty")
+        raise WebhookSetupError("webhook secret is empty")
     return key
+
+
+def secret_keys(secret: str | Sequence[str]) -> list[bytes]:
+    """The HMAC keys of one secret or of several (receiver-side rotation)."""
+    if isinstance(secret, str):
+        return [secret_key(secret)]
+    if not isinstance(secret, Sequence) or isinstance(secret, bytes | bytearray):
+        raise WebhookSetupError(
+            f"secret must be a 'whsec_...' string or a list of them, not {type(secret).__name__}"
+        )
+    if not secret:
+        raise WebhookSetupError("at least one secret is needed to verify")
+    return [secret_key(each) for each in secret]
+
+
+def check_tolerance(tolerance_seconds: int) -> int:
+    """`tolerance_seconds` if it is a whole number of seconds, zero or more."""
+    if isinstance(tolerance_seconds, bool) or not isinstance(tolerance_seconds, int):
+        raise WebhookSetupError(
+            f"tolerance_seconds must be an int, not {type(tolerance_seconds).__name__}"
+        )
+    if tolerance_seconds < 0:
+        raise WebhookSetupError(f"tolerance_seconds must be 0 or more, not {tolerance_seconds}")
+    return tolerance_seconds
 
 
 def sign(message_id: str, timestamp: int, body: bytes, secret: str) -> str:
     """The ``v1,<base64>`` signature of one delivery attempt."""
-    content = f"{message_id}.{timestamp}.".encode() + body
-    digest = hmac.new(secret_key(secret), content, hashlib.sha256).digest()
-    return "v1," + base64.b64encode(digest).decode("ascii")
+    key = secret_key(secret)
+    _check_id(message_id, WebhookSetupError)
+    if isinstance(timestamp, bool) or not isinstance(timestamp, int) or timestamp < 0:
+        raise WebhookSetupError(f"timestamp must be Unix seconds (an int >= 0), not {timestamp!r}")
+    return "v1," + base64.b64encode(_mac(key, message_id, timestamp, _raw(body))).decode("ascii")
+
+
+def _mac(key: bytes, message_id: str, timestamp: int, body: bytes) -> bytes:
+    content = f"{message_id}.{timestamp}.".encode("ascii") + body
+    return hmac.new(key, content, hashlib.sha256).digest()
 
 
 def verify(
@@ -81,74 +117,112 @@ def verify(
     `secret` may be several secrets (while rotating on the receiving side); any
     ``v1`` entry of the header that matches any secret is accepted. `now` defaults
     to the wall clock; pass a datetime or Unix seconds to verify against another clock.
+    Wrong arguments raise `WebhookSetupError`; a bad delivery `WebhookVerificationError`.
     """
+    keys = secret_keys(secret)
+    tolerance = check_tolerance(tolerance_seconds)
+    current = _unix_seconds(now)
+    raw_body = _raw(body)
     folded = _fold(headers)
     missing = [name for name in _REQUIRED if not folded.get(name)]
     if missing:
         raise WebhookVerificationError(f"missing required header(s): {', '.join(missing)}")
     message_id = folded["webhook-id"]
-    raw_timestamp = folded["webhook-timestamp"]
-    raw_signatures = folded["webhook-signature"]
-    timestamp = _parse_timestamp(raw_timestamp)
-    current = _unix_seconds(now)
-    if current - timestamp > tolerance_seconds:
+    _check_id(message_id, WebhookVerificationError)
+    timestamp = _parse_timestamp(folded["webhook-timestamp"])
+    if current - timestamp > tolerance:
         raise WebhookVerificationError(
-            f"webhook-timestamp too old: {current - timestamp} s ago, "
-            f"tolerance {tolerance_seconds} s"
+            f"webhook-timestamp too old: {current - timestamp} s ago, tolerance {tolerance} s"
         )
-    if timestamp - current > tolerance_seconds:
+    if timestamp - current > tolerance:
         raise WebhookVerificationError(
             f"webhook-timestamp too new: {timestamp - current} s in the future, "
-            f"tolerance {tolerance_seconds} s"
+            f"tolerance {tolerance} s"
         )
     offered = [
         entry.split(",", 1)[1].encode("ascii", "replace")
-        for entry in raw_signatures.split()
+        for entry in folded["webhook-signature"].split()
         if entry.startswith("v1,")
     ]
     if not offered:
         raise WebhookVerificationError("webhook-signature has no v1 signature")
-    secrets_list = [secret] if isinstance(secret, str) else list(secret)
-    if not secrets_list:
-        raise ValueError("at least one secret is needed to verify")
     matched = False
-    for candidate in secrets_list:
-        expected = sign(message_id, timestamp, body, candidate).split(",", 1)[1].encode("ascii")
+    for key in keys:
+        expected = base64.b64encode(_mac(key, message_id, timestamp, raw_body))
         for signature in offered:
             # Every pair is compared so the time taken does not reveal which one matched.
             matched |= hmac.compare_digest(expected, signature)
     if not matched:
         raise WebhookVerificationError("no matching signature: the body, id or timestamp changed")
-    try:
-        event = json.loads(body)
-    except (UnicodeDecodeError, ValueError):
-        raise WebhookVerificationError("body is not valid JSON") from None
-    if not isinstance(event, dict):
-        raise WebhookVerificationError("body is not a JSON object")
-    return event
+    return parse_event(raw_body)
+
+
+def _raw(body: bytes) -> bytes:
+    if isinstance(body, bytes):
+        return body
+    if isinstance(body, bytearray | memoryview):
+        return bytes(body)
+    hint = " (pass the raw request bytes: re-encoding text can change them)"
+    raise WebhookSetupError(
+        f"body must be bytes, not {type(body).__name__}" + (hint if isinstance(body, str) else "")
+    )
+
+
+def _check_id(message_id: str, error: type[PixopsError]) -> None:
+    if not isinstance(message_id, str) or not message_id:
+        raise error(f"webhook-id must be a non-empty string, not {message_id!r}")
+    if not message_id.isascii() or not message_id.isprintable():
+        raise error(f"webhook-id must be printable ASCII, got {_shown(message_id)}")
 
 
 def _fold(headers: Headers) -> dict[str, str]:
+    """Lower-case names; a repeated id or timestamp must repeat the same value, repeated
+    signature headers are one list."""
+    if isinstance(headers, str | bytes | bytearray) or not isinstance(headers, Iterable):
+        raise WebhookSetupError(
+            f"headers must be a mapping or (name, value) pairs, not {type(headers).__name__}"
+        )
     pairs = headers.items() if isinstance(headers, Mapping) else headers
     folded: dict[str, str] = {}
-    for name, value in pairs:
-        folded.setdefault(name.lower(), value.strip())
+    for pair in pairs:
+        if not isinstance(pair, tuple | list) or len(pair) != 2:
+            raise WebhookSetupError(f"a header must be a (name, value) pair, not {pair!r:.60}")
+        name, value = pair
+        if not isinstance(name, str) or not isinstance(value, str):
+            wrong = name if not isinstance(name, str) else value
+            raise WebhookSetupError(
+                f"header names and values must be str, not {type(wrong).__name__} "
+                f"(in header {name!r:.40}); decode ASGI's bytes as latin-1"
+            )
+        key, text = name.lower(), value.strip()
+        if key not in folded:
+            folded[key] = text
+        elif key == "webhook-signature":
+            folded[key] = f"{folded[key]} {text}"
+        elif key in _SINGLE and text != folded[key]:
+            raise WebhookVerificationError(f"{key} header given twice with different values")
     return folded
+
+
+def _shown(raw: str) -> str:
+    return repr(raw) if len(raw) <= _SHOWN else repr(raw[:_SHOWN]) + f"... ({len(raw)} chars)"
 
 
 def _parse_timestamp(raw: str) -> int:
     if not raw.isascii() or not raw.isdigit() or len(raw) > 12:
-        raise WebhookVerificationError(f"webhook-timestamp is not Unix seconds: {raw!r}")
+        raise WebhookVerificationError(f"webhook-timestamp is not Unix seconds: {_shown(raw)}")
     return int(raw)
 
 
 def _unix_seconds(now: datetime | int | None) -> int:
     if now is None:
         return int(datetime.now(UTC).timestamp())
-    if isinstance(now, bool):
-        raise TypeError("now must be a datetime or Unix seconds")
-    if isinstance(now, int):
+    if isinstance(now, int) and not isinstance(now, bool):
         return now
+    if not isinstance(now, datetime):
+        raise WebhookSetupError(
+            f"now must be a datetime or Unix seconds (int), not {type(now).__name__}"
+        )
     if now.tzinfo is None:
-        raise ValueError("now must be timezone-aware")
+        raise WebhookSetupError("now must be timezone-aware")
     return int(now.timestamp())

@@ -1,0 +1,194 @@
+"""Reading an event: the JSON of a delivery's body, and the fields the inbox types.
+
+`parse_event` is strict JSON (UTF-8 without a byte-order mark, no NaN or Infinity, no
+key twice in one object, no lone surrogate, at most `MAX_DEPTH` levels): what it
+accepts, `json.dumps` and Arrow can always write back. `check_event` also types the
+fields `Inbox.to_frame` reads, so a kept event can always be turned into a row.
+"""
+
+from __future__ import annotations
+
+import codecs
+import json
+from datetime import UTC, datetime
+from typing import Any
+
+from pixops.webhooks._errors import WebhookVerificationError
+
+__all__ = [
+    "INT64_MAX",
+    "MAX_DEPTH",
+    "MONEY_FIELDS",
+    "TEXT_FIELDS",
+    "check_event",
+    "created_at",
+    "event_data",
+    "is_partial",
+    "money",
+    "parse_event",
+    "text",
+]
+
+MAX_DEPTH = 32
+INT64_MAX = 2**63 - 1
+TEXT_FIELDS = (
+    "transaction_id",
+    "end_to_end_id",
+    "original_transaction_id",
+    "external_id",
+    "status",
+    "reason_code",
+)
+MONEY_FIELDS = ("amount", "fee_amount", "net_amount", "total_refunded", "remaining_refundable")
+
+
+def parse_event(body: bytes) -> dict[str, Any]:
+    """The JSON object of a body; `WebhookVerificationError` saying what is wrong."""
+    if not body.strip():
+        raise WebhookVerificationError("body is empty: a delivery carries a JSON object")
+    if body.startswith(codecs.BOM_UTF8):
+        raise WebhookVerificationError("body starts with a byte-order mark: send UTF-8 without one")
+    try:
+        decoded = body.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise WebhookVerificationError(
+            f"body is not UTF-8: invalid byte at position {error.start}"
+        ) from None
+    try:
+        event = json.loads(decoded, object_pairs_hook=_object, parse_constant=_constant)
+    except WebhookVerificationError:
+        raise
+    except json.JSONDecodeError as error:
+        raise WebhookVerificationError(
+            f"body is not valid JSON: {error.msg} at line {error.lineno} column {error.colno}"
+        ) from None
+    except RecursionError:
+        raise WebhookVerificationError(
+            f"body is nested more than {MAX_DEPTH} levels deep"
+        ) from None
+    except ValueError:  # an integer of more digits than Python converts
+        raise WebhookVerificationError("body has a number too long to read") from None
+    if not isinstance(event, dict):
+        raise WebhookVerificationError(f"body is a JSON {_kind(event)}, not an object")
+    _walk(event)
+    return event
+
+
+def check_event(event: object) -> dict[str, Any]:
+    """A private copy of `event` once it is strict JSON whose typed fields are right."""
+    if not isinstance(event, dict):
+        raise WebhookVerificationError(f"an event is a dict (a JSON object), not {_kind(event)}")
+    try:
+        dumped = json.dumps(event, allow_nan=False, ensure_ascii=False).encode("utf-8")
+    except (TypeError, ValueError, RecursionError, UnicodeEncodeError) as error:
+        reason = f"{type(error).__name__}: {error}"[:200]
+        raise WebhookVerificationError(f"event is not JSON data ({reason})") from None
+    copy = parse_event(dumped)
+    for name in ("id", "type"):
+        text(copy, name)
+    created_at(copy)
+    data = event_data(copy)
+    for name in TEXT_FIELDS:
+        text(data, name, "data.")
+    for name in MONEY_FIELDS:
+        money(data, name)
+    is_partial(data)
+    return copy
+
+
+def event_data(event: dict[str, Any]) -> dict[str, Any]:
+    data = event.get("data")
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise WebhookVerificationError(f"event field data must be an object, not {_kind(data)}")
+    return data
+
+
+def text(fields: dict[str, Any], name: str, prefix: str = "") -> str | None:
+    value = fields.get(name)
+    if value is None or isinstance(value, str):
+        return value
+    raise WebhookVerificationError(
+        f"event field {prefix}{name} must be a string, not {_kind(value)} {value!r:.40}"
+    )
+
+
+def created_at(event: dict[str, Any]) -> datetime | None:
+    value = event.get("created_at")
+    if value is None:
+        return None
+    problem = "must be an ISO 8601 string with a UTC offset"
+    if not isinstance(value, str):
+        raise WebhookVerificationError(f"event field created_at {problem}, not {value!r:.40}")
+    try:
+        moment = datetime.fromisoformat(value)
+        if moment.tzinfo is not None:
+            return moment.astimezone(UTC)
+    except (ValueError, OverflowError):
+        pass
+    raise WebhookVerificationError(f"event field created_at {problem}, got {value!r:.40}")
+
+
+def money(data: dict[str, Any], name: str) -> int | None:
+    value = data.get(name)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise WebhookVerificationError(
+            f"event field data.{name} must be an integer in base units, "
+            f"not {_kind(value)} {value!r:.40}"
+        )
+    if abs(value) > INT64_MAX:
+        raise WebhookVerificationError(f"event field data.{name} is out of range: {value:.3e}")
+    return value
+
+
+def is_partial(data: dict[str, Any]) -> bool | None:
+    value = data.get("is_partial")
+    if value is None or isinstance(value, bool):
+        return value
+    raise WebhookVerificationError(
+        f"event field data.is_partial must be true or false, not {value!r:.40}"
+    )
+
+
+def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    result: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in result:
+            raise WebhookVerificationError(f"body has the key {key!r:.40} twice in one object")
+        result[key] = value
+    return result
+
+
+def _constant(name: str) -> Any:
+    raise WebhookVerificationError(f"body is not valid JSON: {name} is not a JSON number")
+
+
+def _walk(event: dict[str, Any]) -> None:
+    """Refuse nesting past `MAX_DEPTH` and strings that are not Unicode text."""
+    stack: list[tuple[Any, int]] = [(event, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, dict | list):
+            if depth > MAX_DEPTH:
+                raise WebhookVerificationError(f"body is nested more than {MAX_DEPTH} levels deep")
+            items = value.items() if isinstance(value, dict) else enumerate(value)
+            for key, item in items:
+                stack.append((key, depth))
+                stack.append((item, depth + 1))
+        elif isinstance(value, str):
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError:
+                raise WebhookVerificationError(
+                    "body has a string with a lone surrogate escape (\\ud800-\\udfff)"
+                ) from None
+
+
+def _kind(value: object) -> str:
+    names = {dict: "object", list: "array", str: "string", bool: "boolean", type(None): "null"}
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return "number"
+    return names.get(type(value), type(value).__name__)
