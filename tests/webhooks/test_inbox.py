@@ -115,11 +115,12 @@ def test_empty_frame_keeps_columns_and_dtypes() -> None:
     assert str(frame["created_at"].dtype) == "timestamp[ms, tz=UTC][pyarrow]"
 
 
-def test_to_frame_refuses_a_float_amount() -> None:
+def test_a_float_amount_is_refused_before_it_is_kept() -> None:
     inbox = Inbox(SECRET)
-    inbox.add_verified("evt_x", {"id": "evt_x", "type": "t", "data": {"amount": 10.5}})
     with pytest.raises(ValueError, match="amount must be an integer"):
-        inbox.to_frame()
+        inbox.add_verified("evt_x", {"id": "evt_x", "type": "t", "data": {"amount": 10.5}})
+    assert inbox.events == []
+    assert inbox.to_frame().empty
 
 
 def test_concurrent_adds_keep_one_copy() -> None:

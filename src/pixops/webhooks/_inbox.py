@@ -13,29 +13,38 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from pixops.webhooks._signing import DEFAULT_TOLERANCE_SECONDS, Headers, _fold, verify
+from pixops.webhooks._errors import WebhookSetupError
+from pixops.webhooks._events import (
+    MONEY_FIELDS,
+    TEXT_FIELDS,
+    check_event,
+    created_at,
+    event_data,
+    is_partial,
+    money,
+    text,
+)
+from pixops.webhooks._signing import (
+    DEFAULT_TOLERANCE_SECONDS,
+    Headers,
+    _fold,
+    check_tolerance,
+    secret_keys,
+    verify,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = ["FRAME_COLUMNS", "Inbox"]
 
-_TEXT_FIELDS = (
-    "transaction_id",
-    "end_to_end_id",
-    "original_transaction_id",
-    "external_id",
-    "status",
-    "reason_code",
-)
-_MONEY_FIELDS = ("amount", "fee_amount", "net_amount", "total_refunded", "remaining_refundable")
 
 FRAME_COLUMNS: tuple[str, ...] = (
     "id",
     "type",
     "created_at",
-    *_TEXT_FIELDS,
-    *_MONEY_FIELDS,
+    *TEXT_FIELDS,
+    *MONEY_FIELDS,
     "is_partial",
     "data",
 )
@@ -43,7 +52,11 @@ FRAME_COLUMNS: tuple[str, ...] = (
 
 
 class Inbox:
-    """Verified events in arrival order, each ``webhook-id`` kept once. Thread-safe."""
+    """Verified events in arrival order, each ``webhook-id`` kept once. Thread-safe.
+
+    An event is checked whole before it is kept (`WebhookVerificationError` naming the
+    field otherwise), so `to_frame` can always type every kept event.
+    """
 
     def __init__(
         self,
@@ -52,11 +65,23 @@ class Inbox:
         tolerance_seconds: int = DEFAULT_TOLERANCE_SECONDS,
     ) -> None:
         self.secret = secret
-        self.tolerance_seconds = tolerance_seconds
+        self.tolerance_seconds = check_tolerance(tolerance_seconds)
         self._lock = threading.Lock()
         self._events: list[dict[str, Any]] = []
         self._seen: set[str] = set()
         self._duplicates = 0
+
+    @property
+    def secret(self) -> str | Sequence[str] | None:
+        """The secret(s) `add` verifies with; None until set."""
+        return self._secret
+
+    @secret.setter
+    def secret(self, secret: str | Sequence[str] | None) -> None:
+        if secret is not None:
+            secret_keys(secret)
+            secret = secret if isinstance(secret, str) else tuple(secret)
+        self._secret = secret
 
     def add(self, headers: Headers, body: bytes, *, now: datetime | int | None = None) -> bool:
         """Verify one delivery with the inbox's secret and keep it; False for a duplicate.
@@ -64,13 +89,24 @@ class Inbox:
         Raises `WebhookVerificationError` when the delivery does not verify.
         """
         if self.secret is None:
-            raise ValueError("this inbox has no secret: create it as Inbox(secret='whsec_...')")
+            raise WebhookSetupError(
+                "this inbox has no secret: create it as Inbox(secret='whsec_...')"
+            )
         folded = _fold(headers)
         event = verify(folded, body, self.secret, tolerance_seconds=self.tolerance_seconds, now=now)
         return self.add_verified(folded["webhook-id"], event)
 
     def add_verified(self, webhook_id: str, event: dict[str, Any]) -> bool:
-        """Keep an event whose signature the caller already checked; False for a duplicate."""
+        """Keep an event whose signature the caller already checked; False for a duplicate.
+
+        Raises `WebhookVerificationError` for an event that is not strict JSON or whose
+        typed fields (`FRAME_COLUMNS`) are wrong, and keeps nothing then.
+        """
+        if not isinstance(webhook_id, str) or not webhook_id.strip():
+            raise WebhookSetupError(
+                f"webhook_id must be a non-empty string, not {webhook_id!r:.40}"
+            )
+        event = check_event(event)
         with self._lock:
             if webhook_id in self._seen:
                 self._duplicates += 1
@@ -101,53 +137,19 @@ class Inbox:
         import pyarrow as pa
 
         events = self.events
+        datas: list[dict[str, Any]] = [event_data(e) for e in events]
         columns: dict[str, pa.Array] = {
-            "id": pa.array([_text(e.get("id")) for e in events], type=pa.string()),
-            "type": pa.array([_text(e.get("type")) for e in events], type=pa.string()),
-            "created_at": pa.array(
-                [_timestamp(e.get("created_at")) for e in events], type=pa.timestamp("ms", "UTC")
-            ),
+            "id": pa.array([text(e, "id") for e in events], type=pa.string()),
+            "type": pa.array([text(e, "type") for e in events], type=pa.string()),
+            "created_at": pa.array([created_at(e) for e in events], type=pa.timestamp("ms", "UTC")),
         }
-        datas: list[dict[str, Any]] = [_data(e) for e in events]
-        for name in _TEXT_FIELDS:
-            columns[name] = pa.array([_text(d.get(name)) for d in datas], type=pa.string())
-        for name in _MONEY_FIELDS:
-            columns[name] = pa.array([_money(d, name) for d in datas], type=pa.int64())
-        columns["is_partial"] = pa.array(
-            [d.get("is_partial") if isinstance(d.get("is_partial"), bool) else None for d in datas],
-            type=pa.bool_(),
-        )
+        for name in TEXT_FIELDS:
+            columns[name] = pa.array([text(d, name, "data.") for d in datas], type=pa.string())
+        for name in MONEY_FIELDS:
+            columns[name] = pa.array([money(d, name) for d in datas], type=pa.int64())
+        columns["is_partial"] = pa.array([is_partial(d) for d in datas], type=pa.bool_())
         columns["data"] = pa.array(
             [json.dumps(d, sort_keys=True, ensure_ascii=False) for d in datas], type=pa.string()
         )
         frame: pd.DataFrame = pa.table(columns).to_pandas(types_mapper=pd.ArrowDtype)
         return frame
-
-
-def _data(event: dict[str, Any]) -> dict[str, Any]:
-    data = event.get("data")
-    return data if isinstance(data, dict) else {}
-
-
-def _text(value: Any) -> str | None:
-    return None if value is None else str(value)
-
-
-def _timestamp(value: Any) -> datetime | None:
-    if value is None:
-        return None
-    if not isinstance(value, str):
-        raise ValueError(f"created_at must be an ISO 8601 string, got {value!r}")
-    moment = datetime.fromisoformat(value)
-    if moment.tzinfo is None:
-        raise ValueError(f"created_at must carry a UTC offset, got {value!r}")
-    return moment
-
-
-def _money(data: dict[str, Any], name: str) -> int | None:
-    value = data.get(name)
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ValueError(f"{name} must be an integer in base units, got {value!r}")
-    return value
