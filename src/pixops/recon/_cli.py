@@ -23,6 +23,7 @@ from typing import Any, TextIO
 
 import pyarrow as pa
 
+from pixops._cli_paths import input_file_problem, output_file_problem, output_folder_problem
 from pixops.errors import PixopsError
 from pixops.frames import LocalStore, day_window, load_statement_table, parse_day
 from pixops.recon._balances import read_balances
@@ -76,8 +77,9 @@ def options_from(args: argparse.Namespace) -> ReconOptions:
     except ValueError as error:
         raise _BadInputError(str(error)) from None
     for name, path in (("--ledger", args.ledger), ("--balances", args.balances)):
-        if path is not None and not path.is_file():
-            raise _BadInputError(f"{name}: no such file: {path}")
+        problem = None if path is None else input_file_problem(path)
+        if problem is not None:
+            raise _BadInputError(f"{name} {path}: {problem}")
     _check_out(args.out)
     _check_html(getattr(args, "html", None), first, last)
     return ReconOptions(
@@ -94,14 +96,12 @@ def options_from(args: argparse.Namespace) -> ReconOptions:
 
 
 def _check_out(out: Path) -> None:
-    """`--out` that is (or lies under) a file is refused before the service is read: the
-    run would fetch and reconcile everything and only then fail to write."""
-    for path in (out, *out.parents):
-        if path.exists():
-            if not path.is_dir():
-                where = "is a file" if path == out else f"is under a file ({path})"
-                raise _BadInputError(f"--out {out} {where}: give a folder for the results")
-            return
+    """`--out` that is (or lies under) a file, or in a folder that cannot be written
+    (its results are staged beside it), is refused before the service is read: the run
+    would fetch and reconcile everything and only then fail to write."""
+    problem = output_folder_problem(out) or output_folder_problem(out.parent)
+    if problem is not None:
+        raise _BadInputError(f"--out {out}: {problem}")
 
 
 def _check_html(html: Path | None, first: date, last: date) -> None:
@@ -115,11 +115,9 @@ def _check_html(html: Path | None, first: date, last: date) -> None:
         )
     if html.suffix.lower() not in {".html", ".htm"}:
         raise _BadInputError(f"--html: the report is HTML: give a .html path, not {html.name}")
-    for path in html.parents:  # a missing folder is made, as for --out
-        if path.exists():
-            if not path.is_dir():
-                raise _BadInputError(f"--html {html} is under a file ({path}): give a folder")
-            return
+    problem = output_file_problem(html)  # a missing folder is made, as for --out
+    if problem is not None:
+        raise _BadInputError(f"--html {html}: {problem}")
 
 
 def _client() -> Any:
@@ -157,6 +155,9 @@ def load_inputs(options: ReconOptions, client: Any) -> ReconInputs:
             snapshots = read_balances(options.balances)
         except ValueError as error:
             raise _BadInputError(f"--balances: {error}") from None
+        except OSError as error:  # unreadable: the file's fault, not the service's
+            reason = error.strerror or error
+            raise _BadInputError(f"--balances: cannot read {options.balances}: {reason}") from None
         opening = [s for s in snapshots if s[0] <= window.start_at]
         if not opening:
             raise _BadInputError(

@@ -12,6 +12,7 @@ from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from pixops._cli_paths import input_file_problem, output_file_problem
 from pixops.report._daily import DEFAULT_TIMEZONE, daily_report, find_daily_notebook
 from pixops.report._errors import ReportError
 from pixops.report._render import render_report
@@ -62,6 +63,10 @@ def run(args: argparse.Namespace) -> int:
     """Write the report; exit 1 with the reason when the notebook or its export fails."""
     from pixops.desk import ServerError, default_notebooks_dir
 
+    problem = _path_problem(args)
+    if problem is not None:  # before the notebook runs, which takes seconds to minutes
+        print(f"pixops report: {problem}", file=sys.stderr)
+        return 1
     try:
         if args.kind == "daily":
             notebooks = args.notebooks or default_notebooks_dir()
@@ -82,6 +87,19 @@ def run(args: argparse.Namespace) -> int:
         return 1
     print(f"report: {written.resolve()}")
     return 0
+
+
+def _path_problem(args: argparse.Namespace) -> str | None:
+    """The first given path that cannot be used, as ``--flag PATH: why``; else None."""
+    given = (
+        [("--ledger", args.ledger), ("--balances", args.balances)] if args.kind == "daily" else []
+    )
+    for flag, path in given:
+        problem = None if path is None else input_file_problem(path)
+        if problem is not None:
+            return f"{flag} {path}: {problem}"
+    problem = output_file_problem(args.html)
+    return None if problem is None else f"--html {args.html}: {problem}"
 
 
 def _date(text: str) -> date:

@@ -1,0 +1,97 @@
+"""`pixops recon` paths that cannot be used: refused with exit 2 before the service is
+read, naming the flag, the path and what to do, and leaving nothing written."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pixops.recon._cli import EXIT_BAD_INPUT
+from tests.recon.test_cli import DATA, recon
+
+LEDGER = str(DATA / "sample_ledger.csv")
+
+
+@pytest.fixture
+def unreachable_service(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A run that read the service would exit 3: these must be refused before."""
+    monkeypatch.setenv("PIXOPS_BASE_URL", "http://127.0.0.1:9")
+    monkeypatch.setenv("PIXOPS_CLIENT_ID", "id")
+    monkeypatch.setenv("PIXOPS_CLIENT_SECRET", "secret")
+
+
+@pytest.mark.usefixtures("unreachable_service")
+def test_an_html_path_that_is_a_folder_is_refused_before_the_run(tmp_path: Path) -> None:
+    # Was: the whole run, the results written, then an IsADirectoryError traceback.
+    html = tmp_path / "report.html"
+    html.mkdir()
+    out = tmp_path / "out"
+    status, _, err = recon(
+        "--date", "2026-01-15", "--ledger", LEDGER, "--out", str(out), "--html", str(html),
+    )  # fmt: skip
+    assert (status, out.exists()) == (EXIT_BAD_INPUT, False)
+    assert err == (
+        f"pixops recon: --html {html}: is a folder, not a file:"
+        f" give a file name, such as {html / 'report.html'}\n"
+    )
+
+
+@pytest.mark.usefixtures("unreachable_service")
+@pytest.mark.parametrize("flag", ["--ledger", "--balances"])
+def test_an_input_that_is_a_folder_is_named_a_folder(tmp_path: Path, flag: str) -> None:
+    # Was: "--ledger: no such file: DIR" about a folder that is there.
+    folder = tmp_path / "inputs"
+    folder.mkdir()
+    given = {"--ledger": LEDGER, flag: str(folder)}
+    argv = [word for pair in given.items() for word in pair]
+    status, _, err = recon("--date", "2026-01-15", *argv, "--out", str(tmp_path / "out"))
+    assert status == EXIT_BAD_INPUT
+    assert err == f"pixops recon: {flag} {folder}: is a folder, not a file: give the file in it\n"
+
+
+@pytest.mark.usefixtures("unreachable_service")
+def test_an_out_folder_that_cannot_be_written_is_refused_before_the_service_is_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Root writes anywhere: the OS's answer for a read-only folder is simulated.
+    real_access = os.access
+
+    def read_only(path: Any, mode: int, **kwargs: Any) -> bool:
+        if Path(path) == tmp_path and mode & os.W_OK:
+            return False
+        return real_access(path, mode, **kwargs)
+
+    monkeypatch.setattr(os, "access", read_only)
+    out = tmp_path / "out"
+    status, _, err = recon("--date", "2026-01-15", "--ledger", LEDGER, "--out", str(out))
+    assert (status, out.exists()) == (EXIT_BAD_INPUT, False)
+    assert err == (
+        f"pixops recon: --out {out}: {tmp_path} is not writable: choose a folder you can write to\n"
+    )
+
+
+def test_an_unreadable_balances_file_is_bad_input_not_the_service(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Was exit 3, "cannot read the service: [Errno 13] Permission denied".
+    monkeypatch.delenv("PIXOPS_BASE_URL", raising=False)
+    balances = tmp_path / "balances.csv"
+    balances.write_text("as_of,balance_base\n2026-01-01T03:00:00Z,5\n", encoding="utf-8")
+    real_open = Path.open
+
+    def denied(self: Path, *args: Any, **kwargs: Any) -> Any:
+        if self == balances:
+            raise PermissionError(13, "Permission denied", str(self))
+        return real_open(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "open", denied)
+    out = tmp_path / "out"
+    status, _, err = recon(
+        "--date", "2026-01-15", "--ledger", LEDGER, "--balances", str(balances),
+        "--out", str(out), "--quiet",
+    )  # fmt: skip
+    assert (status, out.exists()) == (EXIT_BAD_INPUT, False)
+    assert err == f"pixops recon: --balances: cannot read {balances}: Permission denied\n"
