@@ -2,7 +2,8 @@
 
 For local use, e.g. ``uvicorn.run(receiver_app(inbox, secret), port=8765)``. Answers
 200 for a new or a duplicate event (so the sender stops retrying), 400 when the
-delivery does not verify, 405 for anything but POST.
+delivery does not verify or its event cannot be kept, 405 for anything but POST, 413
+for a body over 1 MiB; every answer is a JSON object (``error`` says what was wrong).
 """
 
 from __future__ import annotations
@@ -13,8 +14,9 @@ from datetime import datetime
 from typing import Any
 
 from pixops._asgi import BodyTooLargeError, Receive, Scope, Send, lifespan, read_body
+from pixops.webhooks._errors import WebhookSetupError, WebhookVerificationError
 from pixops.webhooks._inbox import Inbox
-from pixops.webhooks._signing import WebhookVerificationError, verify
+from pixops.webhooks._signing import _fold, _unix_seconds, secret_keys, verify
 
 __all__ = ["ReceiverApp", "receiver_app"]
 
@@ -34,9 +36,18 @@ def receiver_app(
     `clock` gives "now" for the timestamp check (default: the wall clock); pass the
     sandbox's `now` when receiving from a sandbox whose clock is virtual.
     """
+    if not isinstance(inbox, Inbox):
+        raise WebhookSetupError(
+            f"inbox must be a pixops.webhooks.Inbox, not {type(inbox).__name__}"
+        )
     key = inbox.secret if secret is None else secret
     if key is None:
-        raise ValueError("receiver_app needs a secret (or an Inbox created with one)")
+        raise WebhookSetupError("receiver_app needs a secret (or an Inbox created with one)")
+    secret_keys(key)
+    if clock is not None:
+        if not callable(clock):
+            raise WebhookSetupError(f"clock must be a callable, not {type(clock).__name__}")
+        _unix_seconds(clock())  # a clock giving the wrong type fails here, not per request
 
     async def app(scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
@@ -50,7 +61,7 @@ def receiver_app(
         try:
             body = await read_body(receive, _MAX_BODY_BYTES)
         except BodyTooLargeError:
-            await _reply(send, 413, {"error": "body too large"})
+            await _reply(send, 413, {"error": f"body over the limit of {_MAX_BODY_BYTES} bytes"})
             return
         if body is None:
             return
@@ -59,18 +70,21 @@ def receiver_app(
             for name, value in scope.get("headers", [])
         ]
         try:
+            folded = _fold(headers)
             event = verify(
-                headers,
-                bytes(body),
+                folded,
+                body,
                 key,
                 tolerance_seconds=inbox.tolerance_seconds,
                 now=None if clock is None else clock(),
             )
+            new = inbox.add_verified(folded["webhook-id"], event)
         except WebhookVerificationError as error:
             await _reply(send, 400, {"error": str(error)})
             return
-        webhook_id = next(value for name, value in headers if name.lower() == "webhook-id")
-        new = inbox.add_verified(webhook_id.strip(), event)
+        except WebhookSetupError as error:  # e.g. a clock that later gives a wrong type
+            await _reply(send, 500, {"error": f"receiver set-up error: {error}"})
+            return
         await _reply(send, 200, {"received": True, "duplicate": not new})
 
     return app
