@@ -13,17 +13,23 @@ from __future__ import annotations
 import argparse
 import contextlib
 import ipaddress
+import re
 import shlex
 import sqlite3
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from pixops._cli_paths import output_folder_problem
 from pixops._serve_options import HTTP_IMPLEMENTATIONS, LOOP_IMPLEMENTATIONS, ServeOptions
 from pixops.devcert import write_dev_certificate
 
 if TYPE_CHECKING:
     from pixops.cli import Commands
+
+
+_LABEL = re.compile(r"[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?")
+"""One label of a host name in ASCII (IDNA) form."""
 
 
 def _port(text: str) -> int:
@@ -52,6 +58,26 @@ def _ip(text: str) -> str:
         return str(ipaddress.ip_address(text.strip()))
     except ValueError:
         raise argparse.ArgumentTypeError(f"not an IP address: {text!r}") from None
+
+
+def _cert_host(text: str) -> str:
+    """An IP address, or a host name in its ASCII form (``pix.test``; ``café.test`` becomes
+    ``xn--caf-dma.test``; ``*.pix.test`` for every name under it), as a certificate names
+    it: cryptography refused non-ASCII with a traceback and took ``bad..host`` as it was."""
+    name = text.strip().removesuffix(".")
+    with contextlib.suppress(ValueError):
+        return str(ipaddress.ip_address(name))
+    try:
+        ascii_name = name.encode("idna").decode("ascii").lower() if name else ""
+    except UnicodeError:
+        ascii_name = ""
+    first, _, rest = ascii_name.partition(".")
+    labels = [*([] if first == "*" and rest else [first]), *(rest.split(".") if rest else [])]
+    if not ascii_name or len(ascii_name) > 253 or not all(map(_LABEL.fullmatch, labels)):
+        raise argparse.ArgumentTypeError(
+            f"not a host name or IP address: {text!r} (such as pix.test or 192.168.0.10)"
+        )
+    return ascii_name
 
 
 def _existing_file(text: str) -> Path:
@@ -123,6 +149,7 @@ def register(commands: Commands) -> None:
     cert.add_argument("--out", type=Path, required=True, help="directory for cert.pem, key.pem")
     cert.add_argument(
         "--host",
+        type=_cert_host,
         action="append",
         default=[],
         metavar="NAME",
@@ -132,6 +159,8 @@ def register(commands: Commands) -> None:
 
 def run_serve(args: argparse.Namespace) -> int:
     """`pixops serve`: the engine over HTTP(S) until interrupted."""
+    import ssl
+
     from pixops.server import PixopsServer, banner, build_engine, seed_demo_merchant
 
     if (args.tls_cert is None) != (args.tls_key is None):
@@ -154,6 +183,15 @@ def run_serve(args: argparse.Namespace) -> int:
     try:
         engine = build_engine(options)
         server = PixopsServer(engine, options)
+    except ssl.SSLError as error:  # an OSError too, whose text was "[SSL] PEM lib (_ssl.c:…)"
+        print(
+            f"pixops serve: cannot start: --tls-cert {options.tls_cert} and --tls-key"
+            f" {options.tls_key} are not a PEM certificate and its key"
+            f"{f' ({error.reason})' if error.reason else ''}:"
+            " pixops dev-cert --out DIR writes a pair",
+            file=sys.stderr,
+        )
+        return 1
     except (OSError, sqlite3.Error) as error:
         print(f"pixops serve: cannot start: {error}", file=sys.stderr)
         return 1
@@ -167,6 +205,10 @@ def run_serve(args: argparse.Namespace) -> int:
 
 def dev_cert(args: argparse.Namespace) -> int:
     """`pixops dev-cert`: a self-signed certificate for local TLS."""
+    problem = output_folder_problem(args.out)
+    if problem is not None:  # mkdir said only "File exists" about a file in the way
+        print(f"pixops dev-cert: --out {args.out}: {problem}", file=sys.stderr)
+        return 2
     try:
         written = write_dev_certificate(args.out, hosts=tuple(args.host))
     except OSError as error:
