@@ -25,7 +25,7 @@ DEFAULT_TZ = "America/Sao_Paulo"
 
 _EPILOG = (
     "exit status: 0 everything reconciled; 1 findings need attention; "
-    "2 bad arguments or input files; 3 the service could not be read. "
+    "2 bad arguments, input files or service settings; 3 the service could not be read. "
     "Uses PIXOPS_BASE_URL / PIXOPS_CLIENT_ID / PIXOPS_CLIENT_SECRET when set, "
     "else the demo month in the embedded sandbox."
 )

@@ -95,3 +95,27 @@ def test_an_unreadable_balances_file_is_bad_input_not_the_service(
     )  # fmt: skip
     assert (status, out.exists()) == (EXIT_BAD_INPUT, False)
     assert err == f"pixops recon: --balances: cannot read {balances}: Permission denied\n"
+
+
+@pytest.mark.parametrize(
+    ("settings", "message"),
+    [
+        ({"PIXOPS_BASE_URL": "pix.example.com"}, "base_url must be an http(s) address"),
+        ({"PIXOPS_BASE_URL": "http://127.0.0.1:99999"}, "port must be from 1 to 65535"),
+        ({"PIXOPS_CLIENT_SECRET": ""}, "missing PIXOPS_CLIENT_SECRET"),
+    ],
+)
+def test_service_settings_that_make_no_client_are_bad_input_not_the_service(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, settings: dict[str, str], message: str
+) -> None:
+    # Was exit 3, which a scheduler retries: a typo in the settings never heals by itself.
+    monkeypatch.chdir(tmp_path)  # no .env found upwards
+    given = {"PIXOPS_BASE_URL": "http://127.0.0.1:9", "PIXOPS_CLIENT_ID": "id"} | settings
+    given.setdefault("PIXOPS_CLIENT_SECRET", "secret")
+    for name, value in given.items():
+        monkeypatch.setenv(name, value)
+    out = tmp_path / "out"
+    status, _, err = recon("--date", "2026-01-15", "--ledger", LEDGER, "--out", str(out))
+    assert (status, out.exists()) == (EXIT_BAD_INPUT, False)
+    assert err.startswith("pixops recon: the service settings are unusable: ")
+    assert message in err

@@ -5,9 +5,9 @@ Its arguments are registered by `pixops._cli_recon` (outside this package, so th
 the real one (or a `pixops serve`) when ``PIXOPS_BASE_URL`` is set (credentials from
 the environment or ``.env``, `pixops.Client.from_env`); otherwise the demo month in the
 embedded sandbox. Exit codes: 0 everything reconciled, 1 some finding needs attention,
-2 bad arguments or input files, 3 the service could not be read. The steps are small
-functions (`options_from`, `load_inputs`, `run_recon`, `write_outputs`) so that more
-outputs (an HTML report) slot in after `write_outputs`.
+2 bad arguments, input files or service settings, 3 the service could not be read.
+The steps are small functions (`options_from`, `load_inputs`, `run_recon`,
+`write_outputs`) so that more outputs (an HTML report) slot in after `write_outputs`.
 """
 
 from __future__ import annotations
@@ -121,11 +121,15 @@ def _check_html(html: Path | None, first: date, last: date) -> None:
 
 
 def _client() -> Any:
-    """The configured service, or the demo month on the embedded sandbox."""
+    """The configured service, or the demo month on the embedded sandbox; settings that
+    cannot make a client (a malformed URL, a missing secret) are bad input."""
     if os.environ.get("PIXOPS_BASE_URL"):
-        from pixops.client import Client
+        from pixops.client import Client, ConfigurationError
 
-        return Client.from_env()
+        try:
+            return Client.from_env()
+        except ConfigurationError as error:  # fixed by the person, not by a retry: not 3
+            raise _BadInputError(f"the service settings are unusable: {error}") from None
     from pixops.demo import demo_month
 
     month = demo_month()
