@@ -178,3 +178,10 @@ def test_property_kept_events_always_make_a_frame(events: list[dict[str, Any]]) 
     frame = inbox.to_frame()
     assert len(frame) == kept == len(inbox)
     assert tuple(frame.columns) == FRAME_COLUMNS
+
+
+def test_an_inbox_may_take_its_secrets_as_a_set_or_a_generator() -> None:
+    old = generate_secret()
+    for secrets in ({old, SECRET}, (s for s in [old, SECRET])):
+        inbox = Inbox(secrets)
+        assert inbox.add(*delivery(GOOD, "evt_good"), now=NOW) is True

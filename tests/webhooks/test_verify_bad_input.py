@@ -236,3 +236,11 @@ def test_property_any_secret_verifies_or_is_a_setup_error(secret: Any) -> None:
 def test_generated_secret_round_trips_through_a_list() -> None:
     other = generate_secret()
     assert verify(signed(), BODY, (other, SECRET), now=NOW)["id"] == "evt_1"
+
+
+def test_rotation_secrets_may_be_any_collection() -> None:
+    other = generate_secret()
+    assert verify(signed(), BODY, {other, SECRET}, now=NOW)["id"] == "evt_1"
+    assert verify(signed(), BODY, (s for s in [other, SECRET]), now=NOW)["id"] == "evt_1"
+    with pytest.raises(WebhookSetupError, match="not dict"):
+        verify(signed(), BODY, {SECRET: "current"}, now=NOW)  # type: ignore[arg-type]

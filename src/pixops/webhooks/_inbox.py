@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -58,9 +58,11 @@ class Inbox:
     field otherwise), so `to_frame` can always type every kept event.
     """
 
+    _secret: str | tuple[str, ...] | None
+
     def __init__(
         self,
-        secret: str | Sequence[str] | None = None,
+        secret: str | Iterable[str] | None = None,
         *,
         tolerance_seconds: int = DEFAULT_TOLERANCE_SECONDS,
     ) -> None:
@@ -72,16 +74,18 @@ class Inbox:
         self._duplicates = 0
 
     @property
-    def secret(self) -> str | Sequence[str] | None:
+    def secret(self) -> str | tuple[str, ...] | None:
         """The secret(s) `add` verifies with; None until set."""
         return self._secret
 
     @secret.setter
-    def secret(self, secret: str | Sequence[str] | None) -> None:
-        if secret is not None:
-            secret_keys(secret)
-            secret = secret if isinstance(secret, str) else tuple(secret)
-        self._secret = secret
+    def secret(self, secret: str | Iterable[str] | None) -> None:
+        kept: Any = secret
+        if isinstance(secret, Iterable) and not isinstance(secret, str | bytes | Mapping):
+            kept = tuple(secret)  # a set or a generator is read once, kept in order
+        if kept is not None:
+            secret_keys(kept)  # a wrong type or a malformed secret fails here, naming it
+        self._secret = kept
 
     def add(self, headers: Headers, body: bytes, *, now: datetime | int | None = None) -> bool:
         """Verify one delivery with the inbox's secret and keep it; False for a duplicate.

@@ -9,7 +9,7 @@ for a body over 1 MiB; every answer is a JSON object (``error`` says what was wr
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -27,7 +27,7 @@ _MAX_BODY_BYTES = 1_048_576
 
 def receiver_app(
     inbox: Inbox,
-    secret: str | Sequence[str] | None = None,
+    secret: str | Iterable[str] | None = None,
     *,
     clock: Callable[[], datetime | int] | None = None,
 ) -> ReceiverApp:

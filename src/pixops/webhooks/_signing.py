@@ -12,7 +12,7 @@ import binascii
 import hashlib
 import hmac
 import secrets
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
@@ -66,17 +66,18 @@ def secret_key(secret: str) -> bytes:
     return key
 
 
-def secret_keys(secret: str | Sequence[str]) -> list[bytes]:
+def secret_keys(secret: str | Iterable[str]) -> list[bytes]:
     """The HMAC keys of one secret or of several (receiver-side rotation)."""
     if isinstance(secret, str):
         return [secret_key(secret)]
-    if not isinstance(secret, Sequence) or isinstance(secret, bytes | bytearray):
+    if not isinstance(secret, Iterable) or isinstance(secret, bytes | bytearray | Mapping):
         raise WebhookSetupError(
             f"secret must be a 'whsec_...' string or a list of them, not {type(secret).__name__}"
         )
-    if not secret:
+    keys = [secret_key(each) for each in secret]
+    if not keys:
         raise WebhookSetupError("at least one secret is needed to verify")
-    return [secret_key(each) for each in secret]
+    return keys
 
 
 def check_tolerance(tolerance_seconds: int) -> int:
@@ -107,7 +108,7 @@ def _mac(key: bytes, message_id: str, timestamp: int, body: bytes) -> bytes:
 def verify(
     headers: Headers,
     body: bytes,
-    secret: str | Sequence[str],
+    secret: str | Iterable[str],
     *,
     tolerance_seconds: int = DEFAULT_TOLERANCE_SECONDS,
     now: datetime | int | None = None,
