@@ -375,3 +375,20 @@ def test_lone_surrogate_escapes_are_refused(body: bytes) -> None:
 )
 def test_surrogate_pairs_and_escaped_backslashes_are_fine(body: bytes, expected: Any) -> None:
     assert wire.parse_strict(body) == expected
+
+
+def _nested(depth: int) -> JSON:
+    value: JSON = 1
+    for level in range(depth):
+        value = [value] if level % 2 else {"a": value}
+    return value
+
+
+@given(st.integers(min_value=0, max_value=200), st.integers(min_value=1, max_value=200))
+def test_nests_within_counts_the_levels_of_objects_and_arrays(depth: int, limit: int) -> None:
+    assert wire.nests_within(_nested(depth), limit) == (depth <= limit)
+
+
+def test_nests_within_walks_any_depth_without_recursion() -> None:
+    assert not wire.nests_within(_nested(100_000), 64)
+    assert wire.nests_within("text", 1)

@@ -42,6 +42,7 @@ __all__ = [
     "camelize_keys",
     "canonical_json",
     "canonicalize",
+    "nests_within",
     "sign",
     "snakify_keys",
     "to_camel",
@@ -134,6 +135,24 @@ def parse_strict(body: bytes) -> JSON:
     if _SURROGATE_ESCAPE.search(text) is not None and _holds_surrogate(value):
         raise WireError("body is not valid JSON: a string escapes a lone UTF-16 surrogate")
     return value
+
+
+def nests_within(value: JSON, limit: int) -> bool:
+    """Whether `value` nests objects and arrays at most `limit` levels deep (a bare value
+    is level 0, the top object or array level 1); walked with its own stack."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            children: Any = item.values()
+        elif isinstance(item, list):
+            children = item
+        else:
+            continue
+        if depth > limit:
+            return False
+        stack.extend((child, depth + 1) for child in children)
+    return True
 
 
 def canonicalize(body: bytes) -> bytes:

@@ -257,7 +257,7 @@ def remember(
 
 def route_body(parsed: Any, camel: bool) -> Any:
     """The body as the route sees it: bounded nesting, snake_case keys; else a clear 400."""
-    if not _nesting_within(parsed, MAX_BODY_DEPTH):
+    if not wire.nests_within(parsed, MAX_BODY_DEPTH):
         raise bad_request(f"Request body nests deeper than {MAX_BODY_DEPTH} levels")
     if not camel:
         return parsed
@@ -265,22 +265,6 @@ def route_body(parsed: Any, camel: bool) -> Any:
         return wire.snakify_keys(parsed)
     except wire.WireError as error:
         raise bad_request(f"Request body {error}") from None
-
-
-def _nesting_within(value: Any, limit: int) -> bool:
-    stack: list[tuple[Any, int]] = [(value, 1)]
-    while stack:
-        item, depth = stack.pop()
-        if isinstance(item, dict):
-            children: Any = item.values()
-        elif isinstance(item, list):
-            children = item
-        else:
-            continue
-        if depth > limit:
-            return False
-        stack.extend((child, depth + 1) for child in children)
-    return True
 
 
 def check_permission(route: Route, caller: Caller) -> None:

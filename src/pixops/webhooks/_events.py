@@ -1,18 +1,20 @@
 """Reading an event: the JSON of a delivery's body, and the fields the inbox types.
 
-`parse_event` is strict JSON (UTF-8 without a byte-order mark, no NaN or Infinity, no
-key twice in one object, no lone surrogate, at most `MAX_DEPTH` levels): what it
-accepts, `json.dumps` and Arrow can always write back. `check_event` also types the
-fields `Inbox.to_frame` reads, so a kept event can always be turned into a row.
+`parse_event` is strict JSON as `pixops.wire.parse_strict` reads it (UTF-8 without a
+byte-order mark, no NaN or Infinity, no key twice in one object, no lone surrogate), at
+most `MAX_DEPTH` levels: what it accepts, `json.dumps` and Arrow can always write back.
+`check_event` also types the fields `Inbox.to_frame` reads, so a kept event can always
+be turned into a row.
 """
 
 from __future__ import annotations
 
-import codecs
 import json
 from datetime import UTC, datetime
 from typing import Any
 
+from pixops import limits, wire
+from pixops.money import INT64_MAX
 from pixops.webhooks._errors import WebhookVerificationError
 
 __all__ = [
@@ -29,8 +31,7 @@ __all__ = [
     "text",
 ]
 
-MAX_DEPTH = 32
-INT64_MAX = 2**63 - 1
+MAX_DEPTH = limits.BODY_MAX_DEPTH
 TEXT_FIELDS = (
     "transaction_id",
     "end_to_end_id",
@@ -43,34 +44,19 @@ MONEY_FIELDS = ("amount", "fee_amount", "net_amount", "total_refunded", "remaini
 
 
 def parse_event(body: bytes) -> dict[str, Any]:
-    """The JSON object of a body; `WebhookVerificationError` saying what is wrong."""
+    """The JSON object of a body (`pixops.wire.parse_strict`, as the engine reads a
+    request, and at most `MAX_DEPTH` levels); `WebhookVerificationError` saying what is
+    wrong."""
     if not body.strip():
         raise WebhookVerificationError("body is empty: a delivery carries a JSON object")
-    if body.startswith(codecs.BOM_UTF8):
-        raise WebhookVerificationError("body starts with a byte-order mark: send UTF-8 without one")
     try:
-        decoded = body.decode("utf-8")
-    except UnicodeDecodeError as error:
-        raise WebhookVerificationError(
-            f"body is not UTF-8: invalid byte at position {error.start}"
-        ) from None
-    try:
-        event = json.loads(decoded, object_pairs_hook=_object, parse_constant=_constant)
-    except WebhookVerificationError:
-        raise
-    except json.JSONDecodeError as error:
-        raise WebhookVerificationError(
-            f"body is not valid JSON: {error.msg} at line {error.lineno} column {error.colno}"
-        ) from None
-    except RecursionError:
-        raise WebhookVerificationError(
-            f"body is nested more than {MAX_DEPTH} levels deep"
-        ) from None
-    except ValueError:  # an integer of more digits than Python converts
-        raise WebhookVerificationError("body has a number too long to read") from None
+        event = wire.parse_strict(body)
+    except wire.WireError as error:
+        raise WebhookVerificationError(str(error)[:200]) from None
     if not isinstance(event, dict):
         raise WebhookVerificationError(f"body is a JSON {_kind(event)}, not an object")
-    _walk(event)
+    if not wire.nests_within(event, MAX_DEPTH):
+        raise WebhookVerificationError(f"body is nested more than {MAX_DEPTH} levels deep")
     return event
 
 
@@ -151,40 +137,6 @@ def is_partial(data: dict[str, Any]) -> bool | None:
     raise WebhookVerificationError(
         f"event field data.is_partial must be true or false, not {value!r:.40}"
     )
-
-
-def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    result: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in result:
-            raise WebhookVerificationError(f"body has the key {key!r:.40} twice in one object")
-        result[key] = value
-    return result
-
-
-def _constant(name: str) -> Any:
-    raise WebhookVerificationError(f"body is not valid JSON: {name} is not a JSON number")
-
-
-def _walk(event: dict[str, Any]) -> None:
-    """Refuse nesting past `MAX_DEPTH` and strings that are not Unicode text."""
-    stack: list[tuple[Any, int]] = [(event, 1)]
-    while stack:
-        value, depth = stack.pop()
-        if isinstance(value, dict | list):
-            if depth > MAX_DEPTH:
-                raise WebhookVerificationError(f"body is nested more than {MAX_DEPTH} levels deep")
-            items = value.items() if isinstance(value, dict) else enumerate(value)
-            for key, item in items:
-                stack.append((key, depth))
-                stack.append((item, depth + 1))
-        elif isinstance(value, str):
-            try:
-                value.encode("utf-8")
-            except UnicodeEncodeError:
-                raise WebhookVerificationError(
-                    "body has a string with a lone surrogate escape (\\ud800-\\udfff)"
-                ) from None
 
 
 def _kind(value: object) -> str:
