@@ -60,6 +60,8 @@ def test_from_env_reads_the_environment_then_dotenv(
     assert pixops.AsyncClient.from_env().client_id == "cli_env"
     with pytest.raises(ConfigurationError):
         pixops.Client.from_env(dotenv_path=tmp_path / "missing.env")
+    with pytest.raises(ConfigurationError, match=r"is a folder: give the \.env file in it"):
+        pixops.Client.from_env(dotenv_path=tmp_path)
 
 
 def test_from_env_names_what_is_missing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

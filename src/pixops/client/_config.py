@@ -130,6 +130,8 @@ def read_env(
     the working directory, or the path given) for what the environment lacks."""
     found: dict[str, str] = {}
     path = str(dotenv_path) if dotenv_path is not None else find_dotenv(usecwd=True)
+    if dotenv_path is not None and Path(path).is_dir():
+        raise ConfigurationError(f"{path} is a folder: give the .env file in it")
     if dotenv_path is not None and not Path(path).is_file():
         raise ConfigurationError(f"no .env file at {path}")
     if path:
