@@ -60,3 +60,15 @@ def test_serve_with_a_file_that_is_no_pem_names_the_flags(
         f"pixops serve: cannot start: --tls-cert {junk} and --tls-key {junk} are not a PEM"
         " certificate and its key: pixops dev-cert --out DIR writes a pair\n"
     )
+
+
+def test_serve_on_a_host_name_that_does_not_resolve_names_the_flag(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # Was: "pixops serve: cannot start: [Errno -2] Name or service not known".
+    assert main(["serve", "--port", "0", "--host", "nowhere.invalid"]) == 1
+    said = capsys.readouterr().err
+    assert said.startswith(
+        "pixops serve: cannot start: --host nowhere.invalid is not an address of this machine ("
+    )
+    assert said.endswith("): use 127.0.0.1, or 0.0.0.0 for every interface\n")

@@ -15,6 +15,7 @@ import contextlib
 import ipaddress
 import re
 import shlex
+import socket
 import sqlite3
 import sys
 from pathlib import Path
@@ -189,6 +190,13 @@ def run_serve(args: argparse.Namespace) -> int:
             f" {options.tls_key} are not a PEM certificate and its key"
             f"{f' ({error.reason})' if error.reason else ''}:"
             " pixops dev-cert --out DIR writes a pair",
+            file=sys.stderr,
+        )
+        return 1
+    except socket.gaierror as error:  # an OSError too: the name in --host did not resolve
+        print(
+            f"pixops serve: cannot start: --host {options.host} is not an address of this"
+            f" machine ({error.strerror}): use 127.0.0.1, or 0.0.0.0 for every interface",
             file=sys.stderr,
         )
         return 1

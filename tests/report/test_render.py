@@ -83,3 +83,14 @@ def test_a_missing_folder_for_the_report_is_made(report_notebook: Path, tmp_path
 def test_paths_must_be_paths(report_notebook: Path, value: object) -> None:
     with pytest.raises(ReportError, match="must be a path"):
         render_report(report_notebook, value)  # type: ignore[arg-type]
+
+
+def test_a_file_that_is_not_a_notebook_is_refused_before_running(
+    tmp_path: Path, recwarn: pytest.WarningsRecorder
+) -> None:
+    text = tmp_path / "notes.txt"
+    text.write_text("{}")
+    with pytest.raises(ReportError, match=r"give a \.ipynb file, not notes\.txt"):
+        render_report(text, tmp_path / "r.html")
+    assert not recwarn.list  # papermill's own warning about the suffix never comes
+    assert not (tmp_path / "r.html").exists()

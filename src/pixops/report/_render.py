@@ -29,6 +29,8 @@ def render_report(
     failed run never leaves a half-written report where a scheduler expects the last one.
     """
     notebook_path = _path(notebook, "notebook")
+    if notebook_path.suffix.lower() != ".ipynb":
+        raise ReportError(f"a report runs a notebook: give a .ipynb file, not {notebook_path.name}")
     out_path = _path(out, "out")
     if out_path.suffix.lower() not in {".html", ".htm"}:
         raise ReportError(f"the report is HTML: give a .html path, not {out_path.name}")
