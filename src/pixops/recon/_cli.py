@@ -28,8 +28,9 @@ from pixops.errors import PixopsError
 from pixops.frames import LocalStore, day_window, load_statement_table, parse_day
 from pixops.recon._balances import read_balances
 from pixops.recon._inputs import LedgerError, read_ledger
-from pixops.recon._result import ReconResult, staged_directory
+from pixops.recon._result import ReconResult
 from pixops.recon._run import balance_snapshot, reconcile
+from pixops.recon._staging import staged_directory
 
 __all__ = [
     "EXIT_ATTENTION",

@@ -28,10 +28,8 @@ from __future__ import annotations
 import csv
 import html
 import os
-import shutil
 import tempfile
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -43,11 +41,12 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from pixops.money import format_brl_base, format_brl_display
+from pixops.recon._staging import destination, staged_directory, writing
 
 if TYPE_CHECKING:
     import plotly.graph_objects as go
 
-__all__ = ["ATTENTION_CATEGORIES", "CATEGORIES", "ReconResult", "staged_directory"]
+__all__ = ["ATTENTION_CATEGORIES", "CATEGORIES", "ReconResult"]
 
 #: Every finding, in the order reports list them.
 ATTENTION_CATEGORIES: Final = (
@@ -177,14 +176,14 @@ class ReconResult:
         in Brazil opens as numbers and dates. The machine-readable columns are in
         `to_csv` and `to_parquet`. The file is written beside ``path`` and renamed to it
         once complete: a failure leaves no half-written file."""
-        target = _destination(path, "path")
+        target = destination(path, "path")
         if target.is_dir():
             raise IsADirectoryError(
                 f"{target} is a folder: give a file path (e.g. {target / 'discrepancies.csv'})"
             )
         frame = self.discrepancies
         columns = [str(name) for name in frame.columns]
-        with _writing(target.parent):
+        with writing(target.parent):
             target.parent.mkdir(parents=True, exist_ok=True)
             handle = tempfile.NamedTemporaryFile(  # noqa: SIM115 (closed below, then renamed)
                 "w",
@@ -306,62 +305,6 @@ class ReconResult:
         from pixops.recon._figures import rollforward_figure
 
         return rollforward_figure(self)
-
-
-@contextmanager
-def staged_directory(directory: str | Path) -> Iterator[Path]:
-    """A new folder beside ``directory`` to write into; when the block ends without an
-    error its files are moved into ``directory`` (created if needed), and the folder is
-    removed either way. A failed run leaves no partial set of results. A folder that
-    cannot be written is an `OSError` of the same kind naming ``directory``."""
-    out = _destination(directory, "directory")
-    with _writing(out):
-        out.parent.mkdir(parents=True, exist_ok=True)
-        stage = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".partial", dir=out.parent))
-    try:
-        with _writing(out):
-            yield stage
-            out.mkdir(exist_ok=True)
-            blocked = [path.name for path in stage.iterdir() if (out / path.name).is_dir()]
-            if blocked:
-                raise IsADirectoryError(f"folders in the way in {out}: {sorted(blocked)}")
-            for path in sorted(stage.iterdir()):
-                os.replace(path, out / path.name)
-    finally:
-        shutil.rmtree(stage, ignore_errors=True)
-
-
-def _destination(given: object, what: str) -> Path:
-    """``given`` as a path whose folders, where they exist, are folders (mkdir and open
-    say only "File exists" or "Not a directory" about a file on the way)."""
-    if not isinstance(given, (str, os.PathLike)):
-        raise TypeError(f"{what} must be a str or pathlib.Path, not {type(given).__name__}")
-    out = Path(given)
-    if out.exists() and not out.is_dir() and what == "directory":
-        raise NotADirectoryError(f"not a directory: {out}")
-    for parent in out.parents:
-        if parent.exists():
-            if not parent.is_dir():
-                raise NotADirectoryError(f"not a directory: {parent}, which {out} would be in")
-            break
-    return out
-
-
-@contextmanager
-def _writing(out: Path) -> Iterator[None]:
-    """An `OSError` from the system (it names a file: often the hidden staging folder)
-    raised again, of the same kind, as what it means for ``out``."""
-    try:
-        yield
-    except OSError as error:
-        if error.filename is None:  # raised here, in words already
-            raise
-        reason = error.strerror or str(error)
-        name = str(error.filename)
-        where = "" if name.endswith(".partial") else f" ({name})"  # a staging name says nothing
-        raise type(error)(
-            f"cannot write in {out}: {reason}{where}; choose a folder you can write to"
-        ) from error
 
 
 def money_or_dash(amount_base: object, formatted: Callable[[int], str]) -> str:
