@@ -107,13 +107,17 @@ def created_at(event: dict[str, Any]) -> datetime | None:
     problem = "must be an ISO 8601 string with a UTC offset"
     if not isinstance(value, str):
         raise WebhookVerificationError(f"event field created_at {problem}, not {value!r:.40}")
+    refusal = WebhookVerificationError(f"event field created_at {problem}, got {value!r:.40}")
     try:
         moment = datetime.fromisoformat(value)
-        if moment.tzinfo is not None:
-            return moment.astimezone(UTC)
-    except (ValueError, OverflowError):
-        pass
-    raise WebhookVerificationError(f"event field created_at {problem}, got {value!r:.40}")
+    except ValueError:
+        raise refusal from None
+    if moment.tzinfo is None:
+        raise refusal
+    try:
+        return moment.astimezone(UTC)
+    except OverflowError:  # an offset that moves 0001-01-01 or 9999-12-31 off the calendar
+        raise refusal from None
 
 
 def money(data: dict[str, Any], name: str) -> int | None:
