@@ -18,7 +18,6 @@ from pixops.money import INT64_MAX
 from pixops.webhooks._errors import WebhookVerificationError
 
 __all__ = [
-    "INT64_MAX",
     "MAX_DEPTH",
     "MONEY_FIELDS",
     "TEXT_FIELDS",
