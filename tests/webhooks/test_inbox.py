@@ -140,3 +140,12 @@ def test_concurrent_adds_keep_one_copy() -> None:
         thread.join()
     assert sorted(results) == [False] * 7 + [True]
     assert inbox.duplicates == 7
+
+
+def test_editing_returned_events_leaves_the_inbox_as_received() -> None:
+    inbox = Inbox(SECRET)
+    inbox.add(*delivery(PAID), now=NOW)
+    inbox.events[0]["data"]["amount"] = 1.5
+    inbox.events[0]["type"] = "edited"
+    assert inbox.events == [PAID]
+    assert inbox.to_frame()["type"].tolist() == [PAID["type"]]

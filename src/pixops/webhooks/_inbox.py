@@ -7,6 +7,7 @@ with Arrow dtypes (money as ``int64[pyarrow]``, time as ``timestamp[ms, tz=UTC]`
 
 from __future__ import annotations
 
+import copy
 import json
 import threading
 from collections.abc import Iterable, Mapping
@@ -121,9 +122,10 @@ class Inbox:
 
     @property
     def events(self) -> list[dict[str, Any]]:
-        """The distinct events received so far, oldest first (a copy)."""
+        """The distinct events received so far, oldest first: a deep copy, so editing it
+        never changes what the inbox keeps or what `to_frame` shows."""
         with self._lock:
-            return list(self._events)
+            return copy.deepcopy(self._events)
 
     @property
     def duplicates(self) -> int:
@@ -140,7 +142,8 @@ class Inbox:
         import pandas as pd
         import pyarrow as pa
 
-        events = self.events
+        with self._lock:
+            events = list(self._events)  # read only: kept events are never edited
         datas: list[dict[str, Any]] = [event_data(e) for e in events]
         columns: dict[str, pa.Array] = {
             "id": pa.array([text(e, "id") for e in events], type=pa.string()),
