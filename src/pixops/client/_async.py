@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import httpx
 
 from pixops.client import _operations as ops
+from pixops.client._answers import read_answer
 from pixops.client._async_resources import (
     Cpf,
     Med,
@@ -41,7 +42,6 @@ from pixops.client._config import (
 from pixops.client._core import (
     Call,
     build_request,
-    decode,
     log_attempt,
     raw_call,
     transport_error,
@@ -52,6 +52,7 @@ from pixops.client._errors import (
 )
 from pixops.client._params import MIN_POLL_SECONDS, check_wait
 from pixops.client._reasons import PaymentFailedError
+from pixops.client._receive import aread_capped
 from pixops.client._retry import DEFAULT_RETRY, RetryPolicy, check_policy
 from pixops.client._retry_after import retry_after_seconds
 from pixops.client._signatures import check_signatures, share_docs
@@ -186,7 +187,15 @@ class AsyncClient:
         while True:
             attempt += 1
             try:
-                response = await self._http.send(request)
+                response = await self._http.send(request, stream=True)
+                retry_after = retry_after_seconds(response.headers)
+                wait = self._retry.after_status(
+                    call.method, key, response.status_code, attempt, retry_after
+                )
+                if wait is None:
+                    await aread_capped(response)
+                else:
+                    await response.aclose()
             except httpx.TransportError as exc:
                 wait = self._retry.after_exception(call.method, key, attempt)
                 log_attempt(call, attempt, type(exc).__name__, wait)
@@ -195,23 +204,18 @@ class AsyncClient:
                     raise transport_error(call, root, exc, attempt, key) from None
                 await self._pause(wait)
                 continue
-            retry_after = retry_after_seconds(response.headers)
-            wait = self._retry.after_status(
-                call.method, key, response.status_code, attempt, retry_after
-            )
             log_attempt(call, attempt, f"HTTP {response.status_code}", wait)
             if wait is None:
-                await response.aread()
                 return response
-            await response.aclose()
             await self._pause(wait)
 
     async def _fetch(self, call: Call) -> bytes:
         response = await self.send(call)
-        return decode(response, call.key_case or self.key_case)
+        return read_answer(response, call.key_case or self.key_case, bytes)
 
     async def _run(self, op: ops.Op[T]) -> T:
-        return op.parse(await self._fetch(op.call))
+        response = await self.send(op.call)
+        return read_answer(response, op.call.key_case or self.key_case, op.parse)
 
     async def request(
         self, method: str, path: str, json_body: Any = None, *, query: dict[str, str] | None = None

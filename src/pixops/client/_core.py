@@ -24,13 +24,11 @@ from pixops.client._errors import (
     ClientClosedError,
     ResponseValidationError,
     TransportError,
-    error_from_response,
 )
 
 __all__ = [
     "Call",
     "build_request",
-    "decode",
     "log_attempt",
     "parse_model",
     "raw_call",
@@ -211,25 +209,20 @@ def log_attempt(call: Call, attempt: int, outcome: str, wait: float | None) -> N
         )
 
 
-def decode(response: httpx.Response, case: KeyCase) -> bytes:
-    """The snake_case JSON body of a 2xx answer; any other answer raises its `ApiError`."""
-    body = response.content
-    if not 200 <= response.status_code < 300:
-        raise error_from_response(response.status_code, body, response.headers)
-    if case == "camelCase":
-        return to_snake_bytes(body, response.status_code)
-    return body
-
-
 def to_snake_bytes(body: bytes, status: int = 200) -> bytes:
     """A camelCase JSON body rewritten with snake_case keys (compact UTF-8)."""
     try:
         parsed = json.loads(body)
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:
         raise ResponseValidationError(
             f"the answer is not JSON: {exc}", status=status, body=body
         ) from None
-    converted = wire.snakify_keys(parsed)
+    try:
+        converted = wire.snakify_keys(parsed)
+    except (wire.WireError, RecursionError) as exc:
+        raise ResponseValidationError(
+            f"the answer's keys cannot be read in snake_case: {exc}", status=status, body=body
+        ) from None
     return json.dumps(converted, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 

@@ -11,6 +11,7 @@ HTTP status, a lowercase `code`, the server's `message`, `params`, the raw `body
 
 from __future__ import annotations
 
+import contextlib
 import html
 import json
 import re
@@ -62,6 +63,9 @@ _STATUS_CODES: Final = {
 }
 _SLUG = re.compile(r"[^a-z0-9]+")
 _PERMISSION = re.compile(r"permission:\s*(\S+)")
+_HTML = re.compile(r"\s*<(!doctype\s+html|html|head|body|title)\b", re.IGNORECASE)
+_TITLE = re.compile(r"<title[^>]*>(.*?)</title", re.IGNORECASE | re.DOTALL)
+_TAG = re.compile(r"<[^>]*>")
 
 
 class ArgumentError(PixopsError, ValueError):
@@ -94,7 +98,11 @@ class TransportError(PixopsError):
 
 
 class ResponseValidationError(PixopsError):
-    """A 2xx body that does not match the wire schema (a service newer or broken)."""
+    """A body that cannot be read: not JSON, outside the wire schema, undecodable or too
+    large. For a POST the service accepted, `idempotency_key` is the key to resend with
+    (the same arguments) to get its answer again without acting twice."""
+
+    idempotency_key: str | None = None
 
     def __init__(self, message: str, *, status: int, body: bytes) -> None:
         super().__init__(message)
@@ -261,17 +269,21 @@ def error_from_response(status: int, body: bytes, headers: Any = None) -> ApiErr
     retry_after = retry_after_seconds(headers)
     try:
         parsed: Any = json.loads(body)
-    except (ValueError, UnicodeDecodeError):
-        parsed = None
+    except (ValueError, RecursionError):
+        parsed = None  # not JSON, or nested beyond reason: read as text below
     if isinstance(parsed, dict):
-        parsed = wire.snakify_keys(parsed)
+        # Keys that collide in snake_case (or nest beyond reason) are read as sent.
+        with contextlib.suppress(wire.WireError, RecursionError):
+            parsed = wire.snakify_keys(parsed)
     fallback = _STATUS_CODES.get(status, "server_error" if status >= 500 else "http_error")
     kwargs: dict[str, Any] = {"status": status, "body": body, "retry_after": retry_after}
     if 300 <= status < 400:
         return _redirect_error(status, headers, kwargs)
     if not isinstance(parsed, dict):
-        text = body[:200].decode("utf-8", "replace").strip() or f"HTTP {status}"
-        return _status_class(status)(text, code=fallback, shape="unknown", **kwargs)
+        text = _page_title(body) or body[:200].decode("utf-8", "replace").strip()
+        return _status_class(status)(
+            text or f"HTTP {status}", code=fallback, shape="unknown", **kwargs
+        )
     error = parsed.get("error")
     errors = parsed.get("errors")
     if parsed.get("status") == "failed" and isinstance(errors, list) and errors:
@@ -321,9 +333,23 @@ def error_from_response(status: int, body: bytes, headers: Any = None) -> ApiErr
             return _status_class(status)(
                 summary or code, code=code, params=fields, shape="errors", **kwargs
             )
-        return _status_class(status)(str(value), code=code, shape="errors", **kwargs)
+        text = "; ".join(map(str, value)) if isinstance(value, list) else str(value)
+        return _status_class(status)(text, code=code, shape="errors", **kwargs)
     text = body[:200].decode("utf-8", "replace")
     return _status_class(status)(text, code=fallback, shape="unknown", **kwargs)
+
+
+def _page_title(body: bytes) -> str | None:
+    """What an HTML error page (a proxy's or a gateway's) says, in one line, else None."""
+    text = body[:65_536].decode("utf-8", "replace")
+    if not _HTML.match(text):
+        return None
+    found = _TITLE.search(text)
+    words = found.group(1) if found else _TAG.sub(" ", text)
+    words = " ".join(html.unescape(_TAG.sub(" ", words)).split())[:200]
+    return "the service (or a proxy in front of it) answered an HTML page, not JSON" + (
+        f": {words}" if words else ""
+    )
 
 
 def _redirect_error(status: int, headers: Any, kwargs: dict[str, Any]) -> ApiError:

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Final, TypeVar
 import httpx
 
 from pixops.client import _operations as ops
+from pixops.client._answers import read_answer
 from pixops.client._config import (
     DEFAULT_TIMEOUT,
     ENV_BASE_URL,
@@ -33,7 +34,6 @@ from pixops.client._config import (
 from pixops.client._core import (
     Call,
     build_request,
-    decode,
     log_attempt,
     raw_call,
     transport_error,
@@ -44,6 +44,7 @@ from pixops.client._errors import (
 )
 from pixops.client._params import MIN_POLL_SECONDS, check_wait
 from pixops.client._reasons import PaymentFailedError
+from pixops.client._receive import read_capped
 from pixops.client._resources import Cpf, Med, Pix, Statement, Transactions, Webhooks
 from pixops.client._retry import DEFAULT_RETRY, RetryPolicy, check_policy
 from pixops.client._retry_after import retry_after_seconds
@@ -184,7 +185,15 @@ class Client:
         while True:
             attempt += 1
             try:
-                response = self._http.send(request)
+                response = self._http.send(request, stream=True)
+                retry_after = retry_after_seconds(response.headers)
+                wait = self._retry.after_status(
+                    call.method, key, response.status_code, attempt, retry_after
+                )
+                if wait is None:
+                    read_capped(response)
+                else:
+                    response.close()
             except httpx.TransportError as exc:
                 wait = self._retry.after_exception(call.method, key, attempt)
                 log_attempt(call, attempt, type(exc).__name__, wait)
@@ -193,22 +202,18 @@ class Client:
                     raise transport_error(call, root, exc, attempt, key) from None
                 self._sleep(wait)
                 continue
-            retry_after = retry_after_seconds(response.headers)
-            wait = self._retry.after_status(
-                call.method, key, response.status_code, attempt, retry_after
-            )
             log_attempt(call, attempt, f"HTTP {response.status_code}", wait)
             if wait is None:
                 return response
-            response.close()
             self._sleep(wait)
 
     def _fetch(self, call: Call) -> bytes:
         response = self.send(call)
-        return decode(response, call.key_case or self.key_case)
+        return read_answer(response, call.key_case or self.key_case, bytes)
 
     def _run(self, op: ops.Op[T]) -> T:
-        return op.parse(self._fetch(op.call))
+        response = self.send(op.call)
+        return read_answer(response, op.call.key_case or self.key_case, op.parse)
 
     def request(
         self, method: str, path: str, json_body: Any = None, *, query: dict[str, str] | None = None

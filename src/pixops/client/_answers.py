@@ -1,0 +1,90 @@
+"""From a read `httpx.Response` to a result, or to the error a support person can act on.
+
+A non-2xx answer is its `ApiError`; so is a 2xx whose body says ``worked: false`` (the
+spec's business errors come "with or without worked: false", and no success carries
+it). A 2xx body that cannot be read is a `ResponseValidationError` naming the call and
+the status, saying when the answer is not JSON at all (a proxy or login page in the
+way), and, for a POST, that the service accepted it and how to get its answer again
+without acting twice.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import httpx
+
+from pixops.client._config import KeyCase
+from pixops.client._core import to_snake_bytes
+from pixops.client._errors import ResponseValidationError, error_from_response
+from pixops.client._receive import call_label
+
+__all__ = ["decode", "read_answer"]
+
+T = TypeVar("T")
+
+
+def _json(body: bytes) -> Any:
+    try:
+        return json.loads(body)
+    except (ValueError, RecursionError):
+        return None
+
+
+def decode(response: httpx.Response, case: KeyCase) -> bytes:
+    """The snake_case JSON body of a 2xx answer; any other answer raises its `ApiError`."""
+    body, status = response.content, response.status_code
+    if not 200 <= status < 300:
+        raise error_from_response(status, body, response.headers)
+    parsed = _json(body)
+    if isinstance(parsed, dict) and parsed.get("worked") is False:
+        raise error_from_response(status, body, response.headers)
+    if case == "camelCase":
+        return to_snake_bytes(body, status)
+    return body
+
+
+def read_answer(response: httpx.Response, case: KeyCase, parse: Callable[[bytes], T]) -> T:
+    """`parse` of the decoded body; an unreadable one explained (see the module)."""
+    try:
+        return parse(decode(response, case))
+    except ResponseValidationError as exc:
+        raise explained(exc, response) from None
+
+
+def _transaction_id(body: bytes) -> str | None:
+    parsed = _json(body)
+    for record in (parsed, parsed.get("data") if isinstance(parsed, dict) else None):
+        if isinstance(record, dict):
+            ident = record.get("transaction_id", record.get("transactionId"))
+            if isinstance(ident, str) and ident.isprintable() and len(ident) <= 128:
+                return ident
+    return None
+
+
+def explained(exc: ResponseValidationError, response: httpx.Response) -> ResponseValidationError:
+    """`exc` with the call, the status and what to do next."""
+    request, status = response.request, response.status_code
+    kind = response.headers.get("content-type", "").split(";")[0].strip()
+    reason = str(exc)
+    if kind and "json" not in kind.lower():
+        reason = (
+            f"the answer is {kind}, not JSON (a proxy, firewall or login page in the way,"
+            " or a wrong base_url?)"
+        )
+    message = f"{call_label(request)}: HTTP {status}: {reason}"
+    key = request.headers.get("idempotency-key") if request.method == "POST" else None
+    if key is not None and 200 <= status < 300:
+        message += (
+            f". The service accepted the request (HTTP {status}): do not send it again as a"
+            f" new one; resend it with idempotency_key={key!r} (the same arguments) to get"
+            " its answer again"
+        )
+        ident = _transaction_id(response.content)
+        if ident is not None:
+            message += f", or look it up with client.transactions.get({ident!r})"
+    error = ResponseValidationError(message, status=status, body=response.content)
+    error.idempotency_key = key
+    return error
