@@ -10,6 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pixops.money import format_brl
+from pixops.widgets import local_time
 from pixops.widgets._payment_search import amount_in, find_payments, matches_note
 from tests.widgets.conftest import Desk
 
@@ -49,3 +50,20 @@ def test_received_only_keeps_the_settled_payments_received(desk: Desk) -> None:
     )
     note = matches_note(received, "silva", "received payment")
     assert "received payments match; the list holds the newest 50." in note
+
+
+def test_the_dates_searched_are_sao_paulo_days_as_the_list_shows_them(desk: Desk) -> None:
+    """João paid at 23:24 on 15/01 in São Paulo (02:24 UTC on the 16th): a search of the
+    15th finds him, and one of the 16th does not list a payment it shows as the 15th."""
+    now = desk.now()
+    evening = find_payments(
+        desk.client, "João Almeida Martins", date(2026, 1, 15), date(2026, 1, 15), now
+    )
+    times = [row["created_at"] for row in evening.shown]
+    assert "2026-01-16T02:24:58Z" in times
+    next_day = find_payments(
+        desk.client, "João Almeida Martins", date(2026, 1, 16), date(2026, 1, 16), now
+    )
+    assert "2026-01-16T02:24:58Z" not in [row["created_at"] for row in next_day.shown]
+    shown_days = {local_time(row["created_at"])[:10] for row in next_day.shown}
+    assert shown_days <= {"16/01/2026"}

@@ -9,7 +9,9 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from pixops.engine.world.central_bank import refund_deadline_passed
+from pixops.widgets import RefundPanel
 from pixops.widgets._refund_words import REASONS, deadline_passed, nothing_found, reason_help
+from tests.widgets.conftest import Desk
 
 SAO_PAULO = ZoneInfo("America/Sao_Paulo")
 #: 31/01/2026 22:00 in São Paulo, as the API gives it (UTC: already 01/02).
@@ -68,3 +70,11 @@ def test_nothing_found_says_where_it_looked_and_what_to_try() -> None:
         "No received payment from 01/01/2026 to 31/01/2026 matches “Joao Sliva”: "
         "check the spelling, or choose an earlier From date."
     )
+
+
+def test_the_search_dates_start_on_today_in_sao_paulo(desk: Desk) -> None:
+    """At 22:30 in São Paulo it is 01:30 tomorrow in UTC: To is still today."""
+    evening = datetime(2026, 2, 11, 1, 30, tzinfo=UTC)  # 10/02 22:30 in São Paulo
+    panel = RefundPanel(desk.client, now=lambda: evening)
+    assert panel.date_to.value == date(2026, 2, 10)
+    assert panel.date_from.value == date(2026, 2, 10) - timedelta(days=90)

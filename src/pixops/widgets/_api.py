@@ -26,6 +26,7 @@ __all__ = [
     "is_refund_id",
     "lookup",
     "med_cases",
+    "open_cases",
     "parse_time",
     "plain",
     "refunds_of",
@@ -334,6 +335,14 @@ def refunded_base(refunds: Iterable[Record]) -> int:
 def med_cases(client: Any, **filters: Any) -> list[Record]:
     """Every MED case matching the filters, across all pages."""
     return [plain(case) for case in client.med.iter(**filters)]
+
+
+def open_cases(client: Any, transaction_id: str) -> list[Record]:
+    """The MED cases not yet decided on a payment (none on a client without MED access)."""
+    if not hasattr(client, "med"):
+        return []
+    cases = med_cases(client, transaction_id=transaction_id)
+    return [c for c in cases if c.get("status") in ("OPEN", "ACKNOWLEDGED")]
 
 
 def days_after(moment: datetime, days: int) -> datetime:

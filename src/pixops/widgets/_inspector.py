@@ -39,6 +39,7 @@ from pixops.widgets._base import (
     when_clicked,
 )
 from pixops.widgets._format import (
+    BUSINESS_TZ,
     MED_VERDICTS,
     brl,
     event_label,
@@ -204,7 +205,7 @@ class TransactionInspector(w.VBox):  # type: ignore[misc]
                 " before acting on it.",
                 "warn",
             )
-        today = now.date()
+        today = now.astimezone(BUSINESS_TZ).date()  # the days searched are São Paulo's
         matches = find_payments(
             self.client, typed, today - timedelta(days=NAME_SEARCH_DAYS), today, now
         )

@@ -14,12 +14,12 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass, field
-from datetime import date, datetime, timedelta
+from datetime import UTC, date, datetime, time, timedelta
 from typing import Any, Final
 
 from pixops import money
-from pixops.widgets._api import MAX_MATCHES, Record, base_units, rows_between
-from pixops.widgets._format import count_text, plural
+from pixops.widgets._api import MAX_MATCHES, Record, base_units, parse_time, rows_between
+from pixops.widgets._format import BUSINESS_TZ, count_text, plural
 
 __all__ = [
     "MIN_NAME_CHARS",
@@ -74,7 +74,10 @@ def find_payments(
 ) -> PaymentMatches:
     """Payments in or out between the dates whose amount (``R$ 12,34``), CPF/CNPJ or
     counterparty name matches `query`; a name needs `MIN_NAME_CHARS` letters (ValueError).
-    ``received_only``: settled payments received, the ones a refund can return."""
+    ``received_only``: settled payments received, the ones a refund can return.
+
+    The dates are São Paulo days, as the panels show every time: a payment at 23:24 on
+    the 15th (02:24 UTC on the 16th) is the 15th's."""
     text = " ".join(query.split())
     if not text:
         raise ValueError("type a name, a CPF/CNPJ or an amount")
@@ -93,7 +96,7 @@ def find_payments(
         raise ValueError(_SHORT_NAME.format(n=MIN_NAME_CHARS, typed=f"“{text}”"))
     by_word: list[Record] = []
     inside: list[Record] = []
-    for row in rows_between(client, date_from, date_to, now):  # newest first
+    for row in _rows_of_local_days(client, date_from, date_to, now):  # newest first
         if received_only and not _settled_received(row):
             continue
         if document is not None:
@@ -113,6 +116,20 @@ def find_payments(
                 inside.append(row)
     found = by_word or inside
     return PaymentMatches(found[:MAX_MATCHES], len(found), not by_word and bool(inside))
+
+
+def _rows_of_local_days(client: Any, first: date, last: date, now: datetime) -> list[Record]:
+    """Statement rows created from `first` to `last`, São Paulo days, newest first (the
+    statement is read by UTC days: those the São Paulo days overlap)."""
+    start = datetime.combine(first, time(), BUSINESS_TZ).astimezone(UTC)
+    end = datetime.combine(last + timedelta(days=1), time(), BUSINESS_TZ).astimezone(UTC)
+    rows = rows_between(client, start.date(), (end - timedelta(microseconds=1)).date(), now)
+    kept = []
+    for row in rows:
+        created = parse_time(row.get("created_at"))
+        if created is not None and first <= created.astimezone(BUSINESS_TZ).date() <= last:
+            kept.append(row)
+    return kept
 
 
 def matches_note(matches: PaymentMatches, typed: str, noun: str = "payment") -> str:

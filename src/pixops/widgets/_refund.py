@@ -8,7 +8,7 @@ Confirm (the only step that moves money) → Follow up (the outcome and its webh
 from __future__ import annotations
 
 import uuid
-from datetime import date, timedelta
+from datetime import date
 from typing import Any, Final
 
 import ipywidgets as w
@@ -20,7 +20,7 @@ from pixops.widgets._api import (
     Record,
     base_units,
     lookup,
-    med_cases,
+    open_cases,
     plain,
     refunded_base,
     refunds_of,
@@ -63,6 +63,7 @@ from pixops.widgets._refund_words import (
     nothing_found,
     payment_label,
     reason_help,
+    search_dates,
     settled_at,
     still_valid,
 )
@@ -103,14 +104,14 @@ class RefundPanel(w.VBox):  # type: ignore[misc]
         #: The "Refund sent" card's lines, its status left out (it changes on Follow up).
         self._sent_items: list[tuple[str, str]] = []
 
-        today = self._now().date()
+        first, today = search_dates(self._now())
         self.search = w.Text(
             placeholder=(
                 "transaction or end-to-end id, external id, payer name, CPF/CNPJ or R$ amount"
             ),
             layout=fitted("520px"),
         )
-        self.date_from = w.DatePicker(description="From", value=today - timedelta(days=90))
+        self.date_from = w.DatePicker(description="From", value=first)
         self.date_to = w.DatePicker(description="To", value=today)
         self.find_button = w.Button(description="Find", button_style="primary", icon="search")
         self.results = w.Dropdown(description="Payment", options=[], layout=fitted("720px"))
@@ -225,7 +226,7 @@ class RefundPanel(w.VBox):  # type: ignore[misc]
         try:
             record = plain(self.client.transactions.get(transaction_id))
             self.refunds = refunds_of(self.client, record, self._now())
-            self.disputes = _open_cases(self.client, transaction_id)
+            self.disputes = open_cases(self.client, transaction_id)
         except PixopsError as error:
             # Nothing of the payment shown before stays: Review would refund that one.
             self.selected, self.refunds, self.disputes = None, [], []
@@ -490,11 +491,3 @@ class RefundPanel(w.VBox):  # type: ignore[misc]
 
     def _set_status(self, text: str, tone: str = "info") -> None:
         self.status.value = message(text, tone) if text else ""
-
-
-def _open_cases(client: Any, transaction_id: str) -> list[Record]:
-    """The MED cases not yet decided on a payment (none on a client without MED access)."""
-    if not hasattr(client, "med"):
-        return []
-    cases = med_cases(client, transaction_id=transaction_id)
-    return [c for c in cases if c.get("status") in ("OPEN", "ACKNOWLEDGED")]

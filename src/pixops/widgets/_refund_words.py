@@ -24,6 +24,7 @@ __all__ = [
     "nothing_found",
     "payment_label",
     "reason_help",
+    "search_dates",
     "settled_at",
     "still_valid",
 ]
@@ -134,6 +135,13 @@ def reason_help(
     if days_left == 0:
         return text + " (today is the last day).", "warn"
     return text + f" ({plural(days_left, 'day')} left).", "warn" if days_left <= 7 else "info"
+
+
+def search_dates(now: datetime) -> tuple[date, date]:
+    """The From and To a search starts with: the last 90 days up to today in São Paulo
+    (at 22:00 there it is already tomorrow in UTC)."""
+    today = now.astimezone(BUSINESS_TZ).date()
+    return today - timedelta(days=90), today
 
 
 def is_received(record: Record) -> bool:
