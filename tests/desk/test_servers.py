@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -11,6 +12,7 @@ import pytest
 
 from pixops.desk import (
     JUPYTER_CONFIG_DIR,
+    PortInUseError,
     ServerError,
     default_notebooks_dir,
     desk_command,
@@ -18,6 +20,7 @@ from pixops.desk import (
     free_port,
     jupyter_environment,
     lab_command,
+    port_in_use,
     start,
     stop,
 )
@@ -128,3 +131,15 @@ def test_lab_starts_without_warnings_in_its_log(tmp_path: Path) -> None:
     assert "jupyterlab | extension was successfully linked" in text
     assert "Warning" not in text
     assert "notebook_shim" not in text
+
+
+def test_a_port_someone_listens_on_is_refused_before_starting(tmp_path: Path) -> None:
+    with socket.socket() as other:
+        other.bind(("127.0.0.1", 0))
+        other.listen()
+        port = other.getsockname()[1]
+        assert port_in_use("127.0.0.1", port)
+        command = lab_command(tmp_path, port=port)
+        with pytest.raises(PortInUseError, match=f"port {port} on 127.0.0.1 is already in use"):
+            start(command, log=subprocess.DEVNULL)
+    assert not port_in_use("127.0.0.1", port)

@@ -6,11 +6,12 @@ import argparse
 import os
 import signal
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from pixops.desk._servers import (
+    PortInUseError,
     ServerCommand,
     ServerError,
     default_notebooks_dir,
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
     from pixops.cli import Commands
 
 _LOOPBACK_HOSTS = frozenset({"127.0.0.1", "::1", "localhost"})
+_BASE_URL = "PIXOPS_BASE_URL"
 
 
 def register(commands: Commands) -> None:
@@ -57,24 +59,71 @@ def register(commands: Commands) -> None:
     )
 
 
-def describe_source(env: Mapping[str, str]) -> str:
-    """Which service the notebooks will talk to, in one line."""
-    base_url = env.get("PIXOPS_BASE_URL", "").strip()
+def describe_source(env: Mapping[str, str], dotenv: Path | None = None) -> str:
+    """Which service the notebooks will talk to, in one line; `dotenv` is the `.env` file
+    that set ``PIXOPS_BASE_URL``, when a file did (`service_environment`)."""
+    base_url = env.get(_BASE_URL, "").strip()
     if base_url:
-        return f"the real service at {base_url} (PIXOPS_BASE_URL)"
-    return "the embedded sandbox with the seeded demo month (PIXOPS_BASE_URL is not set)"
+        where = f"{_BASE_URL} in {dotenv}" if dotenv is not None else _BASE_URL
+        return f"the real service at {base_url} ({where})"
+    return f"the embedded sandbox with the seeded demo month ({_BASE_URL} is not set)"
+
+
+def nearest_dotenv(start: Path) -> Path | None:
+    """The `.env` file in `start` or the nearest folder above it, as the client looks."""
+    folder = start.resolve()
+    for candidate in (folder, *folder.parents):
+        if (candidate / ".env").is_file():
+            return candidate / ".env"
+    return None
+
+
+def service_environment(
+    environ: Mapping[str, str], folders: Iterable[Path]
+) -> tuple[dict[str, str], Path | None]:
+    """`environ` plus the ``PIXOPS_*`` settings it lacks from the `.env` nearest to each
+    folder (the kernels' folder, then where the command was started), and the file that
+    gave ``PIXOPS_BASE_URL`` if one did.
+
+    The servers hand this environment to every kernel, so a notebook's `pixops.connect()`
+    uses the service that `pixops doctor` checks from the same place and that the
+    command announces, wherever the kernel runs.
+    """
+    env = dict(environ)
+    origin: Path | None = None
+    seen: set[Path] = set()
+    for folder in folders:
+        path = nearest_dotenv(folder)
+        if path is None or path in seen:
+            continue
+        seen.add(path)
+        from dotenv import dotenv_values
+
+        try:
+            values = dotenv_values(path)
+        except UnicodeDecodeError as error:
+            raise ServerError(f"{path} is not UTF-8 text ({error.reason})") from None
+        for name, value in values.items():
+            if name.startswith("PIXOPS_") and value and not env.get(name, "").strip():
+                env[name] = value
+                if name == _BASE_URL:
+                    origin = path
+    return env, origin
 
 
 def run_lab(args: argparse.Namespace, out: TextIO) -> int:
     """Start JupyterLab, print its URL, and serve until interrupted."""
     try:
         notebooks = args.notebooks or default_notebooks_dir()
-        command = lab_command(notebooks, host=args.host, port=args.port, token=args.token)
+        env, dotenv = service_environment(os.environ, [notebooks, Path.cwd()])
+        command = lab_command(
+            notebooks, host=args.host, port=args.port, token=args.token, base_env=env
+        )
     except ServerError as error:
         print(f"pixops lab: {error}", file=sys.stderr)
         return 2
     print(f"pixops lab: JupyterLab on {notebooks.resolve()}", file=out)
-    print(f"data: {describe_source(os.environ)}", file=out, flush=True)
+    print(f"data: {describe_source(env, dotenv)}", file=out, flush=True)
     return _serve(command, "pixops lab", out)
 
 
@@ -82,12 +131,13 @@ def run_desk(args: argparse.Namespace, out: TextIO) -> int:
     """Serve the investigation notebook with Voilà, print its URL, serve until interrupted."""
     try:
         notebook = args.notebook or find_investigation_notebook(default_notebooks_dir())
-        command = desk_command(notebook, host=args.host, port=args.port)
+        env, dotenv = service_environment(os.environ, [notebook.parent, Path.cwd()])
+        command = desk_command(notebook, host=args.host, port=args.port, base_env=env)
     except ServerError as error:
         print(f"pixops desk: {error}", file=sys.stderr)
         return 2
     print(f"pixops desk: the support page from {notebook.name}, code hidden", file=out)
-    print(f"data: {describe_source(os.environ)}", file=out, flush=True)
+    print(f"data: {describe_source(env, dotenv)}", file=out, flush=True)
     if args.host not in _LOOPBACK_HOSTS:
         print(
             f"pixops desk: WARNING: listening on {args.host}: anyone who reaches it can look up"
@@ -100,6 +150,13 @@ def run_desk(args: argparse.Namespace, out: TextIO) -> int:
 def _serve(command: ServerCommand, name: str, out: TextIO) -> int:
     try:
         process = start(command)
+    except PortInUseError as error:
+        print(
+            f"{name}: cannot start: {error} (another JupyterLab or server?): stop it, or"
+            " pass --port 0 to pick a free port",
+            file=sys.stderr,
+        )
+        return 1
     except (ServerError, OSError) as error:
         print(f"{name}: cannot start: {error}", file=sys.stderr)
         return 1

@@ -6,6 +6,7 @@ functions, so the tests drive exactly what a user gets.
 
 from __future__ import annotations
 
+import errno
 import os
 import secrets
 import socket
@@ -29,6 +30,10 @@ _LOOPBACK = "127.0.0.1"
 
 class ServerError(PixopsError):
     """A server could not be started: missing notebooks, a busy port, an early exit."""
+
+
+class PortInUseError(ServerError):
+    """The port asked for is taken by another program (often another JupyterLab)."""
 
 
 @dataclass(frozen=True)
@@ -169,8 +174,28 @@ def desk_command(
     return ServerCommand(tuple(argv), env, host, chosen_port, url)
 
 
+def port_in_use(host: str, port: int) -> bool:
+    """Whether another program already listens on `host:port` (a bind would fail)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        # As the servers themselves bind: a port left in TIME_WAIT is free, a listener is not.
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except OSError as error:
+            # Anything else (an address not on this machine) is the server's to report.
+            return error.errno == errno.EADDRINUSE
+    return False
+
+
 def start(command: ServerCommand, *, log: TextIO | int | None = None) -> subprocess.Popen[bytes]:
-    """Start the server and return once it accepts connections (or raise `ServerError`)."""
+    """Start the server and return once it accepts connections (or raise `ServerError`).
+
+    A port another program already listens on is refused first: waiting for the port
+    would otherwise take that program's answer for this server's.
+    """
+    if port_in_use(command.host, command.port):
+        raise PortInUseError(f"port {command.port} on {command.host} is already in use")
     process = subprocess.Popen(  # noqa: S603 - our own interpreter, arguments built above
         command.argv,
         env=dict(command.env),
