@@ -5,6 +5,7 @@
     python3 .ci/dev.py test   # create or reuse .venv, install, run ruff, mypy and pytest
     python3 .ci/dev.py test --no-browser   # the same without the real-browser tests
     python3 .ci/dev.py demo   # the printed merchant's day on the sandbox (no Jupyter)
+    python3 .ci/dev.py setup  # only create or update .venv
 
 The virtual environment lives in `.venv` beside this folder and is reinstalled only
 when `pyproject.toml` changes. The browser tests drive Debian's Chromium: `test`
@@ -43,13 +44,39 @@ def ensure_venv() -> Path:
     python = venv_python()
     if python.exists() and STAMP.exists() and STAMP.read_text().strip() == wanted:
         return python
-    if not python.exists():
-        print(f"creating virtual environment in {VENV}", flush=True)
-        venv.EnvBuilder(with_pip=True).create(VENV)
+    if python.exists() and not has_pip(python):
+        # Left by a run that failed half-way (Debian's python3 without python3-venv).
+        print(f"{VENV} has no pip: creating it again", flush=True)
+        create_venv(clear=True)
+    elif not python.exists():
+        create_venv(clear=False)
     run([python, "-m", "pip", "install", "--quiet", "--upgrade", "pip"])
     run([python, "-m", "pip", "install", "--quiet", "-e", f"{ROOT}[dev]"])
     STAMP.write_text(wanted)
     return python
+
+
+def has_pip(python: Path) -> bool:
+    """Whether `python` can run pip (a venv made without ensurepip cannot)."""
+    probe = subprocess.run(
+        [str(python), "-m", "pip", "--version"], capture_output=True, check=False
+    )
+    return probe.returncode == 0
+
+
+def create_venv(*, clear: bool) -> None:
+    """Create `.venv` with pip, or stop naming the package that provides `venv` and pip."""
+    print(f"creating virtual environment in {VENV}", flush=True)
+    try:
+        venv.EnvBuilder(with_pip=True, clear=clear).create(VENV)
+    except (subprocess.CalledProcessError, OSError) as error:
+        shutil.rmtree(VENV, ignore_errors=True)
+        version = f"{sys.version_info.major}.{sys.version_info.minor}"
+        sys.exit(
+            f"could not create {VENV} with pip ({error}). On Debian or Ubuntu install the"
+            f" venv module first: `apt-get install python3-venv` (or python{version}-venv),"
+            " then run this command again."
+        )
 
 
 def run(command: list[object]) -> None:
@@ -126,6 +153,9 @@ def lab(python: Path, args: list[str]) -> None:
 
 
 def main() -> None:
+    if len(sys.argv) >= 2 and sys.argv[1] in {"-h", "--help", "help"}:
+        print(__doc__)
+        return
     if len(sys.argv) < 2 or sys.argv[1] not in {"lab", "demo", "test", "setup"}:
         sys.exit(__doc__)
     command, rest = sys.argv[1], sys.argv[2:]
