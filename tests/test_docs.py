@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import itertools
 import json
 import os
 import re
+import shlex
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -26,6 +28,7 @@ PAGES = sorted(
         ROOT / "README.md",
         ROOT / "notebooks" / "README.md",
         ROOT / "data" / "README.md",
+        ROOT / "benchmarks" / "README.md",
         *(ROOT / "docs").glob("*.md"),
     ]
 )
@@ -149,3 +152,69 @@ def test_every_command_and_argument_says_what_it_is() -> None:
             if isinstance(action, argparse._HelpAction | argparse._SubParsersAction):
                 continue
             assert action.help, f"{command}: {action.option_strings or action.dest} has no help"
+
+
+def shell_commands(page: Path) -> list[str]:
+    """Every command line of a page's ```bash blocks, continuations joined, comments and a
+    trailing `&` dropped."""
+    commands = []
+    for block in re.findall(r"```bash\n(.*?)```", page.read_text(encoding="utf-8"), re.DOTALL):
+        for line in block.replace("\\\n", " ").splitlines():
+            command = re.sub(r"\s+#.*$", "", line).strip().removesuffix("&").strip()
+            if command:
+                commands.append(command)
+    return commands
+
+
+PIXOPS_COMMANDS = [
+    (page, command)
+    for page in PAGES
+    for command in shell_commands(page)
+    if re.match(r"(\.venv/bin/)?pixops ", command) and "[" not in command  # `[...]`: a synopsis
+]
+
+
+def test_the_pages_show_pixops_commands() -> None:
+    assert len(PIXOPS_COMMANDS) >= 15
+
+
+@pytest.mark.parametrize(
+    ("page", "command"),
+    PIXOPS_COMMANDS,
+    ids=[f"{page.name}: {command[:60]}" for page, command in PIXOPS_COMMANDS],
+)
+def test_a_documented_pixops_command_is_one_pixops_takes(
+    page: Path, command: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A renamed flag or command makes the page's line a usage error here, and a file it
+    reads (a notebook, the ledger, the balances) must be in the repository."""
+    arguments = shlex.split(command)[1:]
+    monkeypatch.chdir(tmp_path)
+    for made_earlier in (arg for arg in arguments if arg.endswith(".pem")):  # by dev-cert
+        (tmp_path / made_earlier).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / made_earlier).touch()
+    try:
+        build_parser().parse_args(arguments)
+    except SystemExit as stopped:
+        pytest.fail(f"{page.name}: `{command}` is refused by pixops (exit {stopped.code})")
+    reads = [
+        value
+        for flag, value in itertools.pairwise(["", *arguments])
+        if flag in {"--ledger", "--balances", "--notebook", "--notebooks"}
+        or value.endswith(".ipynb")
+    ]
+    for path in reads:
+        assert (ROOT / path).exists(), f"{page.name}: `{command}` reads {path}, which is missing"
+
+
+def test_the_dev_commands_the_pages_show_exist() -> None:
+    shown = {
+        command.split()[2]
+        for page in PAGES
+        for command in shell_commands(page)
+        if command.startswith("python3 .ci/dev.py ")
+    }
+    assert shown >= {"lab", "test"}
+    source = (ROOT / ".ci" / "dev.py").read_text(encoding="utf-8")
+    for name in shown:
+        assert f'"{name}"' in source, f"python3 .ci/dev.py {name} is not a dev.py command"

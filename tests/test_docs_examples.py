@@ -9,6 +9,7 @@ never lands in the working tree.
 
 from __future__ import annotations
 
+import ast
 import importlib
 import re
 import shlex
@@ -65,10 +66,74 @@ def test_the_readme_has_python_examples() -> None:
     assert len(python_blocks(README)) >= 3
 
 
+# A comment that shows a value (`client.balance()...format()   # 'R$ 10.000,00'`) starts
+# like a Python value: a quote, a bracket, a digit or `Name(`; `...` stands for the rest.
+SHOWN_VALUE = re.compile(r"""\s{2,}#\s*((?:['"{\[\d]|[A-Z]\w*\().*)$""")
+
+
+def shown_values(code: str) -> dict[int, str]:
+    """Line number -> the value the line's comment says its expression gives."""
+    found = {}
+    for number, line in enumerate(code.splitlines(), start=1):
+        match = SHOWN_VALUE.search(line)
+        if match is not None:
+            found[number] = match.group(1).strip()
+    return found
+
+
+def shown(value: object, expected: str) -> str:
+    """`value` written the way a README comment writes it (a tuple without brackets)."""
+    if isinstance(value, tuple) and not expected.startswith("("):
+        return ", ".join(repr(item) for item in value)
+    return repr(value)
+
+
+def run_checked(code: str, name: str) -> int:
+    """Run `code` statement by statement; an expression whose comment shows a value must
+    give that value. Returns how many values were checked."""
+    namespace: dict[str, object] = {"__name__": "__readme__"}
+    expected = shown_values(code)
+    checked = 0
+    for statement in ast.parse(code).body:
+        source = ast.get_source_segment(code, statement)
+        assert source is not None
+        wanted = expected.get(statement.lineno)
+        if isinstance(statement, ast.Expr) and wanted is not None:
+            value = eval(compile(ast.Expression(statement.value), name, "eval"), namespace)
+            text = shown(value, wanted)
+            pattern = ".*".join(re.escape(part) for part in wanted.split("..."))
+            assert re.fullmatch(pattern, text, re.DOTALL), (
+                f"{name}, line {statement.lineno}: `{source}` gives {text}, the text shows {wanted}"
+            )
+            checked += 1
+        else:
+            module = ast.Module(body=[statement], type_ignores=[])
+            exec(compile(module, name, "exec"), namespace)
+    return checked
+
+
 @pytest.mark.parametrize("index", range(len(python_blocks(README))), ids=lambda i: f"block{i}")
 def test_a_readme_python_block_runs_as_written(index: int, scratch_root: Path) -> None:
     code = python_blocks(README)[index]
-    exec(compile(code, f"README.md python block {index}", "exec"), {"__name__": "__readme__"})
+    checked = run_checked(code, f"README.md python block {index}")
+    assert checked == len(shown_values(code))
+
+
+def test_the_values_the_readme_shows_are_checked() -> None:
+    """The README shows a balance, an amount and the planted day's counts: each is one
+    of the values compared above, so a changed figure fails instead of misleading."""
+    shown_lines = [
+        value for block in python_blocks(README) for value in shown_values(block).values()
+    ]
+    assert "'R$ 10.000,00'" in shown_lines
+    assert any(value.startswith("{'matched': 292") for value in shown_lines)
+    assert len(shown_lines) >= 3
+
+
+def test_a_wrong_value_in_an_example_fails() -> None:
+    with pytest.raises(AssertionError, match="gives 3, the text shows 4"):
+        run_checked("1 + 2  # 4\n", "example")
+    assert run_checked("x = (1, 'a')\nx  # 1, 'a'\n{'a': 1, 'b': 2}  # {'a': 1, ...}\n", "e") == 2
 
 
 @pytest.mark.parametrize("module_name", PACKAGES)
