@@ -51,6 +51,30 @@ def test_no_link_leaves_the_repository(page: Path) -> None:
         assert resolved.exists(), f"{page.name}: {target} does not exist"
 
 
+def anchors(page: Path) -> set[str]:
+    """The `#fragment` each heading of a page gets (GitHub's rule: lower case, punctuation
+    dropped, spaces to hyphens)."""
+    headings = re.findall(r"^#+ (.+)$", page.read_text(encoding="utf-8"), re.MULTILINE)
+    return {
+        re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-") for heading in headings
+    }
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda page: page.relative_to(ROOT).as_posix())
+def test_every_link_to_a_heading_finds_it(page: Path) -> None:
+    for target in LINK.findall(page.read_text(encoding="utf-8")):
+        if re.match(r"[a-z]+:", target) or "#" not in target:
+            continue
+        path, fragment = target.split("#", 1)
+        linked = (page.parent / path).resolve() if path else page
+        if linked.suffix == ".md":
+            assert fragment in anchors(linked), f"{page.name}: {target} names no heading"
+
+
+def test_headings_give_the_anchors_github_gives() -> None:
+    assert {"your-own-account", "server-mode", "two-commands"} <= anchors(ROOT / "README.md")
+
+
 def bash_blocks(page: Path, marker: str) -> list[str]:
     blocks = re.findall(r"```bash\n(.*?)```", page.read_text(encoding="utf-8"), re.DOTALL)
     return [block for block in blocks if marker in block]
