@@ -242,3 +242,18 @@ def test_the_dev_commands_the_pages_show_exist() -> None:
     source = (ROOT / ".ci" / "dev.py").read_text(encoding="utf-8")
     for name in shown:
         assert f'"{name}"' in source, f"python3 .ci/dev.py {name} is not a dev.py command"
+
+
+@pytest.mark.timeout(120)
+def test_the_month_benchmarks_readme_shows_is_what_simulate_does() -> None:
+    """benchmarks/README.md shows what `bench_simulate.py` prints for its default month
+    (seed 0, in memory): the counts must be today's, not an older engine's."""
+    from pixops.sandbox import Sandbox
+
+    text = (ROOT / "benchmarks" / "README.md").read_text(encoding="utf-8")
+    section = text.split("## bench_simulate.py", 1)[1].split("\n## ", 1)[0]
+    (block,) = re.findall(r"```\n(.*?)```", section, re.DOTALL)
+    shown = {name: int(count) for name, count in re.findall(r"^\s+(\w+)\s+(\d+)$", block, re.M)}
+    assert len(shown) >= 8
+    summary = Sandbox(seed=0).simulate(days=30, seed=0)
+    assert shown == dict(summary.counts)
