@@ -36,6 +36,7 @@ from pixops.client._config import (
     KeyCase,
     Settings,
     api_root,
+    check_hooks,
     check_timeout,
     read_env,
 )
@@ -98,6 +99,13 @@ class AsyncClient:
                 " (or use pixops.AsyncClient.from_env())"
             )
         check_timeout(timeout)
+        check_hooks(
+            transport=transport,
+            http_client=http_client,
+            sleep=sleep,
+            advance_clock=advance_clock,
+            asynchronous=True,
+        )
         self._settings = Settings(
             api_root(base_url), Credentials(client_id, client_secret), key_case
         )

@@ -28,6 +28,7 @@ __all__ = [
     "Credentials",
     "KeyCase",
     "Settings",
+    "check_hooks",
     "check_timeout",
     "read_env",
 ]
@@ -166,3 +167,32 @@ def check_timeout(timeout: object) -> None:
         raise ConfigurationError(
             f"timeout must be a positive number of seconds or an httpx.Timeout, not {timeout!r}"
         )
+
+
+def check_hooks(
+    *,
+    transport: object,
+    http_client: object,
+    sleep: object,
+    advance_clock: object,
+    asynchronous: bool,
+) -> None:
+    """A client's plumbing options, checked when it is made: httpx takes a wrong one
+    silently and fails on the first request with an AttributeError of its own."""
+    kind = "Async" if asynchronous else ""
+    transports = httpx.AsyncBaseTransport if asynchronous else httpx.BaseTransport
+    clients = httpx.AsyncClient if asynchronous else httpx.Client
+    if transport is not None and not isinstance(transport, transports):
+        raise ConfigurationError(
+            f"transport must be an httpx.{kind}BaseTransport (e.g. httpx.MockTransport),"
+            f" not {type(transport).__name__}"
+        )
+    if http_client is not None and not isinstance(http_client, clients):
+        raise ConfigurationError(
+            f"http_client must be an httpx.{kind}Client, not {type(http_client).__name__}"
+        )
+    for name, hook in (("sleep", sleep), ("advance_clock", advance_clock)):
+        if hook is not None and not callable(hook):
+            raise ConfigurationError(
+                f"{name} must be a function taking seconds, not {type(hook).__name__}"
+            )

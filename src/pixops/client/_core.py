@@ -63,28 +63,34 @@ class Call:
         for name, text in texts:
             if not _is_text(text):
                 raise ArgumentError(f"the {name} must be valid text, not {text!r}")
+        if any(not char.isprintable() for char in self.path):
+            raise ArgumentError(f"the path must hold no control character, not {self.path!r}")
         if self.body is not None and not isinstance(self.body, dict):
             raise ArgumentError("the JSON body must be an object")
         if self.method != "POST" and self.body is not None:
             raise ArgumentError("only POST takes a body")
-        where = _float_in(self.body, "body")
-        if where is not None:
-            raise ArgumentError(
-                f"{where} is a decimal number: the API takes none (amounts are whole"
-                " centavos, e.g. 1050 for R$ 10,50)"
-            )
+        problem = _unwritable_in(self.body, "body")
+        if problem is not None:
+            raise ArgumentError(problem)
 
 
-def _float_in(value: object, where: str) -> str | None:
-    """Where the first float in a JSON value is, e.g. ``body['amount']``, else None: the
-    spec never uses floating point, and canonical JSON could not sign one the same way
-    in every language. A walk with its own stack: any depth is answered, not a crash."""
+def _unwritable_in(value: object, where: str) -> str | None:
+    """What the first float or non-text key in a JSON value is, where (``body['amount']``),
+    else None: the spec never uses floating point, and canonical JSON could not sign one
+    the same way in every language; a JSON key is text (an int key would be sorted and
+    cased apart from the others). A walk with its own stack: any depth is answered."""
     pending: list[tuple[object, str]] = [(value, where)]
     while pending:
         item, place = pending.pop()
         if isinstance(item, float):
-            return place
+            return (
+                f"{place} is a decimal number: the API takes none (amounts are whole"
+                " centavos, e.g. 1050 for R$ 10,50)"
+            )
         if isinstance(item, dict):
+            for key in item:
+                if not isinstance(key, str):
+                    return f"{place} has the key {key!r}: JSON keys are text"
             pending.extend((v, f"{place}[{k!r}]") for k, v in reversed(item.items()))
         elif isinstance(item, list | tuple):
             pending.extend((v, f"{place}[{i}]") for i, v in reversed(list(enumerate(item))))
@@ -136,13 +142,16 @@ def build_request(
         headers["hmac"] = wire.sign(content, settings.credentials.client_secret)
         key = key or uuid.uuid4().hex
         headers["idempotency-key"] = key
-    request = client.build_request(
-        call.method,
-        settings.api_root + call.path,
-        params=call.query or None,
-        content=content,
-        headers=headers,
-    )
+    try:
+        request = client.build_request(
+            call.method,
+            settings.api_root + call.path,
+            params=call.query or None,
+            content=content,
+            headers=headers,
+        )
+    except httpx.InvalidURL as exc:
+        raise ArgumentError(f"the path {call.path!r} cannot be sent: {exc}") from None
     return request, key
 
 

@@ -14,12 +14,15 @@ from pixops import limits
 from pixops.client._core import Call, parse_model
 from pixops.client._errors import ArgumentError
 from pixops.client._params import (
-    exact_int,
+    end_to_end_text,
     filters_of,
+    ispb_text,
+    lifetime_seconds,
     list_query,
     optional_text,
     page_query,
     path_id,
+    reference_text,
     request_centavos,
     required_text,
 )
@@ -111,9 +114,12 @@ def cash_in(
     idempotency_key: str | None,
 ) -> Op[Charge]:
     centavos = request_centavos(amount_centavos, amount)
-    seconds = None if expires_in is None else exact_int(expires_in)
-    if expires_in is not None and seconds is None:
-        raise ArgumentError(f"expires_in must be an int number of seconds, not {expires_in!r}")
+    seconds = lifetime_seconds(
+        "expires_in",
+        expires_in,
+        limits.CASH_IN_EXPIRES_IN_MIN_SECONDS,
+        limits.CASH_IN_EXPIRES_IN_MAX_SECONDS,
+    )
     payer = None
     if payer_name is not None or payer_document is not None:
         payer = {
@@ -123,10 +129,8 @@ def cash_in(
     body = _body(
         amount=centavos,
         description=optional_text("description", description, max_length=MAX_DESCRIPTION_LENGTH),
-        external_id=optional_text(
-            "external_id", external_id, max_length=limits.EXTERNAL_ID_MAX_CHARS
-        ),
-        tag=optional_text("tag", tag, max_length=limits.TAG_MAX_CHARS),
+        external_id=reference_text("external_id", external_id, limits.EXTERNAL_ID_MAX_CHARS),
+        tag=reference_text("tag", tag, limits.TAG_MAX_CHARS),
         expires_in=seconds,
         payer=payer,
     )
@@ -160,9 +164,15 @@ def cash_out(
         pix_key=key,
         pix_key_type=pix_key_type,
         description=optional_text("description", description, max_length=MAX_DESCRIPTION_LENGTH),
-        external_id=optional_text("external_id", external_id, max_length=256),
-        recipient_ispb=optional_text("recipient_ispb", recipient_ispb, max_length=8),
-        end_to_end_id=optional_text("end_to_end_id", end_to_end_id, max_length=64),
+        external_id=reference_text(
+            "external_id",
+            external_id,
+            limits.EXTERNAL_ID_MAX_CHARS,
+            ": the service would drop it without a word, and the payment would carry no"
+            " external_id to reconcile it by",
+        ),
+        recipient_ispb=ispb_text("recipient_ispb", recipient_ispb),
+        end_to_end_id=end_to_end_text("end_to_end_id", end_to_end_id),
         purpose=optional_text("purpose", purpose, max_length=limits.PURPOSE_MAX_CHARS),
     )
     call = Call("POST", "/pix/cash-out", body=body, idempotency_key=idempotency_key)

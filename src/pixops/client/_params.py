@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import math
 import operator
+import re
 from datetime import date, datetime
 from decimal import Decimal
 from typing import Any, Final, SupportsIndex
 from urllib.parse import quote
 
-from pixops import limits, money
+from pixops import ids, limits, money
 from pixops.client._errors import ArgumentError
 from pixops.schema import STATUS_FILTERS, TYPE_FILTERS
 
@@ -23,15 +24,21 @@ __all__ = [
     "STATUS_FILTERS",
     "TYPE_FILTERS",
     "check_wait",
+    "end_to_end_text",
     "exact_int",
+    "ispb_text",
+    "lifetime_seconds",
     "list_query",
     "optional_text",
     "page_query",
     "path_id",
+    "reference_text",
     "request_centavos",
 ]
 
 MAX_PER_PAGE: Final = limits.PER_PAGE_MAX
+_REFERENCE: Final = re.compile(r"[a-zA-Z0-9._:-]+")
+_ISPB: Final = re.compile(r"[0-9]{8}")
 MAX_PAGE: Final = limits.PAGE_MAX
 #: The spec's advice: poll a transaction at most every 5 s.
 MIN_POLL_SECONDS: Final = 5.0
@@ -136,9 +143,61 @@ def required_text(name: str, value: object, *, max_length: int | None = None) ->
 
 
 def path_id(name: str, value: object) -> str:
-    """An identifier placed in a URL path, percent-encoded so it stays one segment."""
+    """An identifier placed in a URL path, percent-encoded so it stays one segment; `.` and
+    `..` are refused, since a URL reads them as "here" and "up" (`/med/../defense` is
+    `/defense`), so the request would go to another endpoint."""
     text = required_text(name, value, max_length=512)
+    if text.strip() in (".", ".."):
+        raise ArgumentError(f"{name} {text!r} is not an identifier")
     return quote(text, safe="")
+
+
+def reference_text(name: str, value: object, max_length: int, note: str = "") -> str | None:
+    """An `external_id` or `tag`: 1 to `max_length` of a-z A-Z 0-9 . _ : - once trimmed
+    (the service trims). For cash-out the spec's service drops any other value silently,
+    and the payment would carry no reference to reconcile it by."""
+    text = optional_text(name, value)
+    if text is None:
+        return None
+    trimmed = text.strip()
+    if not trimmed or len(trimmed) > max_length or not _REFERENCE.fullmatch(trimmed):
+        raise ArgumentError(
+            f"{name} must be 1 to {max_length} of the characters {limits.EXTERNAL_ID_ALPHABET}"
+            f" once trimmed, not {text[:40]!r}{note}"
+        )
+    return text
+
+
+def ispb_text(name: str, value: object) -> str | None:
+    """An institution code (ISPB): 8 digits, as the spec's `recipient_ispb`."""
+    text = optional_text(name, value)
+    if text is not None and not _ISPB.fullmatch(text):
+        raise ArgumentError(f"{name} must be the institution's 8-digit ISPB, not {text[:40]!r}")
+    return text
+
+
+def end_to_end_text(name: str, value: object) -> str | None:
+    """A caller's end-to-end ID: E, the ISPB, yyyyMMddHHmm (a real UTC minute), 11
+    letters or digits, as the central bank writes it."""
+    text = optional_text(name, value)
+    if text is not None and not ids.is_strict_end_to_end_id(text):
+        raise ArgumentError(
+            f"{name} must be E, an 8-character ISPB, yyyyMMddHHmm (UTC) and 11 letters or"
+            f" digits (32 characters), not {text[:40]!r}; omit it to get a deterministic one"
+        )
+    return text
+
+
+def lifetime_seconds(name: str, value: object, lowest: int, highest: int) -> int | None:
+    """A whole number of seconds from `lowest` to `highest` (a bool or float refused)."""
+    if value is None:
+        return None
+    seconds = exact_int(value)
+    if seconds is None or not lowest <= seconds <= highest:
+        raise ArgumentError(
+            f"{name} must be an int number of seconds from {lowest} to {highest}, not {value!r}"
+        )
+    return seconds
 
 
 def _day(name: str, value: object) -> str | None:

@@ -28,6 +28,7 @@ from pixops.client._config import (
     KeyCase,
     Settings,
     api_root,
+    check_hooks,
     check_timeout,
     read_env,
 )
@@ -93,6 +94,13 @@ class Client:
                 " (or use pixops.Client.from_env())"
             )
         check_timeout(timeout)
+        check_hooks(
+            transport=transport,
+            http_client=http_client,
+            sleep=sleep,
+            advance_clock=advance_clock,
+            asynchronous=False,
+        )
         self._settings = Settings(
             api_root(base_url), Credentials(client_id, client_secret), key_case
         )
