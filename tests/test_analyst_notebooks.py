@@ -83,3 +83,23 @@ def test_the_webhook_cell_says_something_without_an_inbox(
     namespace: dict[str, Any] = {"connection": SimpleNamespace(inbox=None)}
     exec(compile(source, "quickstart-webhooks", "exec"), namespace)
     assert "No webhook inbox" in capsys.readouterr().out
+
+
+def test_the_disputes_cell_can_be_run_again(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Run a second time (Shift+Enter again), the cell opened the same demo disputes again
+    and showed a MedError traceback ("already has MED case")."""
+    import pixops
+
+    for name in ("PIXOPS_BASE_URL", "PIXOPS_CLIENT_ID", "PIXOPS_CLIENT_SECRET"):
+        monkeypatch.delenv(name, raising=False)
+    client = pixops.connect(env_file=None, announce=False)
+    source = _cell_with("05_med_disputes.ipynb", "open_med_case")
+    namespace: dict[str, Any] = {"client": client}
+    exec(compile(source, "med-disputes", "exec"), namespace)
+    exec(compile(source, "med-disputes", "exec"), namespace)
+    first, second = capsys.readouterr().out.splitlines()
+    assert first == second == "Blocked now: R$ 167,19"
+    opened = [case for case in client.med.iter() if case.status == "OPEN"]
+    assert len(opened) == 2
