@@ -18,7 +18,7 @@ import httpx
 
 from pixops.client._config import KeyCase
 from pixops.client._core import to_snake_bytes
-from pixops.client._errors import ResponseValidationError, error_from_response
+from pixops.client._errors import ResponseValidationError, error_from_response, with_outcome
 from pixops.client._receive import call_label
 
 __all__ = ["decode", "read_answer"]
@@ -37,7 +37,9 @@ def decode(response: httpx.Response, case: KeyCase) -> bytes:
     """The snake_case JSON body of a 2xx answer; any other answer raises its `ApiError`."""
     body, status = response.content, response.status_code
     if not 200 <= status < 300:
-        raise error_from_response(status, body, response.headers)
+        request = response.request
+        error = error_from_response(status, body, response.headers)
+        raise with_outcome(error, request.method, request.headers.get("idempotency-key"))
     parsed = _json(body)
     if isinstance(parsed, dict) and parsed.get("worked") is False:
         raise error_from_response(status, body, response.headers)

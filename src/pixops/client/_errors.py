@@ -28,6 +28,7 @@ __all__ = [
     "BadRequestError",
     "ClientClosedError",
     "ConfigurationError",
+    "ConflictError",
     "DictError",
     "InsufficientBalanceError",
     "NotFoundError",
@@ -44,6 +45,7 @@ __all__ = [
     "UnsupportedMediaTypeError",
     "WaitTimeoutError",
     "error_from_response",
+    "with_outcome",
 ]
 
 #: Format A codes that can succeed later (spec: "retry in 5 to 30 s", "back off", "wait").
@@ -56,6 +58,7 @@ _STATUS_CODES: Final = {
     403: "forbidden",
     404: "not_found",
     405: "method_not_allowed",
+    409: "conflict",
     413: "payload_too_large",
     415: "unsupported_media_type",
     422: "unprocessable_entity",
@@ -146,9 +149,14 @@ class ApiError(PixopsError):
         self.retryable = self.default_retryable if retryable is None else retryable
         self.errors = errors or []
         self.retry_after = retry_after
+        #: The POST's `Idempotency-Key`, when the answer leaves its resend to the caller.
+        self.idempotency_key: str | None = None
+        #: What to do next, beyond the server's message (empty when it says enough).
+        self.advice = ""
 
     def __str__(self) -> str:
-        return f"HTTP {self.status} {self.code}: {self.message}"
+        text = f"HTTP {self.status} {self.code}: {self.message}"
+        return f"{text}. {self.advice}" if self.advice else text
 
     def __repr__(self) -> str:
         name = type(self).__name__
@@ -162,7 +170,8 @@ class ApiError(PixopsError):
             f"<div style='border-left:4px solid {colour};padding:4px 8px'>"
             f"<b>{html.escape(type(self).__name__)}</b> HTTP {self.status} "
             f"<code style='user-select:all'>{html.escape(self.code)}</code><br>"
-            f"{html.escape(self.message)}<br><small>{hint}"
+            f"{html.escape(self.message)}<br>"
+            f"{html.escape(self.advice) + '<br>' if self.advice else ''}<small>{hint}"
             f"{'; params ' + params if params else ''}</small></div>"
         )
 
@@ -201,8 +210,16 @@ class RateLimitError(ApiError):
     default_retryable = True
 
 
+class ConflictError(ApiError):
+    """409: a request with the same `Idempotency-Key` is still in flight; resending it
+    (the same key, the same arguments) later gets its answer."""
+
+    default_retryable = True
+
+
 class ServerError(ApiError):
-    """5xx: a fault on the service's side; nothing was written."""
+    """5xx: a fault on the service's side (or a gateway's). A GET can be sent again; for a
+    POST, `advice` says whether it may have acted (a 500) or how to resend it safely."""
 
     default_retryable = True
 
@@ -228,6 +245,7 @@ _BY_STATUS: Final[dict[int, type[ApiError]]] = {
     401: AuthenticationError,
     403: PermissionDeniedError,
     404: NotFoundError,
+    409: ConflictError,
     413: PayloadTooLargeError,
     415: UnsupportedMediaTypeError,
     422: UnprocessableEntityError,
@@ -363,3 +381,25 @@ def _redirect_error(status: int, headers: Any, kwargs: dict[str, Any]) -> ApiErr
         " service answers at (https:// rather than http://?)"
     )
     return ApiError(message, code="redirect", shape="unknown", **kwargs)
+
+
+def with_outcome(error: ApiError, method: str, idempotency_key: str | None) -> ApiError:
+    """`error` for a POST, saying what its status means for the payment: after a 500 the
+    service may have acted and cached nothing (a resend, key or not, could act twice);
+    after a 409, 502, 503 or 504 the same key gets the one answer."""
+    if method != "POST" or idempotency_key is None:
+        return error
+    error.idempotency_key = idempotency_key
+    if error.status == 500:
+        error.retryable = False
+        error.advice = (
+            "Its outcome is unknown: the service may have acted and keeps no answer to replay"
+            " after a 500, so look for it (client.transactions.by_external_id, the"
+            " statement) before sending it again"
+        )
+    elif error.status in (409, 502, 503, 504):
+        error.advice = (
+            f"Resend it later with idempotency_key={idempotency_key!r} (the same arguments):"
+            " the service acts on it once"
+        )
+    return error

@@ -6,10 +6,13 @@ acting twice). Resent after a connection error or a 502/503/504; a GET after a 5
 but not a POST: the service caches only 2xx answers, so a POST that acted and then
 failed with a 500 would act again (a gateway's 502/504 leaves the service's own 2xx
 cached, and a 503 says it did not act). A 429 is resent for any method: the rate
-limiter runs before anything is written. Waits: `Retry-After` when the
-service sends it (the spec's 60 s), doubled on each further 429; otherwise exponential
-from `initial_backoff`; always with jitter and never over `max_backoff` (the spec's
-ceiling example: five minutes).
+limiter runs before anything is written. A POST answered 409 (its key still in flight,
+as the IETF idempotency-key draft and Stripe answer) is resent with the same key. Waits:
+`Retry-After` when the service sends it (the spec's 60 s on a 429, or on a 503),
+doubled on each further one; otherwise exponential from `initial_backoff`; always with
+jitter and never over `max_backoff` (the spec's ceiling example: five minutes). A
+`Retry-After` longer than `max_backoff` is not waited out: the error is raised at once
+with its `retry_after`, so a notebook never freezes for a day.
 """
 
 from __future__ import annotations
@@ -91,12 +94,16 @@ class RetryPolicy:
         """Seconds to wait before resending after this status, or None to stop."""
         if attempt >= self.max_attempts:
             return None
+        if retry_after is not None and retry_after > self.max_backoff:
+            return None  # raised at once, its `retry_after` said, rather than a frozen wait
         if status == 429:
             return self.backoff(attempt, retry_after)
+        if status == 409 and method == "POST" and idempotency_key is not None:
+            return self.backoff(attempt)  # the same key still in flight: it answers soon
         if status in self.retry_statuses and self.can_resend(method, idempotency_key):
             if method == "POST" and status in _OUTCOME_UNKNOWN:
                 return None
-            return self.backoff(attempt)
+            return self.backoff(attempt, retry_after)
         return None
 
     def after_exception(
