@@ -14,7 +14,7 @@ from pixops.client import _resources
 from pixops.client._core import Call
 from pixops.client._errors import ArgumentError
 from pixops.client._keys import KeyResolution, resolution_of
-from pixops.client._pagination import Dedup, aiter_pages, count_rows, first_sight
+from pixops.client._pagination import Dedup, aiter_pages, count_rows, first_sight, model_shape
 from pixops.client._params import list_query, page_query, required_text
 from pixops.client._signatures import check_signatures, share_docs
 from pixops.schema import (
@@ -202,7 +202,7 @@ class _Listing(_Resource):
                 await pacer.wait()
             return await client._run(ops.Op(Call("GET", self.path, q), ops.whole(StatementPage)))
 
-        async for page in aiter_pages(fetch, lambda p: len(p.data), query):
+        async for page in aiter_pages(fetch, model_shape, query):
             for row in dedup.feed(page.data):
                 yield row
         for row in dedup.rest():
@@ -294,7 +294,7 @@ class Transactions(_Listing):
             return await client._run(op)
 
         query = page_query(1, ops.DEFAULT_ITER_PER_PAGE)
-        pages = aiter_pages(fetch, lambda p: len(p.data), query)
+        pages = aiter_pages(fetch, model_shape, query)
         return [
             row
             async for page in pages
@@ -348,7 +348,7 @@ class Med(_Resource):
         async def fetch(query: dict[str, str]) -> MedCasePage:
             return await client._run(ops.Op(Call("GET", first.call.path, query), first.parse))
 
-        async for page in aiter_pages(fetch, lambda p: len(p.data), first.call.query):
+        async for page in aiter_pages(fetch, model_shape, first.call.query):
             for case in first_sight(page.data, seen, lambda case: case.id):
                 yield case
 

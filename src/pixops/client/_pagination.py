@@ -11,12 +11,20 @@ row (it settled meanwhile) the terminal row wins and is the only one yielded.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator, Sized
 from typing import Any, Protocol, TypeVar
 
 from pixops.client._errors import ResponseValidationError
 
-__all__ = ["Dedup", "aiter_pages", "count_rows", "first_sight", "is_last_page", "iter_pages"]
+__all__ = [
+    "Dedup",
+    "aiter_pages",
+    "count_rows",
+    "first_sight",
+    "is_last_page",
+    "iter_pages",
+    "model_shape",
+]
 
 T = TypeVar("T")
 
@@ -36,21 +44,66 @@ def is_last_page(rows: int, per_page: int) -> bool:
     return rows == 0 or rows < per_page
 
 
-def count_rows(body: bytes) -> int:
-    """How many rows a raw page holds (a body that is not JSON is the service's fault)."""
+Shape = tuple[int, int | None, int | None]
+"""What a page says of itself: its row count, and the `page` and `per_page` it echoes."""
+
+
+class Paged(Protocol):
+    @property
+    def data(self) -> Sized: ...
+
+    @property
+    def page(self) -> int: ...
+
+    @property
+    def per_page(self) -> int: ...
+
+
+def model_shape(result: Paged) -> Shape:
+    return len(result.data), result.page, result.per_page
+
+
+def _echoed(value: Any) -> int | None:
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 1:
+        return value
+    return None
+
+
+def count_rows(body: bytes) -> Shape:
+    """How many rows a raw page holds and what it echoes (a body that is not JSON is the
+    service's fault)."""
     try:
         parsed: Any = json.loads(body)
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:
         raise ResponseValidationError(
             f"a page of the list is not JSON: {exc}", status=200, body=body
         ) from None
-    data = parsed.get("data") if isinstance(parsed, dict) else None
-    return len(data) if isinstance(data, list) else 0
+    if not isinstance(parsed, dict):
+        return 0, None, None
+    data = parsed.get("data")
+    rows = len(data) if isinstance(data, list) else 0
+    return rows, _echoed(parsed.get("page")), _echoed(parsed.get("per_page"))
+
+
+def _is_last(shape: Shape, asked: int, per_page: int) -> bool:
+    """Whether the walk ends at this page. The page the service echoes must be the one
+    asked for (a service ignoring `page` would answer page 1 forever); the `per_page` it
+    echoes is the one that counts, since a service capping it lower would otherwise end
+    the walk after its first full page, skipping the rest."""
+    rows, page, echoed = shape
+    if page is not None and page != asked:
+        raise ResponseValidationError(
+            f"asked for page {asked} of the list, the service answered page {page}: it"
+            " cannot be walked without repeating or skipping rows",
+            status=200,
+            body=b"",
+        )
+    return is_last_page(rows, echoed or per_page)
 
 
 def iter_pages(
     fetch: Callable[[dict[str, str]], T],
-    rows: Callable[[T], int],
+    shape: Callable[[T], Shape],
     query: dict[str, str],
 ) -> Iterator[T]:
     """Each page in order, from page 1 to the last by the termination rule."""
@@ -59,14 +112,14 @@ def iter_pages(
     while True:
         result = fetch({**query, "page": str(page)})
         yield result
-        if is_last_page(rows(result), per_page):
+        if _is_last(shape(result), page, per_page):
             return
         page += 1
 
 
 async def aiter_pages(
     fetch: Callable[[dict[str, str]], Awaitable[T]],
-    rows: Callable[[T], int],
+    shape: Callable[[T], Shape],
     query: dict[str, str],
 ) -> AsyncIterator[T]:
     per_page = int(query["per_page"])
@@ -74,7 +127,7 @@ async def aiter_pages(
     while True:
         result = await fetch({**query, "page": str(page)})
         yield result
-        if is_last_page(rows(result), per_page):
+        if _is_last(shape(result), page, per_page):
             return
         page += 1
 

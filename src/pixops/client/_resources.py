@@ -11,7 +11,7 @@ from pixops.client import _operations as ops
 from pixops.client._core import Call
 from pixops.client._errors import ArgumentError
 from pixops.client._keys import KeyResolution, resolution_of
-from pixops.client._pagination import Dedup, count_rows, first_sight, iter_pages
+from pixops.client._pagination import Dedup, count_rows, first_sight, iter_pages, model_shape
 from pixops.client._params import page_query, required_text
 from pixops.client._signatures import check_signatures
 from pixops.schema import (
@@ -176,7 +176,7 @@ class _Listing(_Resource):
         dedup = Dedup()
         pages = iter_pages(
             lambda q: client._run(ops.Op(Call("GET", self.path, q), ops.whole(StatementPage))),
-            lambda page: len(page.data),
+            model_shape,
             query,
         )
         for page in pages:
@@ -212,7 +212,7 @@ class Transactions(_Listing):
             return client._run(ops.by_reference(kind, value, int(q["page"]), int(q["per_page"])))
 
         query = page_query(1, ops.DEFAULT_ITER_PER_PAGE)
-        pages = iter_pages(fetch, lambda p: len(p.data), query)
+        pages = iter_pages(fetch, model_shape, query)
         return [
             row
             for page in pages
@@ -281,7 +281,7 @@ class Med(_Resource):
         def fetch(query: dict[str, str]) -> MedCasePage:
             return client._run(ops.Op(Call("GET", first.call.path, query), first.parse))
 
-        for page in iter_pages(fetch, lambda p: len(p.data), first.call.query):
+        for page in iter_pages(fetch, model_shape, first.call.query):
             yield from first_sight(page.data, seen, lambda case: case.id)
 
     def get(self, case_id: str) -> MedCase:
