@@ -103,3 +103,24 @@ def test_the_disputes_cell_can_be_run_again(
     assert first == second == "Blocked now: R$ 167,19"
     opened = [case for case in client.med.iter() if case.status == "OPEN"]
     assert len(opened) == 2
+
+
+def test_the_payment_cell_can_be_run_again(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The cell says to run it again when the payment was late; on the sandbox that paid
+    the paid charge again and showed a SimulationError traceback."""
+    import pixops
+
+    for name in ("PIXOPS_BASE_URL", "PIXOPS_CLIENT_ID", "PIXOPS_CLIENT_SECRET"):
+        monkeypatch.delenv(name, raising=False)
+    namespace: dict[str, Any] = {"client": pixops.connect(env_file=None, announce=False)}
+    exec(compile(_cell_with("01_quickstart.ipynb", "cash_in("), "charge", "exec"), namespace)
+    paying = compile(_cell_with("01_quickstart.ipynb", "pay_charge("), "paying", "exec")
+    capsys.readouterr()
+    exec(paying, namespace)
+    first = capsys.readouterr().out
+    exec(paying, namespace)
+    assert capsys.readouterr().out == first
+    assert "Status:    Settled" in first
+    assert "Credited:  R$ 49,41" in first
