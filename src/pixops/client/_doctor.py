@@ -1,7 +1,8 @@
 """`pixops doctor`: what support runs first when "the API is broken".
 
 Each check says in plain words what it found and what to do: the server answers, the
-credentials are accepted, this machine's IP is whitelisted, HMAC signing works (a
+credentials are accepted (only a 200 or a 403 from `GET /balance` proves it), the
+account is active, this machine's IP is whitelisted, HMAC signing works (a
 signed `POST /cpf/validate`), which read permissions the key has (one GET per read
 endpoint; write permissions are not probed, since probing them would act), the clock
 skew against the server's `Date`, and the rate-limit headroom. Nothing is retried: the
@@ -205,7 +206,28 @@ def _examine(base_url: str, client_id: str) -> Generator[Call, Answer, DoctorRep
             )
         )
         return done()
+    if status not in (200, 403):
+        # Only a 200 or a 403 (a later check refusing) proves the key was accepted.
+        checks.append(
+            Check(
+                "credentials accepted",
+                "fail",
+                f"GET /balance answered HTTP {status}: {reason}; check that base_url is the"
+                " service's address (a 404 or an HTML page says it is not), or try again"
+                " later (a 5xx is the service failing)",
+            )
+        )
+        return done()
     checks.append(Check("credentials accepted", "ok", f"client_id {client_id}"))
+    if status == 403 and "not active" in reason.lower():
+        checks.append(
+            Check(
+                "account active",
+                "fail",
+                f"{reason}: the merchant account is disabled; ask the service to reactivate it",
+            )
+        )
+        return done()
     if status == 403 and "permission" not in reason.lower():
         checks.append(
             Check(
@@ -227,11 +249,18 @@ def _examine(base_url: str, client_id: str) -> Generator[Call, Answer, DoctorRep
         checks.append(
             Check("HMAC signing", "fail", f"HTTP {signed.status_code}: {_reason(signed)}")
         )
-    granted, missing, headroom = [], [], None
+    granted, missing, untold, headroom = [], [], [], None
     for permission, path, query in READ_PROBES:
         probe = yield Call("GET", path, dict(query))
-        if isinstance(probe, str) or probe.status_code != 200:
+        if isinstance(probe, str):
+            untold.append(f"{permission} (no answer)")
+            continue
+        if probe.status_code == 403:
             missing.append(permission)
+            continue
+        if probe.status_code != 200:
+            # A 429 or a 5xx says nothing of the permission.
+            untold.append(f"{permission} (HTTP {probe.status_code})")
             continue
         granted.append(permission)
         remaining = probe.headers.get("x-ratelimit-remaining")
@@ -240,8 +269,10 @@ def _examine(base_url: str, client_id: str) -> Generator[Call, Answer, DoctorRep
     detail = f"granted: {', '.join(granted) or 'none'}"
     if missing:
         detail += f"; missing: {', '.join(missing)}"
+    if untold:
+        detail += f"; not told: {', '.join(untold)}"
     detail += " (write permissions are not probed)"
-    checks.append(Check("read permissions", "ok" if granted else "warn", detail))
+    checks.append(Check("read permissions", "ok" if granted and not untold else "warn", detail))
     checks.append(_clock_check(balance))
     if headroom is None:
         checks.append(Check("rate-limit headroom", "skip", "no x-ratelimit-remaining seen"))
