@@ -14,6 +14,7 @@ import json
 import sys
 from dataclasses import replace
 from typing import Any, TextIO
+from urllib.parse import parse_qsl
 
 from pixops import wire
 from pixops.client._config import ENV_BASE_URL, ENV_CLIENT_ID, ENV_CLIENT_SECRET, read_env
@@ -82,9 +83,11 @@ def run_api(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | N
             print(f"pixops api: the JSON body is refused: {exc}", file=errors)
             return 2
     path, _, query_text = args.path.partition("?")
-    query = dict(
-        pair.split("=", 1) if "=" in pair else (pair, "") for pair in query_text.split("&") if pair
-    )
+    try:  # read as a URL writes it: %C3%A9 is é and + a space, not sent encoded twice
+        query = dict(parse_qsl(query_text, keep_blank_values=True, errors="strict"))
+    except UnicodeDecodeError:
+        print("pixops api: the query's %-escapes are not UTF-8 text", file=errors)
+        return 2
     try:
         with _client(args, key_case="camelCase" if args.camel else "snake_case") as client:
             call = replace(
