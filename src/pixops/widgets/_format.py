@@ -195,6 +195,7 @@ def problem(error: BaseException) -> str:
     from pixops.client import (
         ApiError,
         AuthenticationError,
+        ConflictError,
         PermissionDeniedError,
         RateLimitError,
         ResponseValidationError,
@@ -224,6 +225,8 @@ def problem(error: BaseException) -> str:
         return "The PIX service is receiving too many requests: wait a minute and try again."
     if isinstance(error, ServerError):
         return "The PIX service had a problem on its side: try again in a few minutes."
+    if isinstance(error, ConflictError):  # 409: the same request (its key) not answered yet
+        return "The PIX service is still working on this same request."
     if isinstance(error, ResponseValidationError):
         return (
             "The PIX service answered something this version of pixops cannot read: "

@@ -13,7 +13,7 @@ from typing import Any, Final
 
 import ipywidgets as w
 
-from pixops.client import ServerError, TransportError
+from pixops.client import ConflictError, ServerError, TransportError
 from pixops.errors import PixopsError
 from pixops.widgets._api import Record, med_cases, parse_time, plain, time_key
 from pixops.widgets._base import (
@@ -327,8 +327,8 @@ class MedDefensePanel(w.VBox):  # type: ignore[misc]
         case_id = str(self.case["id"])
         try:
             answer = plain(self.client.med.defend(case_id, text))
-        except (TransportError, ServerError) as error:
-            # No answer: the defense may have been recorded. Sending it again is safe: a
+        except (TransportError, ServerError, ConflictError) as error:
+            # No answer (yet): the defense may have been recorded. Sending it again is safe: a
             # case takes one defense, so a second one is refused, never recorded twice.
             self._set_status(
                 f"{problem(error)} The defense may or may not have arrived: press Check "

@@ -14,7 +14,7 @@ from typing import Any, Final
 import ipywidgets as w
 
 from pixops import money
-from pixops.client import ServerError, TransportError
+from pixops.client import ConflictError, ServerError, TransportError
 from pixops.errors import PixopsError
 from pixops.widgets._api import (
     Record,
@@ -146,8 +146,8 @@ class RefundPanel(w.VBox):  # type: ignore[misc]
                 w.HTML("<h3 style='margin:4px 0'>Refund a received PIX</h3>"),
                 side_by_side(self.search, self.find_button),
                 side_by_side(
-                    w.HBox([self.date_from, date_echo(self.date_from)]),
-                    w.HBox([self.date_to, date_echo(self.date_to)]),
+                    side_by_side(self.date_from, date_echo(self.date_from)),
+                    side_by_side(self.date_to, date_echo(self.date_to)),
                 ),
                 self.results,
                 self.details,
@@ -397,13 +397,13 @@ class RefundPanel(w.VBox):  # type: ignore[misc]
                     idempotency_key=key,
                 )
             )
-        except (TransportError, ServerError) as error:
+        except (TransportError, ServerError, ConflictError) as error:
             if isinstance(error, ServerError) and error.status == 500:
                 self._unanswered = None
                 self.select(payment_id)
                 self._set_status(UNKNOWN_OUTCOME, "error")
                 return
-            # No answer (a drop, 502/503/504): confirmed again, the same key makes it once.
+            # No answer yet (a drop, 409 in flight, 502-504): the same key makes it once.
             self._unanswered = (request, key)
             self._pending_centavos = centavos
             self.confirm_button.disabled = False

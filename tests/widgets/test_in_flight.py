@@ -1,0 +1,74 @@
+"""A request the service is still working on (409: its Idempotency-Key in flight) is not a
+refusal: the refund or the defense may yet be made, and the same key gets its answer."""
+
+from __future__ import annotations
+
+import httpx
+
+from pixops.client import NO_RETRY
+from pixops.widgets import MedDefensePanel, RefundPanel
+from tests.widgets.conftest import Desk
+
+PAYMENT = "PIXINE00360305202601311304fBxrSVuhd7C"
+
+
+class _InFlight(httpx.BaseTransport):
+    """Answers 409 to POSTs whose path ends with `path` while `busy`; records their keys."""
+
+    def __init__(self, inner: httpx.BaseTransport, path: str) -> None:
+        self.inner, self.path, self.busy = inner, path, True
+        self.keys: list[str | None] = []
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        if request.method == "POST" and request.url.path.endswith(self.path):
+            self.keys.append(request.headers.get("Idempotency-Key"))
+            if self.busy:
+                body = {
+                    "error": {
+                        "code": "idempotency_in_flight",
+                        "message": "A request with this Idempotency-Key is being processed",
+                    }
+                }
+                return httpx.Response(409, json=body, request=request)
+        return self.inner.handle_request(request)
+
+
+def _client(desk: Desk, transport: httpx.BaseTransport) -> object:
+    return desk.month.sandbox.client(
+        desk.month.api_key, http_client=httpx.Client(transport=transport), retry=NO_RETRY
+    )
+
+
+def test_a_refund_still_in_flight_is_confirmed_again_with_its_key(desk: Desk) -> None:
+    transport = _InFlight(desk.month.sandbox.transport(), "/pix/refund")
+    panel = RefundPanel(_client(desk, transport), now=desk.now)
+    panel.search.value = PAYMENT
+    panel.find_button.click()
+    panel.amount.value = "R$ 2,00"
+    panel.review_button.click()
+    panel.confirm_button.click()
+    assert "refused" not in panel.status_text
+    assert "still working on" in panel.status_text
+    assert "press Confirm refund again" in panel.status_text
+    assert "it cannot be made twice" in panel.status_text
+    assert "idempotency" not in panel.status_text.lower()
+    assert not panel.confirm_button.disabled
+    transport.busy = False
+    panel.confirm_button.click()
+    assert panel.status_text.startswith("Refund PIXRET")
+    assert len(transport.keys) == 2
+    assert len(set(transport.keys)) == 1  # the answer of the first request, not a second refund
+    assert [r["amount"] for r in panel.refunds].count(20_000) == 1
+
+
+def test_a_defense_still_in_flight_is_not_called_refused(desk: Desk) -> None:
+    desk.month.sandbox.open_med_case(PAYMENT, reason="REFUND_REQUEST")
+    transport = _InFlight(desk.month.sandbox.transport(), "/defense")
+    panel = MedDefensePanel(_client(desk, transport), now=desk.now)
+    panel.defense.value = "Mercadoria entregue, comprovante assinado."
+    panel.submit_button.click()
+    status = panel.status.value
+    assert "refused" not in status
+    assert "still working on" in status
+    assert "Check outcome" in status
+    assert panel.defense.value == "Mercadoria entregue, comprovante assinado."
