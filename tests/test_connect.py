@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -161,3 +162,44 @@ def test_connect_itself_does_not_load_the_engine() -> None:
         [sys.executable, "-c", script], capture_output=True, text=True, check=True
     )
     assert result.stdout.strip() == "[]"
+
+
+SETTINGS = "PIXOPS_BASE_URL=https://pix.example.com\nPIXOPS_CLIENT_ID=cli_example\n"
+
+
+def test_the_dotenv_of_a_folder_above_configures_the_service(no_service: Path) -> None:
+    # A notebook runs in notebooks/; the project's .env is one folder up, where
+    # Client.from_env and `pixops doctor` find it too.
+    (no_service / ".env").write_text(SETTINGS + "PIXOPS_CLIENT_SECRET=sk_example\n")
+    notebooks = no_service / "notebooks"
+    notebooks.mkdir()
+    os.chdir(notebooks)
+    connection = connection_of(connect(announce=False))
+    assert connection is not None
+    assert (connection.mode, connection.base_url) == ("service", "https://pix.example.com")
+
+
+def test_a_named_env_file_gives_the_credentials_too(no_service: Path) -> None:
+    (no_service / ".env").write_text("PIXOPS_CLIENT_SECRET=from_the_wrong_file\n")
+    named = no_service / "service.env"
+    named.write_text(SETTINGS)
+    with pytest.raises(ConnectError, match="missing PIXOPS_CLIENT_SECRET"):
+        connect(env_file=named, announce=False)
+    named.write_text(SETTINGS + "PIXOPS_CLIENT_SECRET=sk_example\n")
+    assert connect(env_file=named, announce=False).base_url.startswith("https://pix.example.com")
+
+
+def test_env_files_that_cannot_be_read_are_refused_in_words(no_service: Path) -> None:
+    with pytest.raises(ConnectError, match=r"no \.env file at"):
+        connect(env_file=no_service / "missing.env", announce=False)
+    (no_service / "latin1.env").write_bytes(b"PIXOPS_BASE_URL=https://pix.example.com # caf\xe9\n")
+    with pytest.raises(ConnectError, match="not UTF-8"):
+        connect(env_file=no_service / "latin1.env", announce=False)
+
+
+def test_without_an_env_file_only_the_environment_counts(
+    no_service: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (no_service / ".env").write_text(SETTINGS + "PIXOPS_CLIENT_SECRET=sk_example\n")
+    connect(env_file=None)
+    assert capsys.readouterr().out.startswith("Using the sandbox: demo month")

@@ -35,15 +35,19 @@ if TYPE_CHECKING:
     from pixops.webhooks import Inbox
 
 __all__ = [
+    "DEFAULT_ENV_FILE",
     "ENV_BASE_URL",
     "RECEIVER_NAME",
     "ConnectError",
     "Connection",
     "connect",
     "connection_of",
+    "service_client",
+    "service_settings",
 ]
 
 ENV_BASE_URL = "PIXOPS_BASE_URL"
+DEFAULT_ENV_FILE = ".env"
 #: The in-process receiver's name on the sandbox; its URL is ``inproc://pixops-notebook``.
 RECEIVER_NAME = "pixops-notebook"
 #: Where the merchant's day is counted; the sandbox's clock is announced in its time.
@@ -94,7 +98,7 @@ def connection_of(client: object) -> Connection | None:
 
 def connect(
     *,
-    env_file: str | Path | None = ".env",
+    env_file: str | Path | None = DEFAULT_ENV_FILE,
     cache_dir: str | Path | None = None,
     inbox: Inbox | None = None,
     announce: bool = True,
@@ -103,7 +107,10 @@ def connect(
 
     The service is configured when ``PIXOPS_BASE_URL`` is set in the environment or in
     `env_file`; its credentials then come from ``PIXOPS_CLIENT_ID`` and
-    ``PIXOPS_CLIENT_SECRET`` (`Client.from_env`). `inbox` is the webhook inbox the
+    ``PIXOPS_CLIENT_SECRET``, from the same places. The default ``.env`` is looked for
+    in the working directory and the folders above it, as `Client.from_env` does (a
+    notebook in ``notebooks/`` finds the project's ``.env``); another path must exist;
+    None reads the environment only. `inbox` is the webhook inbox the
     merchant's own receiver fills on the real service (ignored on the sandbox, which
     brings its own). The client's ``connection`` attribute says which one it is, and
     with `announce` one short line is printed saying the same.
@@ -114,11 +121,8 @@ def connect(
         raise TypeError("cache_dir must be a path or None")
     if not isinstance(announce, bool):
         raise TypeError("announce must be True or False")
-    base_url = _configured_base_url(env_file)
-    if base_url:
-        client, connection = _service(base_url, inbox)
-    else:
-        client, connection = _sandbox(cache_dir)
+    configured = service_client(env_file, inbox)
+    client, connection = _sandbox(cache_dir) if configured is None else configured
     _CONNECTIONS[client] = connection
     # The attribute is a convenience; the registry above is what pixops itself reads.
     with contextlib.suppress(AttributeError):  # a client with __slots__ keeps the registry only
@@ -128,29 +132,30 @@ def connect(
     return client
 
 
-def _configured_base_url(env_file: str | Path | None) -> str | None:
-    configured = os.environ.get(ENV_BASE_URL)
-    if configured:
-        return configured.strip() or None
-    if env_file is None or not Path(env_file).is_file():
-        return None
-    from dotenv import dotenv_values
+def service_settings(env_file: str | Path | None = DEFAULT_ENV_FILE) -> dict[str, str]:
+    """The ``PIXOPS_*`` settings: the environment first, then `env_file` for what it lacks
+    (`connect`'s rules; `pixops recon` reads them the same way)."""
+    if env_file is None:
+        return {name: value for name, value in os.environ.items() if name.startswith("PIXOPS_")}
+    from pixops.client._config import read_env
 
-    value = dotenv_values(env_file).get(ENV_BASE_URL)
-    return value.strip() if value and value.strip() else None
-
-
-def _service(base_url: str, inbox: Inbox | None) -> tuple[Client, Connection]:
-    from pixops.client import Client
-
+    explicit = None if Path(env_file) == Path(DEFAULT_ENV_FILE) else env_file
     try:
-        client = Client.from_env()
-    except PixopsError as error:
-        raise ConnectError(
-            f"{ENV_BASE_URL} is set to {base_url!r} but the client could not be configured: "
-            f"{error}. Set PIXOPS_CLIENT_ID and PIXOPS_CLIENT_SECRET (or unset "
-            f"{ENV_BASE_URL} to use the demo month)."
-        ) from error
+        return read_env(dotenv_path=explicit, require=False)
+    except PixopsError as error:  # a missing, folder or non-UTF-8 file, in words
+        raise ConnectError(f"cannot read the service settings: {error}") from None
+
+
+def service_client(
+    env_file: str | Path | None = DEFAULT_ENV_FILE, inbox: Inbox | None = None
+) -> tuple[Client, Connection] | None:
+    """A client on the service the settings name, with its `Connection`; None when
+    ``PIXOPS_BASE_URL`` is not set. `ConnectError` when the settings make no client."""
+    settings = service_settings(env_file)
+    base_url = settings.get(ENV_BASE_URL, "").strip()
+    if not base_url:
+        return None
+    client = _client_from(base_url, settings)
     if _is_this_machine(base_url):
         description = (
             f"Using the PIX service at {base_url}, on this machine: "
@@ -161,6 +166,25 @@ def _service(base_url: str, inbox: Inbox | None) -> tuple[Client, Connection]:
     if inbox is None:
         description += " No webhook inbox given: timelines show the API's records only."
     return client, Connection("service", description, base_url=base_url, inbox=inbox)
+
+
+def _client_from(base_url: str, settings: dict[str, str]) -> Client:
+    from pixops.client import Client
+    from pixops.client._config import ENV_CLIENT_ID, ENV_CLIENT_SECRET
+
+    credentials = (ENV_CLIENT_ID, ENV_CLIENT_SECRET)
+    missing = [name for name in credentials if not settings.get(name, "").strip()]
+    try:
+        if not missing:
+            return Client(base_url, settings[ENV_CLIENT_ID], settings[ENV_CLIENT_SECRET])
+        problem = f"missing {' and '.join(missing)}"
+    except PixopsError as error:
+        problem = str(error)
+    raise ConnectError(
+        f"{ENV_BASE_URL} is set to {base_url!r} but no client can be made from the settings:"
+        f" {problem}. Fix them in the environment or the .env file, or unset {ENV_BASE_URL}"
+        " to use the demo month."
+    )
 
 
 def _sandbox(cache_dir: str | Path | None) -> tuple[Client, Connection]:

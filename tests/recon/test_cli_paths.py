@@ -119,3 +119,32 @@ def test_service_settings_that_make_no_client_are_bad_input_not_the_service(
     assert (status, out.exists()) == (EXIT_BAD_INPUT, False)
     assert err.startswith("pixops recon: the service settings are unusable: ")
     assert message in err
+
+
+def test_a_dotenv_file_names_the_service_as_for_connect(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Was: the .env ignored, the demo month reconciled, and nothing said so.
+    for name in ("PIXOPS_BASE_URL", "PIXOPS_CLIENT_ID", "PIXOPS_CLIENT_SECRET"):
+        monkeypatch.delenv(name, raising=False)
+    (tmp_path / ".env").write_text(
+        "PIXOPS_BASE_URL=http://127.0.0.1:9\nPIXOPS_CLIENT_ID=id\nPIXOPS_CLIENT_SECRET=secret\n"
+    )
+    below = tmp_path / "jobs"
+    below.mkdir()
+    monkeypatch.chdir(below)
+    status, _, err = recon("--date", "2026-01-15", "--ledger", LEDGER, "--out", "out", "--quiet")
+    assert status == 3  # the service in .env was read: nothing listens on port 9
+    assert err.startswith("pixops recon: cannot read the service: ")
+
+
+def test_the_summary_says_which_service_was_reconciled(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in ("PIXOPS_BASE_URL", "PIXOPS_CLIENT_ID", "PIXOPS_CLIENT_SECRET"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.chdir(tmp_path)
+    _, out, _ = recon("--date", "2026-01-15", "--ledger", LEDGER, "--out", "out", "--quiet")
+    assert out.splitlines()[0] == (
+        "pixops recon 2026-01-15 (America/Sao_Paulo) against the demo month on the embedded sandbox"
+    )

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
 from pixops.report import ReportError, declared_parameters, execute_notebook
+from tests.report.conftest import write_notebook
 
 
 def test_the_parameters_cell_is_read(report_notebook: Path) -> None:
@@ -45,3 +47,32 @@ def test_the_kernel_talks_over_ipc_and_prints_no_warning(
     captured = capfd.readouterr()
     assert "without encryption" not in captured.err
     assert "WARNING" not in captured.err
+
+
+def test_the_kernel_gets_the_service_settings_of_the_dotenv_where_it_is_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `pixops recon` in the same folder reads this .env: the report's kernel, which runs
+    # in the notebook's own folder, must reach the same service.
+    monkeypatch.delenv("PIXOPS_BASE_URL", raising=False)
+    job = tmp_path / "job"
+    job.mkdir()
+    (job / ".env").write_text("PIXOPS_BASE_URL=http://127.0.0.1:9\n")
+    notebooks = tmp_path / "notebooks"
+    notebooks.mkdir()
+    notebook = write_notebook(
+        notebooks / "which.ipynb", "import os\nprint(os.environ.get('PIXOPS_BASE_URL'))"
+    )
+    monkeypatch.chdir(job)
+    executed = execute_notebook(notebook, {})
+    assert executed.cells[-1].outputs[0]["text"] == "http://127.0.0.1:9\n"
+    assert "PIXOPS_BASE_URL" not in os.environ  # set for the kernel only
+
+
+def test_an_unreadable_dotenv_stops_the_report_in_words(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, report_notebook: Path
+) -> None:
+    (tmp_path / ".env").write_bytes(b"PIXOPS_BASE_URL=http://caf\xe9.example\n")
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ReportError, match="not UTF-8"):
+        execute_notebook(report_notebook, {"count": 2})

@@ -2,10 +2,11 @@
 
 Its arguments are registered by `pixops._cli_recon` (outside this package, so that
 `pixops --help` does not load pandas and DuckDB); this module runs it. The service is
-the real one (or a `pixops serve`) when ``PIXOPS_BASE_URL`` is set (credentials from
-the environment or ``.env``, `pixops.Client.from_env`); otherwise the demo month in the
-embedded sandbox. Exit codes: 0 everything reconciled, 1 some finding needs attention,
-2 bad arguments, input files or service settings, 3 the service could not be read.
+the real one (or a `pixops serve`) when ``PIXOPS_BASE_URL`` is set (settings from the
+environment, then the nearest ``.env``, as `pixops.connect` reads them); otherwise the
+demo month in the embedded sandbox. Exit codes: 0 everything reconciled, 1 some finding
+needs attention, 2 bad arguments, input files or service settings, 3 the service could
+not be read.
 The steps are small functions (`options_from`, `load_inputs`, `run_recon`,
 `write_outputs`) so that more outputs (an HTML report) slot in after `write_outputs`.
 """
@@ -14,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
@@ -121,20 +121,23 @@ def _check_html(html: Path | None, first: date, last: date) -> None:
         raise _BadInputError(f"--html {html}: {problem}")
 
 
-def _client() -> Any:
-    """The configured service, or the demo month on the embedded sandbox; settings that
-    cannot make a client (a malformed URL, a missing secret) are bad input."""
-    if os.environ.get("PIXOPS_BASE_URL"):
-        from pixops.client import Client, ConfigurationError
+def _client() -> tuple[Any, str]:
+    """The configured service (its settings read as `pixops.connect` reads them: the
+    environment, then the nearest ``.env``), or the demo month on the embedded sandbox;
+    with the words saying which. Settings that make no client are bad input."""
+    from pixops._connect import ConnectError, service_client
 
-        try:
-            return Client.from_env()
-        except ConfigurationError as error:  # fixed by the person, not by a retry: not 3
-            raise _BadInputError(f"the service settings are unusable: {error}") from None
+    try:
+        configured = service_client()
+    except ConnectError as error:  # fixed by the person, not by a retry: not 3
+        raise _BadInputError(f"the service settings are unusable: {error}") from None
+    if configured is not None:
+        client, connection = configured
+        return client, f"the PIX service at {connection.base_url}"
     from pixops.demo import demo_month
 
     month = demo_month()
-    return month.sandbox.client(month.api_key)
+    return month.sandbox.client(month.api_key), "the demo month on the embedded sandbox"
 
 
 @dataclass(frozen=True)
@@ -228,7 +231,7 @@ def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None 
     stderr = sys.stderr if err is None else err
     try:
         options = options_from(args)
-        client = _client()
+        client, source = _client()
         inputs = load_inputs(options, client)
         result = run_recon(options, inputs)
     except _BadInputError as error:
@@ -263,7 +266,7 @@ def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None 
     period = (
         f"{options.first}" if options.first == options.last else f"{options.first}..{options.last}"
     )
-    print(f"pixops recon {period} ({options.tz})", file=stdout)
+    print(f"pixops recon {period} ({options.tz}) against {source}", file=stdout)
     print(result.summary_text(), file=stdout)
     verdict = "needs attention" if status == EXIT_ATTENTION else "everything reconciled"
     print(f"{verdict}; results in {options.out}", file=stdout)

@@ -62,7 +62,7 @@ def execute_notebook(
         )
     with tempfile.TemporaryDirectory(prefix="pixops-report-") as scratch:
         executed = Path(scratch) / notebook.name
-        with _environment(PLOTLY_RENDERER=PLOTLY_RENDERER):
+        with _environment(PLOTLY_RENDERER=PLOTLY_RENDERER, **_service_settings(notebook)):
             try:
                 papermill.execute_notebook(
                     str(notebook),
@@ -93,6 +93,19 @@ def _ipc_kernel_manager() -> type:
         transport = CaselessStrEnum(["tcp", "ipc"], default_value="ipc", config=True)
 
     return IpcKernelManager
+
+
+def _service_settings(notebook: Path) -> dict[str, str]:
+    """The ``PIXOPS_*`` settings the kernel needs to reach the service `pixops recon` and
+    `pixops lab` use from here: the environment's, else the nearest ``.env`` of the
+    notebook's folder or of the working directory (`pixops.desk.service_environment`)."""
+    from pixops.desk import ServerError, service_environment
+
+    try:
+        env, _ = service_environment(os.environ, [notebook.parent, Path.cwd()])
+    except ServerError as error:
+        raise ReportError(str(error)) from None
+    return {name: value for name, value in env.items() if name.startswith("PIXOPS_")}
 
 
 @contextmanager
