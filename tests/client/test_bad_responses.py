@@ -25,16 +25,18 @@ NGINX_502 = (
     b"<center><h1>502 Bad Gateway</h1></center><hr><center>nginx</center></body></html>"
 )
 DEEP = b"[" * 100_000 + b"]" * 100_000
-QUEUED_WITHOUT_FEES = {
-    "status": "queued",
-    "type": "pix",
+# An accepted cash-out whose fee drifted to text: the payment went through, the answer
+# cannot be read.
+ACCEPTED_WITH_TEXT_FEE = {
+    "worked": True,
+    "final": False,
+    "status": "accepted",
     "transaction_id": "PIXOUTE1234567820260101000012345678901",
     "end_to_end_id": "E12345678202601010000123456789AB",
-    "outbound_request_id": "A" * 32,
     "amount": 10_000,
-    "message": "queued",
-    "estimated_retry_seconds": 3,
-    "queue_ttl_seconds": 7200,
+    "fee_amount": "0.50",
+    "net_amount": 15_000,
+    "detail": "accepted",
 }
 
 
@@ -168,7 +170,7 @@ def test_an_accepted_cash_out_whose_answer_cannot_be_read_says_not_to_pay_again(
     call = lambda client: client.pix.cash_out(  # noqa: E731
         pix_key="a@b.com", amount_centavos=100, idempotency_key="order-42"
     )
-    for error in both(answer(202, json=QUEUED_WITHOUT_FEES), call):
+    for error in both(answer(202, json=ACCEPTED_WITH_TEXT_FEE), call):
         assert isinstance(error, ResponseValidationError)
         assert error.status == 202
         assert error.idempotency_key == "order-42"

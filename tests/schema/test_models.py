@@ -133,3 +133,23 @@ def test_a_queued_payout_is_its_own_type() -> None:
         "queue_ttl_seconds": 7200,
     }
     assert isinstance(PayoutResponse.model_validate(body).root, PayoutQueued)
+
+
+def test_a_queued_payout_needs_only_the_fields_the_spec_lists_for_it() -> None:
+    # The spec's queued body has no worked, final, fees or detail: a service that sends
+    # exactly it must still read as accepted-and-queued, not as a schema error.
+    body = {
+        "status": "queued",
+        "type": "pix",
+        "transaction_id": "PIXOUTE1",
+        "end_to_end_id": "E1",
+        "outbound_request_id": "A" * 32,
+        "amount": 100,
+        "message": "retried automatically",
+        "estimated_retry_seconds": 3,
+        "queue_ttl_seconds": 7200,
+    }
+    queued = PayoutResponse.model_validate(body).root
+    assert isinstance(queued, PayoutQueued)
+    assert (queued.fee_amount, queued.net_amount, queued.final) == (None, None, None)
+    assert int(queued.amount) == 100

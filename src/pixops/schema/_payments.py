@@ -144,13 +144,16 @@ class PayoutRequest(WireModel):
     purpose: str | None = Field(None, max_length=limits.PURPOSE_MAX_CHARS)
 
 
-class _PayoutBase(WireModel):
-    worked: Literal[True]
-    final: bool = Field(description="true when terminal (settled)")
+class _PayoutIds(WireModel):
     transaction_id: str
     end_to_end_id: str
     external_id: str | None = None
     amount: Amount
+
+
+class _PayoutBase(_PayoutIds):
+    worked: Literal[True]
+    final: bool = Field(description="true when terminal (settled)")
     fee_amount: Amount
     net_amount: Amount = Field(description="amount + fee_amount: the gross debit")
     detail: str
@@ -168,10 +171,19 @@ class PayoutPendingApproval(_PayoutBase):
     status: Literal["pending_approval"]
 
 
-class PayoutQueued(_PayoutBase):
-    """Queued by a DICT lookup limit and retried automatically for `queue_ttl_seconds`."""
+class PayoutQueued(_PayoutIds):
+    """Queued by a DICT lookup limit and retried automatically for `queue_ttl_seconds`.
+
+    The spec gives this answer its own body: the cash-out answer's `worked`, `final`,
+    fees and `detail` may be absent (None then); the fee is known once it is sent.
+    """
 
     status: Literal["queued"]
+    worked: Literal[True] | None = None
+    final: Literal[False] | None = None
+    fee_amount: Amount | None = None
+    net_amount: Amount | None = None
+    detail: str | None = None
     type: Literal["pix"]
     outbound_request_id: str = Field(pattern="^[0-9A-F]{32}$")
     message: str
