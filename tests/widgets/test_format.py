@@ -83,7 +83,16 @@ def test_messages_and_pairs_escape_their_text() -> None:
     assert "#b00020" in message("x", "error")
     assert "&amp;" in pairs([("A & B", "C")])
     # Values read left-aligned even where a notebook's CSS right-aligns table cells.
-    assert '<td style="text-align:left">C</td>' in pairs([("A", "C")])
+    assert '<td style="text-align:left;overflow-wrap:anywhere">C</td>' in pairs([("A", "C")])
+
+
+def test_pairs_fit_a_narrow_notebook_and_keep_their_reais() -> None:
+    """At 800 px beside the file browser a payment id ran past the panel's edge, a
+    wrapped label stood a widget row (28 px) apart, and two R$ in one card are TeX's $."""
+    table = pairs([("Payment", "PIXINE60746948202601011419i3rKpF8aczs"), ("Fee", "R$ 0,13")])
+    assert "overflow-wrap:anywhere" in table
+    assert "line-height:1.45" in table
+    assert 'class="tex2jax_ignore mathjax_ignore"' in table
 
 
 def test_html_blocks_render_as_html_and_read_as_text() -> None:

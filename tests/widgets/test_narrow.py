@@ -60,3 +60,6 @@ def _date_pairs(panel: Any) -> None:
     pairs = [list(pair.children) for pair in dates.children]
     assert [pair[0] for pair in pairs] == [start, end]
     assert all(len(pair) == 2 and isinstance(pair[1], w.HTML) for pair in pairs)
+    # Narrower than a picker and its echo (an 800 px window beside the file browser),
+    # the echo goes under its picker instead of being cut at the right edge.
+    assert [pair.layout.flex_flow for pair in dates.children] == ["row wrap", "row wrap"]

@@ -431,11 +431,17 @@ def _cell_text(value: Any) -> str:
 def pairs(items: Iterable[tuple[str, str]]) -> str:
     """Label/value pairs as a compact two-column HTML table (values escaped)."""
     rows = "".join(
-        f'<tr><th style="text-align:left;padding:1px 10px 1px 0;font-weight:600">'
-        f'{html.escape(label)}</th><td style="text-align:left">{html.escape(value)}</td></tr>'
+        '<tr><th style="text-align:left;padding:1px 10px 1px 0;font-weight:600;'
+        f'white-space:nowrap">{html.escape(label)}</th>'
+        '<td style="text-align:left;overflow-wrap:anywhere">'
+        f"{html.escape(value)}</td></tr>"
         for label, value in items
     )
-    return f'<table style="font-size:13px">{rows}</table>'
+    # A long id wraps in a narrow notebook; two R$ in one card are not TeX's $…$.
+    return (
+        '<table class="tex2jax_ignore mathjax_ignore" '
+        f'style="font-size:13px;line-height:1.45">{rows}</table>'
+    )
 
 
 class HtmlBlock:

@@ -142,8 +142,8 @@ class ReconDashboard(w.VBox):  # type: ignore[misc]
             [
                 w.HTML("<h3 style='margin:4px 0'>Reconciliation</h3>"),
                 side_by_side(
-                    w.HBox([self.first_day, date_echo(self.first_day)]),
-                    w.HBox([self.last_day, date_echo(self.last_day)]),
+                    side_by_side(self.first_day, date_echo(self.first_day)),
+                    side_by_side(self.last_day, date_echo(self.last_day)),
                 ),
                 side_by_side(self.tz, self.run_button),
                 self.status,
