@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from datetime import date
+from datetime import UTC, date, datetime
 from pathlib import Path
 
 import httpx
@@ -430,3 +430,10 @@ def test_what_to_check_says_so_when_there_is_nothing() -> None:
 
     empty = SimpleNamespace(discrepancies=pd.DataFrame(columns=["category"]))
     assert "Nothing to check" in repr(findings_table(empty))
+
+
+def test_without_a_day_it_offers_yesterday_in_sao_paulo(desk: Desk) -> None:
+    """At 22:30 on 10/02 in São Paulo it is already the 11th in UTC: yesterday is the 9th."""
+    evening = datetime(2026, 2, 11, 1, 30, tzinfo=UTC)
+    board = ReconDashboard(desk.client, LEDGER, now=lambda: evening)
+    assert board.first_day.value == board.last_day.value == date(2026, 2, 9)

@@ -112,7 +112,8 @@ class ReconDashboard(w.VBox):  # type: ignore[misc]
         self.balances_path = None if balances is None else Path(balances)
         self.out_dir = Path(out_dir)
         self._now = clock_for(client, now)
-        chosen = parse_day(day) if day is not None else self._now().date() - timedelta(days=1)
+        today = self._now().astimezone(BUSINESS_TZ).date()
+        chosen = parse_day(day) if day is not None else today - timedelta(days=1)
         self.result: ReconResult | None = None
         self.statement: pd.DataFrame | None = None
         #: Each statement movement's direction in words, by transaction id.
