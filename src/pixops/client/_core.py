@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
+import ssl
 import uuid
 from dataclasses import dataclass, field
 from typing import Any, Final, TypeVar
@@ -160,11 +161,21 @@ def transport_error(
 ) -> TransportError:
     """The error for a call that got no answer: what happened, and what to do next."""
     kind = type(exc).__name__
+    untrusted = untrusted_certificate(exc)
+    hint = "check the URL, DNS, proxy and firewall"
     if isinstance(exc, httpx.TimeoutException):
         advice = (
             "no answer in time: try again later, or make the client with a longer"
             " timeout= (seconds, or an httpx.Timeout)"
         )
+    elif untrusted is not None:
+        kind = f"TLS certificate not trusted ({untrusted})"
+        hint = (
+            "this machine does not trust the server's certificate: for `pixops serve"
+            " --tls-cert`, export SSL_CERT_FILE=<that cert.pem>; otherwise check the URL"
+            " and any proxy that intercepts TLS"
+        )
+        advice = f"could not reach {api_root}: {hint}"
     else:
         advice = f"could not reach {api_root}: check base_url and the network (client.doctor())"
     summary = f"{call.method} {call.path}: {kind} after {attempts} attempt(s)"
@@ -177,7 +188,22 @@ def transport_error(
     error = TransportError(message)
     error.idempotency_key = key
     error.summary = summary
+    error.hint = hint
+    error.retryable = untrusted is None
     return error
+
+
+def untrusted_certificate(exc: BaseException) -> str | None:
+    """The verifier's reason (``self-signed certificate``) when ``exc`` comes from a TLS
+    certificate this machine does not trust; None for any other failure."""
+    seen: set[int] = set()
+    cause: BaseException | None = exc
+    while cause is not None and id(cause) not in seen:
+        seen.add(id(cause))
+        if isinstance(cause, ssl.SSLCertVerificationError):
+            return str(cause.verify_message or cause.reason or "verification failed")
+        cause = cause.__cause__ or cause.__context__
+    return None
 
 
 def raw_call(

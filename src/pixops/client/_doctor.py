@@ -113,7 +113,7 @@ def _send(client: Client, call: Call) -> httpx.Response | str:
     try:
         return client.send(call)
     except TransportError as exc:
-        return exc.summary or str(exc)
+        return f"{exc.summary}; {exc.hint}" if exc.summary else str(exc)
 
 
 def _reason(response: httpx.Response) -> str:
@@ -165,7 +165,7 @@ async def run_doctor_async(client: AsyncClient) -> DoctorReport:
         try:
             answer: Answer = await quiet.send(call)
         except TransportError as exc:
-            answer = exc.summary or str(exc)
+            answer = f"{exc.summary}; {exc.hint}" if exc.summary else str(exc)
         try:
             call = steps.send(answer)
         except StopIteration as finished:
@@ -186,7 +186,7 @@ def _examine(base_url: str, client_id: str) -> Generator[Call, Answer, DoctorRep
             Check(
                 "server answers",
                 "fail",
-                f"no answer: {document}; check the URL, DNS, proxy and firewall",
+                f"no answer: {document}",
             )
         )
         return done()

@@ -98,6 +98,8 @@ class TransportError(PixopsError):
     idempotency_key: str | None = None
     #: What happened without the advice (`GET /balance: ConnectError after 4 attempt(s)`).
     summary: str = ""
+    #: What to check, for a report that has its own words for the call (`pixops doctor`).
+    hint: str = "check the URL, DNS, proxy and firewall"
 
 
 class ResponseValidationError(PixopsError):

@@ -38,6 +38,7 @@ from pixops.client._core import (
     log_attempt,
     raw_call,
     transport_error,
+    untrusted_certificate,
 )
 from pixops.client._errors import (
     ConfigurationError,
@@ -203,7 +204,11 @@ class Client:
                 else:
                     response.close()
             except httpx.TransportError as exc:
-                wait = self._retry.after_exception(call.method, key, attempt)
+                wait = (
+                    None  # a certificate is not trusted on the next attempt either
+                    if untrusted_certificate(exc)
+                    else self._retry.after_exception(call.method, key, attempt)
+                )
                 log_attempt(call, attempt, type(exc).__name__, wait)
                 if wait is None:
                     root = self._settings.api_root
