@@ -26,14 +26,15 @@ def untrusted_server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterato
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     context.load_cert_chain(certificate.cert, certificate.key)
     listener = socket.create_server(("127.0.0.1", 0))
-    listener.settimeout(10)
+    listener.settimeout(0.1)  # so the loop sees `stop` soon after the test
+    stop = threading.Event()
 
     def serve() -> None:
-        while True:
+        while not stop.is_set():
             try:
                 connection, _ = listener.accept()
-            except OSError:  # closed at the end of the test, or nobody came
-                return
+            except TimeoutError:
+                continue
             try:
                 with context.wrap_socket(connection, server_side=True):
                     pass
@@ -43,8 +44,9 @@ def untrusted_server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterato
     thread = threading.Thread(target=serve, daemon=True)
     thread.start()
     yield f"https://127.0.0.1:{listener.getsockname()[1]}"
-    listener.close()
+    stop.set()
     thread.join(timeout=10)
+    listener.close()
 
 
 def test_a_call_names_the_untrusted_certificate_and_ssl_cert_file(untrusted_server: str) -> None:
