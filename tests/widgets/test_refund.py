@@ -16,6 +16,8 @@ from tests.widgets.conftest import Desk
 # A received payment of the demo month: R$ 19,45 from José Freitas Marques on
 # 2026-01-31 10:04 in São Paulo, of which R$ 4,61 was refunded on 2026-02-03.
 PAYMENT = "PIXINE00360305202601311304fBxrSVuhd7C"
+#: A value cell of a summary (`pairs`).
+VALUE = '<td style="text-align:left;overflow-wrap:anywhere">'
 
 
 def panel_on(desk: Desk) -> RefundPanel:
@@ -234,12 +236,12 @@ def test_a_sent_refund_clears_the_amount_and_its_card_follows_the_status(desk: D
     card = panel.output.outputs[0]["data"]["text/html"]
     assert "Refund sent" in card
     # The same word as the payment's refunds table above it.
-    assert '<td style="text-align:left">Processing (accepted by the service)</td>' in card
+    assert f"{VALUE}Processing (accepted by the service)</td>" in card
     assert ">Processing<" in panel.details.value
     panel.follow_button.click()
     assert "Settled" in panel.status.value
     card = panel.output.outputs[0]["data"]["text/html"]
-    assert '<td style="text-align:left">Settled</td>' in card
+    assert f"{VALUE}Settled</td>" in card
     assert "Accepted" not in card
     assert "Completed" in card
     assert sum("Refund sent" in repr(o) for o in panel.output.outputs) == 1
@@ -507,7 +509,7 @@ def test_a_part_then_the_rest_as_copied_from_the_screen(desk: Desk) -> None:
     panel.confirm_button.click()
     assert [body["amount"] for _, body in desk.posts()] == [500, 984]  # centavos
     assert panel.remaining_base == 0
-    assert 'Left to refund</th><td style="text-align:left">R$ 0,00<' in panel.details.value
+    assert f"Left to refund</th>{VALUE}R$ 0,00<" in panel.details.value
 
 
 def test_another_payment_does_not_keep_the_last_refund_card(desk: Desk) -> None:
