@@ -3,9 +3,11 @@ refusal: the refund or the defense may yet be made, and the same key gets its an
 
 from __future__ import annotations
 
+from typing import Any
+
 import httpx
 
-from pixops.client import NO_RETRY
+from pixops.client import NO_RETRY, WaitTimeoutError
 from pixops.widgets import MedDefensePanel, RefundPanel
 from tests.widgets.conftest import Desk
 
@@ -72,3 +74,43 @@ def test_a_defense_still_in_flight_is_not_called_refused(desk: Desk) -> None:
     assert "still working on" in status
     assert "Check outcome" in status
     assert panel.defense.value == "Mercadoria entregue, comprovante assinado."
+
+
+class _Slow:
+    """The demo month's client, but a refund never becomes final while Follow up waits:
+    the real service's refund the payer's bank has not answered yet."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.timeouts: list[float | None] = []
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    def wait_until_final(self, transaction_id: str, **options: Any) -> Any:
+        self.timeouts.append(options.get("timeout"))
+        last = self.inner.transactions.get(transaction_id).model_copy(
+            update={"status": "processing", "completed_at": None}
+        )
+        raise WaitTimeoutError(f"{transaction_id} is still processing", last=last)
+
+
+def test_follow_up_waits_briefly_then_says_the_refund_is_still_processing(desk: Desk) -> None:
+    """Follow up waited up to the client's default of two hours: on the real service the
+    notebook froze, every other button with it, until the kernel was interrupted."""
+    client = _Slow(desk.client)
+    panel = RefundPanel(client, now=desk.now)
+    panel.search.value = PAYMENT
+    panel.find_button.click()
+    panel.amount.value = "R$ 2,00"
+    panel.review_button.click()
+    panel.confirm_button.click()
+    panel.follow_button.click()
+    assert client.timeouts
+    assert all(t is not None and t <= 120 for t in client.timeouts)
+    assert "still Processing" in panel.status_text
+    assert "Press Follow up again" in panel.status_text
+    assert "Could not follow" not in panel.status_text
+    assert not panel.follow_button.disabled
+    card = panel.output.outputs[0]["data"]["text/html"]
+    assert "Processing" in card

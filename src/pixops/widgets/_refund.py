@@ -14,7 +14,7 @@ from typing import Any, Final
 import ipywidgets as w
 
 from pixops import money
-from pixops.client import ConflictError, ServerError, TransportError
+from pixops.client import ConflictError, ServerError, TransportError, WaitTimeoutError
 from pixops.errors import PixopsError
 from pixops.widgets._api import (
     Record,
@@ -52,9 +52,10 @@ from pixops.widgets._format import (
 )
 from pixops.widgets._payment_search import PaymentMatches, find_payments, matches_note
 from pixops.widgets._refund_words import (
+    FOLLOW_UP_SECONDS,
     REASONS,
     UNKNOWN_OUTCOME,
-    amount_problem,
+    amount_centavos,
     deadline_passed,
     disputed,
     is_received,
@@ -65,6 +66,7 @@ from pixops.widgets._refund_words import (
     reason_help,
     search_dates,
     settled_at,
+    still_processing,
     still_valid,
 )
 
@@ -140,7 +142,7 @@ class RefundPanel(w.VBox):  # type: ignore[misc]
         self.description.observe(lambda _: self._invalidate_review(), names="value")
         when_clicked(self.review_button, self.review)
         when_clicked(self.confirm_button, self.confirm)
-        when_clicked(self.follow_button, self.follow_up)
+        when_clicked(self.follow_button, self.follow_up, busy=True)
         super().__init__(
             [
                 w.HTML("<h3 style='margin:4px 0'>Refund a received PIX</h3>"),
@@ -306,22 +308,6 @@ class RefundPanel(w.VBox):  # type: ignore[misc]
         self._pending_centavos = None
         self.confirm_button.disabled = True
 
-    def _amount_centavos(self) -> int:
-        """The amount to refund in centavos: the typed one, or everything that is left."""
-        text = self.amount.value.strip()
-        if not text:
-            remaining = self.remaining_base
-            if remaining % 100:
-                raise ValueError("what is left is not a whole number of centavos; type it")
-            return remaining // 100
-        try:
-            centavos = money.parse_centavos(text)
-        except money.MoneyError as error:
-            raise ValueError(amount_problem(text, str(error))) from None
-        if centavos <= 0:
-            raise ValueError("the amount must be more than R$ 0,00")
-        return centavos
-
     # -- acting ----------------------------------------------------------------
 
     def review(self) -> None:
@@ -338,7 +324,7 @@ class RefundPanel(w.VBox):  # type: ignore[misc]
             self._set_status("This payment has been refunded in full already.", "error")
             return
         try:
-            centavos = self._amount_centavos()
+            centavos = amount_centavos(self.amount.value, self.remaining_base)
         except ValueError as error:
             self._set_status(f"Amount not understood: {error}", "error")
             return
@@ -458,8 +444,13 @@ class RefundPanel(w.VBox):  # type: ignore[misc]
             self._set_status("No refund sent from this panel yet.", "error")
             return
         refund_id = str(self.last_refund["transaction_id"])
+        self._set_status(f"Waiting for the outcome of refund {refund_id} (up to a minute)…")
         try:
-            final = plain(self.client.wait_until_final(refund_id))
+            final = plain(self.client.wait_until_final(refund_id, timeout=FOLLOW_UP_SECONDS))
+        except WaitTimeoutError as waited:  # the payer's bank has not answered: never block long
+            self._set_status(still_processing(refund_id, plain(waited.last)), "warn")
+            self._show_sent(plain(waited.last))
+            return
         except PixopsError as error:
             self._set_status(f"Could not follow the refund. {problem(error)}", "error")
             return

@@ -7,14 +7,17 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from typing import Final
 
+from pixops import money
 from pixops.widgets._api import Record, is_refund_id, parse_time
 from pixops.widgets._format import BUSINESS_TZ, brl, label, local_time, plural
 
 __all__ = [
+    "FOLLOW_UP_SECONDS",
     "REASONS",
     "REFUND_REASONS",
     "UNKNOWN_OUTCOME",
     "RefundReason",
+    "amount_centavos",
     "amount_problem",
     "deadline_passed",
     "disputed",
@@ -26,6 +29,7 @@ __all__ = [
     "reason_help",
     "search_dates",
     "settled_at",
+    "still_processing",
     "still_valid",
 ]
 
@@ -35,6 +39,10 @@ UNKNOWN_OUTCOME: Final = (
     "The PIX service failed while handling the refund, so it may have been made. The payment "
     "was read again: check its refunds and what is left before reviewing a new one."
 )
+
+#: How long Follow up waits for a refund to become final. The client's default is two
+#: hours: on the real service the notebook, every button with it, froze that long.
+FOLLOW_UP_SECONDS: Final = 60
 
 
 @dataclass(frozen=True)
@@ -87,6 +95,32 @@ def nothing_found(text: str, date_from: date | None, date_to: date | None) -> st
     return (
         f"No received payment from {date_from:%d/%m/%Y} to {date_to:%d/%m/%Y} matches "
         f"“{typed}”: check the spelling, or choose an earlier From date."
+    )
+
+
+def amount_centavos(typed: str, remaining_base: int) -> int:
+    """The amount to refund in centavos: the one typed, or (empty) everything that is left;
+    ValueError in words when it is not understood."""
+    text = typed.strip()
+    if not text:
+        if remaining_base % 100:
+            raise ValueError("what is left is not a whole number of centavos; type it")
+        return remaining_base // 100
+    try:
+        centavos = money.parse_centavos(text)
+    except money.MoneyError as error:
+        raise ValueError(amount_problem(text, str(error))) from None
+    if centavos <= 0:
+        raise ValueError("the amount must be more than R$ 0,00")
+    return centavos
+
+
+def still_processing(refund_id: str, last: Record) -> str:
+    """Follow up's words when the refund is not final yet: where it stands, what to do."""
+    status = label(last.get("status"))
+    return (
+        f"Refund {refund_id}: still {status} after {FOLLOW_UP_SECONDS} seconds; the payer's "
+        "bank has not answered yet. Press Follow up again in a few minutes."
     )
 
 
