@@ -265,8 +265,8 @@ def test_the_banner_commands_work_when_pasted_into_bash() -> None:
         served.stop()
 
 
-def test_production_mode_has_no_helpers_no_token_and_no_demo_merchant() -> None:
-    served = Served("--production")
+def test_production_mode_has_no_helpers_no_token_and_no_demo_merchant(tmp_path: Path) -> None:
+    served = Served("--production", "--db", str(tmp_path / "pix.sqlite"))
     try:
         assert "production mode" in served.text
         assert "admin token" not in served.text
@@ -281,6 +281,14 @@ def test_production_mode_has_no_helpers_no_token_and_no_demo_merchant() -> None:
         assert "--production" in refused.json()["error"]["message"]
     finally:
         served.stop()
+
+
+def test_production_without_a_database_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    # In memory it would start with no merchant and no way to issue one a key.
+    assert main(["serve", "--production"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("pixops serve: --production needs --db PATH")
+    assert "pixops keys issue --db PATH --new-merchant NAME" in err
 
 
 def test_manual_clock_and_production_do_not_mix(capsys: pytest.CaptureFixture[str]) -> None:

@@ -141,7 +141,7 @@ def register(commands: Commands) -> None:
     mode.add_argument(
         "--production",
         action="store_true",
-        help="not a sandbox: no test helpers, no admin token, no demo merchant",
+        help="not a sandbox: no test helpers, no admin token, no demo merchant (needs --db)",
     )
 
     cert = commands.add(
@@ -166,6 +166,15 @@ def run_serve(args: argparse.Namespace) -> int:
 
     if (args.tls_cert is None) != (args.tls_key is None):
         print("pixops serve: --tls-cert and --tls-key go together", file=sys.stderr)
+        return 2
+    if args.production and args.db is None:
+        print(
+            "pixops serve: --production needs --db PATH: a production server has no demo"
+            " merchant, and its merchants and keys are issued into that file with"
+            " `pixops keys issue --db PATH --new-merchant NAME` (in memory, nothing could"
+            " ever call it)",
+            file=sys.stderr,
+        )
         return 2
     options = ServeOptions(
         host=args.host,
