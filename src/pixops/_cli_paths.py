@@ -30,11 +30,11 @@ def output_folder_problem(path: Path) -> str | None:
     return _writable_place(path, is_folder=True)
 
 
-def output_file_problem(path: Path) -> str | None:
+def output_file_problem(path: Path, example: str = "report.html") -> str | None:
     """A file to write (its missing folders made): not a folder, not under a file, and
-    the nearest folder that exists is writable."""
+    the nearest folder that exists is writable. `example` names a file in the folder."""
     if path.is_dir():
-        return f"is a folder, not a file: give a file name, such as {path / 'report.html'}"
+        return f"is a folder, not a file: give a file name, such as {path / example}"
     return _writable_place(path, is_folder=False)
 
 

@@ -87,9 +87,25 @@ def test_bad_arguments() -> None:
 def test_a_path_that_is_no_store_is_a_value_error_naming_it(tmp_path: Path) -> None:
     garbage = tmp_path / "garbage.duckdb"
     garbage.write_bytes(b"not a database" * 100)
-    for path in (tmp_path, garbage, tmp_path / "missing" / "x.duckdb"):
+    for path in (tmp_path, garbage, garbage / "x.duckdb"):
         with pytest.raises(ValueError, match=re.escape(f"cannot open the store {path}")):
             LocalStore(path)
+
+
+def test_a_missing_folder_of_the_store_is_made(tmp_path: Path) -> None:
+    path = tmp_path / "data" / "out" / "pix.duckdb"
+    with LocalStore(path) as store:
+        assert store.days_to_fetch(date(2026, 1, 2), date(2026, 1, 2)) == [date(2026, 1, 2)]
+    assert path.is_file()
+
+
+def test_a_store_path_under_a_file_or_a_folder_says_so(tmp_path: Path) -> None:
+    blocker = tmp_path / "notes.txt"
+    blocker.write_text("a file where a folder should be")
+    with pytest.raises(ValueError, match=r"is under a file .*notes\.txt.*: give a folder"):
+        LocalStore(blocker / "pix.duckdb")
+    with pytest.raises(ValueError, match=r"is a folder, not a file: .*pix\.duckdb"):
+        LocalStore(tmp_path)
 
 
 def test_days_to_fetch_refuses_a_range_that_runs_backwards_or_is_no_dates() -> None:

@@ -18,6 +18,7 @@ import duckdb
 import pandas as pd
 import pyarrow as pa
 
+from pixops._cli_paths import output_file_problem
 from pixops.errors import PixopsError
 from pixops.frames._days import day_window
 from pixops.frames._load import load_statement_table, marked_window, pages_of
@@ -82,9 +83,14 @@ class LocalStore:
         self.path = str(path)
         self.settle_margin = settle_margin
         self._closed = False
+        if self.path != ":memory:":  # a missing folder is made, as `pixops recon --out` is
+            problem = output_file_problem(Path(self.path), example="pix.duckdb")
+            if problem is not None:
+                raise ValueError(f"cannot open the store {self.path}: {problem}")
+            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
         try:
             self.connection = duckdb.connect(self.path)
-        except duckdb.Error as error:  # a folder, a missing folder, not a DuckDB file
+        except duckdb.Error as error:  # not a DuckDB file
             raise ValueError(f"cannot open the store {self.path}: {error}") from None
         self.connection.execute("SET TimeZone = 'UTC'")
         self.connection.execute(_ddl())
