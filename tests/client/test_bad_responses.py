@@ -179,3 +179,28 @@ def test_an_accepted_cash_out_whose_answer_cannot_be_read_says_not_to_pay_again(
         assert "accepted" in text
         assert "idempotency_key='order-42'" in text
         assert "PIXOUTE1234567820260101000012345678901" in text
+
+
+def test_an_accepted_cash_out_whose_body_does_not_decompress_says_not_to_pay_again() -> None:
+    call = lambda client: client.pix.cash_out(  # noqa: E731
+        pix_key="a@b.com", amount_centavos=100, idempotency_key="order-43"
+    )
+    handler = answer(
+        202, headers={"content-encoding": "gzip"}, stream=httpx.ByteStream(b"not gzip at all")
+    )
+    for error in both(handler, call):
+        assert isinstance(error, ResponseValidationError)
+        assert error.idempotency_key == "order-43"
+        text = str(error)
+        assert text.startswith("POST /pix/cash-out: HTTP 202 with a body that cannot be decoded")
+        assert "The service accepted the request (HTTP 202): do not send it again" in text
+        assert "idempotency_key='order-43'" in text
+
+
+def test_a_read_whose_body_does_not_decompress_has_no_payment_note() -> None:
+    handler = answer(
+        200, headers={"content-encoding": "gzip"}, stream=httpx.ByteStream(b"not gzip at all")
+    )
+    for error in both(handler, balance):
+        assert "accepted" not in str(error)
+        assert error.idempotency_key is None  # type: ignore[attr-defined]

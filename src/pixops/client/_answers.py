@@ -19,7 +19,7 @@ import httpx
 from pixops.client._config import KeyCase
 from pixops.client._core import to_snake_bytes
 from pixops.client._errors import ResponseValidationError, error_from_response, with_outcome
-from pixops.client._receive import call_label
+from pixops.client._receive import call_label, with_accepted_note
 
 __all__ = ["decode", "read_answer"]
 
@@ -56,16 +56,6 @@ def read_answer(response: httpx.Response, case: KeyCase, parse: Callable[[bytes]
         raise explained(exc, response) from None
 
 
-def _transaction_id(body: bytes) -> str | None:
-    parsed = _json(body)
-    for record in (parsed, parsed.get("data") if isinstance(parsed, dict) else None):
-        if isinstance(record, dict):
-            ident = record.get("transaction_id", record.get("transactionId"))
-            if isinstance(ident, str) and ident.isprintable() and len(ident) <= 128:
-                return ident
-    return None
-
-
 def explained(exc: ResponseValidationError, response: httpx.Response) -> ResponseValidationError:
     """`exc` with the call, the status and what to do next."""
     request, status = response.request, response.status_code
@@ -77,16 +67,6 @@ def explained(exc: ResponseValidationError, response: httpx.Response) -> Respons
             " or a wrong base_url?)"
         )
     message = f"{call_label(request)}: HTTP {status}: {reason}"
-    key = request.headers.get("idempotency-key") if request.method == "POST" else None
-    if key is not None and 200 <= status < 300:
-        message += (
-            f". The service accepted the request (HTTP {status}): do not send it again as a"
-            f" new one; resend it with idempotency_key={key!r} (the same arguments) to get"
-            " its answer again"
-        )
-        ident = _transaction_id(response.content)
-        if ident is not None:
-            message += f", or look it up with client.transactions.get({ident!r})"
-    error = ResponseValidationError(message, status=status, body=response.content)
-    error.idempotency_key = key
-    return error
+    return with_accepted_note(
+        ResponseValidationError(message, status=status, body=response.content), response
+    )
