@@ -6,6 +6,7 @@ import re
 
 import pytest
 
+from pixops.widgets import RefundPanel
 from tests.widgets.conftest import Desk
 from tests.widgets.test_refund import PAYMENT, chosen
 
@@ -86,3 +87,20 @@ def test_a_new_search_withdraws_the_refund_under_review(desk: Desk, typed: str) 
     panel.confirm_button.click()
     panel.confirm()
     assert desk.posts() == []
+
+
+def test_the_refund_sent_card_keeps_the_note_that_went_with_it(desk: Desk) -> None:
+    """The review asked about the note, then the card of what was sent left it out (and
+    the box is emptied for the next refund): nothing showed the note had gone."""
+    panel = RefundPanel(desk.client, now=desk.now)
+    panel.search.value = PAYMENT
+    panel.find()
+    panel.amount.value = "R$ 1,00"
+    panel.description.value = "  Devolução combinada por telefone  "
+    panel.review()
+    panel.confirm()
+    card = panel.output.outputs[0]["data"]["text/html"]
+    assert "<th" in card
+    assert ">Note</th>" in card
+    assert ">Devolução combinada por telefone</td>" in card
+    assert panel.description.value == ""

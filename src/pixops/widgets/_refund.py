@@ -424,6 +424,7 @@ class RefundPanel(w.VBox):  # type: ignore[misc]
             ("Of payment", str(self.selected["transaction_id"])),
             ("Amount", brl(response.get("amount"))),
             ("Reason", f"{reason.code}: {reason.meaning}"),
+            *([("Note", request[3])] if request[3] else []),  # what the payer's bank shows
             ("Requested", local_time(self._now())),
         ]
         self._show_sent(response)
