@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import ipywidgets as w
 import pandas as pd
 import pytest
@@ -164,3 +166,25 @@ def test_a_week_of_days_fills_the_axis(desk: Desk) -> None:
     for figure in (volume_by_day_figure(week), fees_by_day_figure(week)):
         assert len(figure.data[0].x) == 7
         assert figure.layout.xaxis.range is None
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        volume_by_day_figure,
+        fees_by_day_figure,
+        status_by_day_figure,
+        payer_banks_figure,
+        received_by_hour_figure,
+    ],
+)
+def test_a_chart_of_nothing_says_so(make: Any, day: pd.DataFrame) -> None:
+    """A filter that leaves no row drew bare axes, which read as a chart that failed."""
+    empty = make(day.iloc[0:0])
+    notes = [note.text for note in empty.layout.annotations]
+    assert len(notes) == 1
+    assert notes[0].startswith("Nothing to show: no ")
+    assert empty.layout.title.text  # the title still says what the chart is of
+    full = make(day)
+    assert not full.layout.annotations
+    assert full.data

@@ -71,6 +71,24 @@ def _layout(figure: go.Figure, title: str, *, money: bool = True) -> go.Figure:
     return figure
 
 
+def _say_when_empty(figure: go.Figure, what: str) -> go.Figure:
+    """An empty chart says so in the figure: bare axes read as a chart that failed."""
+    if not any(len(trace.x or ()) for trace in figure.data):
+        figure.add_annotation(
+            text=f"Nothing to show: {what}.",
+            showarrow=False,
+            xref="paper",
+            yref="paper",
+            x=0.5,
+            y=0.5,
+            font={"size": 14, "color": "#555"},
+        )
+        figure.update_xaxes(visible=False)
+        figure.update_yaxes(visible=False)
+        figure.update_layout(margin_l=70)  # no bank names to leave room for
+    return figure
+
+
 def _days(statement: pd.DataFrame, tz: str) -> list[date]:
     local = statement["created_at"].dt.tz_convert(tz)
     return [moment.date() for moment in local]
@@ -147,6 +165,7 @@ def volume_by_day_figure(statement: pd.DataFrame, tz: str = "America/Sao_Paulo")
             figure.add_trace(_money_bar(name, every_day, totals, colour, _day_label))
     figure.update_layout(barmode="group", xaxis_title=_day_axis(tz))
     _day_slots(figure, len(every_day))
+    _say_when_empty(figure, "no money received or sent in these days")
     return _layout(figure, "Money received and sent per day")
 
 
@@ -168,6 +187,7 @@ def fees_by_day_figure(statement: pd.DataFrame, tz: str = "America/Sao_Paulo") -
             figure.add_trace(_money_bar(name, every_day, totals, colour, _day_label))
     figure.update_layout(barmode="stack", xaxis_title=_day_axis(tz))
     _day_slots(figure, len(every_day))
+    _say_when_empty(figure, "no fee in these days")
     return _layout(figure, "Fees per day")
 
 
@@ -212,6 +232,7 @@ def status_by_day_figure(statement: pd.DataFrame, tz: str = "America/Sao_Paulo")
         )
     figure.update_layout(barmode="stack", xaxis_title=_day_axis(tz), yaxis_title="movements")
     _day_slots(figure, len(every_day))
+    _say_when_empty(figure, "no movement in these days")
     return _layout(figure, "Movements per day by status", money=False)
 
 
@@ -239,7 +260,7 @@ def payer_banks_figure(statement: pd.DataFrame, top: int = 10) -> go.Figure:
     _layout(figure, f"Money received by payer's bank (top {top})", money=False)
     figure.update_xaxes(tickprefix="R$ ", tickformat=",d", title="money received (settled)")
     figure.update_layout(height=420, margin={"l": 280, "r": 20, "t": 60, "b": 50})
-    return figure
+    return _say_when_empty(figure, "no payment received in these days")
 
 
 def received_by_hour_figure(statement: pd.DataFrame, tz: str = "America/Sao_Paulo") -> go.Figure:
@@ -264,6 +285,9 @@ def received_by_hour_figure(statement: pd.DataFrame, tz: str = "America/Sao_Paul
         )
     )
     figure.update_layout(xaxis_title=f"hour of the day ({_zone(tz)})", yaxis_title="payments")
+    if not any(counts):  # 24 empty hours are no chart
+        figure.data = ()
+        _say_when_empty(figure, "no payment received in these days")
     return _layout(figure, "When customers pay: payments received per hour", money=False)
 
 
