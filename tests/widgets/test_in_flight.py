@@ -114,3 +114,57 @@ def test_follow_up_waits_briefly_then_says_the_refund_is_still_processing(desk: 
     assert not panel.follow_button.disabled
     card = panel.output.outputs[0]["data"]["text/html"]
     assert "Processing" in card
+
+
+class _Garbles(httpx.BaseTransport):
+    """Acts on POSTs to `path`, then answers them with a body that is not JSON (a proxy's
+    page) while `garble`; records their keys."""
+
+    def __init__(self, inner: httpx.BaseTransport, path: str = "/pix/refund") -> None:
+        self.inner, self.path, self.garble = inner, path, True
+        self.keys: list[str | None] = []
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        response = self.inner.handle_request(request)
+        if request.method == "POST" and request.url.path.endswith(self.path):
+            self.keys.append(request.headers.get("Idempotency-Key"))
+            if self.garble:
+                page = b"<html><body>Gateway says hello</body></html>"
+                return httpx.Response(200, content=page, request=request)
+        return response
+
+
+def test_a_refund_accepted_with_an_unreadable_answer_is_not_called_refused(desk: Desk) -> None:
+    """The service made the refund (200) but its answer could not be read: the panel said
+    "The service refused the refund" and dropped the key, so the same refund reviewed and
+    confirmed again would have been a second one."""
+    transport = _Garbles(desk.month.sandbox.transport())
+    panel = RefundPanel(_client(desk, transport), now=desk.now)
+    panel.search.value = PAYMENT
+    panel.find_button.click()
+    panel.amount.value = "R$ 2,00"
+    panel.review_button.click()
+    panel.confirm_button.click()
+    assert "refused" not in panel.status_text
+    assert "accepted the refund" in panel.status_text
+    assert [r["amount"] for r in panel.refunds].count(20_000) == 1  # read again: it was made
+    transport.garble = False
+    panel.amount.value = "R$ 2,00"  # the same refund, reviewed and confirmed again
+    panel.review_button.click()
+    panel.confirm_button.click()
+    assert panel.status_text.startswith("Refund PIXRET")
+    assert len(set(transport.keys)) == 1  # the first refund's answer, not a second refund
+    assert [r["amount"] for r in panel.refunds].count(20_000) == 1
+
+
+def test_a_defense_accepted_with_an_unreadable_answer_is_not_called_refused(desk: Desk) -> None:
+    desk.month.sandbox.open_med_case(PAYMENT, reason="REFUND_REQUEST")
+    transport = _Garbles(desk.month.sandbox.transport(), "/defense")
+    panel = MedDefensePanel(_client(desk, transport), now=desk.now)
+    panel.defense.value = "Mercadoria entregue, comprovante assinado."
+    panel.submit_button.click()
+    assert "refused" not in panel.status.value
+    assert "accepted the defense" in panel.status.value
+    assert "Check outcome" in panel.status.value
+    assert panel.case is not None
+    assert panel.case["status"] == "ACKNOWLEDGED"  # read again: the defense arrived

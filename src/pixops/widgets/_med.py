@@ -15,7 +15,7 @@ import ipywidgets as w
 
 from pixops.client import ConflictError, ServerError, TransportError
 from pixops.errors import PixopsError
-from pixops.widgets._api import Record, med_cases, parse_time, plain, time_key
+from pixops.widgets._api import Record, med_cases, parse_time, plain, status_of, time_key
 from pixops.widgets._base import (
     Clock,
     check_client,
@@ -337,6 +337,14 @@ class MedDefensePanel(w.VBox):  # type: ignore[misc]
             )
             return
         except PixopsError as error:
+            if 200 <= (status_of(error) or 0) < 300:  # accepted, its answer unreadable
+                self.select(case_id)
+                self._set_status(
+                    "The PIX service accepted the defense, but its answer could not be read "
+                    "(tell the team that maintains pixops): press Check outcome.",
+                    "error",
+                )
+                return
             why = problem(error)
             if getattr(error, "status", None) == 422:
                 # The case moved on since it was read (decided, or its deadline passed):

@@ -52,6 +52,7 @@ from pixops.widgets._format import (
 )
 from pixops.widgets._payment_search import PaymentMatches, find_payments, matches_note
 from pixops.widgets._refund_words import (
+    ACCEPTED_UNREAD,
     FOLLOW_UP_SECONDS,
     REASONS,
     UNKNOWN_OUTCOME,
@@ -400,8 +401,12 @@ class RefundPanel(w.VBox):  # type: ignore[misc]
             )
             return
         except PixopsError as error:
-            self._unanswered = None
+            made = 200 <= (status_of(error) or 0) < 300  # accepted, its answer unreadable
+            self._unanswered = (request, key) if made else None  # the same refund: its key
             self.select(payment_id)  # what is left may have changed (another refund)
+            if made:
+                self._set_status(ACCEPTED_UNREAD, "error")
+                return
             verdict = "refused" if status_of(error) not in (401, 403, 429) else "did not make"
             self._set_status(f"The service {verdict} the refund. {problem(error)}", "error")
             return

@@ -12,6 +12,7 @@ from pixops.widgets._api import Record, is_refund_id, parse_time
 from pixops.widgets._format import BUSINESS_TZ, brl, label, local_time, plural
 
 __all__ = [
+    "ACCEPTED_UNREAD",
     "FOLLOW_UP_SECONDS",
     "REASONS",
     "REFUND_REASONS",
@@ -40,6 +41,13 @@ UNKNOWN_OUTCOME: Final = (
     "was read again: check its refunds and what is left before reviewing a new one."
 )
 
+#: The service answered 2xx to the refund but pixops could not read the answer (a proxy's
+#: page, a body cut short): the refund was made; the same one confirmed again reuses its key.
+ACCEPTED_UNREAD: Final = (
+    "The PIX service accepted the refund, but its answer could not be read (tell the team "
+    "that maintains pixops). The payment was read again: its refunds above show the one "
+    "made. Do not send it again as a new refund."
+)
 #: How long Follow up waits for a refund to become final. The client's default is two
 #: hours: on the real service the notebook, every button with it, froze that long.
 FOLLOW_UP_SECONDS: Final = 60
