@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import re
 from datetime import date
+from pathlib import Path
 
 import pandas as pd
+import pytest
 
 from pixops.widgets import brl, local_time
 from pixops.widgets._format import (
@@ -297,3 +299,21 @@ def test_a_frame_table_passes_its_id_columns_on() -> None:
     frame = pd.DataFrame({"Case": ["med_98kc7yqmuh9xp5npi9n9o4dq"], "Amount": [100]})
     assert ID_STYLE in frame_table(frame, id_columns={"Case"})._repr_html_()
     assert ID_STYLE not in frame_table(frame)._repr_html_()
+
+
+def test_a_problem_that_starts_with_a_path_keeps_its_letters(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pixops.widgets._format import problem
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "data").mkdir()
+    assert problem(ValueError("data is a folder, not a ledger file")) == (
+        "data is a folder, not a ledger file."
+    )
+    assert problem(ValueError("ledger.csv has no header row")) == "ledger.csv has no header row."
+    assert problem(ValueError("out/x: cannot write")) == "out/x: cannot write."
+    # A word that names nothing here is a word: the sentence starts with a capital.
+    assert problem(ValueError("ledger has no column 'entry_id'")) == (
+        "Ledger has no column 'entry_id'."
+    )

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import html
 import json
+import os
 import re
 from collections.abc import Iterable, Sequence
 from datetime import date, datetime
@@ -182,6 +183,8 @@ def local_time(value: Any, *, seconds: bool = False) -> str:
 
 #: A service refusal's own message is shown up to this many characters (one line).
 _MESSAGE_CHARS: Final = 200
+#: A word with a path separator or a file extension (``ledger.csv``, ``out/x``).
+_PATH_LIKE: Final = re.compile(r"[/\\]|\.[A-Za-z0-9]{1,8}$")
 
 
 def problem(error: BaseException) -> str:
@@ -244,8 +247,18 @@ def _sentence(text: str, detail: str = "", fallback: str = "") -> str:
     whole = " ".join(text.split())[:_MESSAGE_CHARS]
     if extra:
         whole = f"{whole.rstrip('.:')}: {extra}"
-    whole = whole[:1].upper() + whole[1:]
+    if not _starts_with_a_path(whole):  # "data is a folder" must not read "Data is ..."
+        whole = whole[:1].upper() + whole[1:]
     return whole if whole.endswith((".", "!", "?")) else whole + "."
+
+
+def _starts_with_a_path(text: str) -> bool:
+    """Whether the first word of `text` names a file or folder: it has a separator or an
+    extension (``ledger.csv``), or it exists (``data``)."""
+    first = text.split(maxsplit=1)[0].rstrip(":,;") if text.strip() else ""
+    if not first:
+        return False
+    return bool(_PATH_LIKE.search(first)) or os.path.exists(first)
 
 
 def text_of(markup: str) -> str:
