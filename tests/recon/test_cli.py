@@ -110,9 +110,9 @@ def test_a_broken_ledger_exits_two(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     ("rows", "message"),
     [
         # int() alone took these as 5000 and 5: a balance silently read.
-        ("2026-01-01T03:00:00Z,5_000\n", "balance_base must be an integer of base units"),
-        ("2026-01-01T03:00:00Z,\u0665\n", "balance_base must be an integer of base units"),
-        ("2026-01-01T03:00:00Z,5.0\n", "balance_base must be an integer of base units"),
+        ("2026-01-01T03:00:00Z,5_000\n", "balance_base must be a whole number of base units"),
+        ("2026-01-01T03:00:00Z,\u0665\n", "balance_base must be a whole number of base units"),
+        ("2026-01-01T03:00:00Z,5.0\n", "balance_base must be a whole number of base units"),
         # Two snapshots at one instant: one was silently dropped.
         ("2026-01-01T03:00:00Z,5\n2026-01-01T00:00:00-03:00,6\n", "a second snapshot at"),
         # Exited 3, 'cannot read the service'.

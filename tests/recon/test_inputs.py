@@ -321,3 +321,32 @@ def test_a_folder_and_a_missing_column_are_said_in_words(tmp_path: Path) -> None
         match=r"no column 'amount_base' \(its columns: entry_id, reference, direction\)",
     ):
         read_ledger(path)
+
+
+def test_a_missing_column_says_what_it_holds_and_how_to_name_another() -> None:
+    table = pa.table({"id": ["L1"], "ref": ["PIX1"], "amount_base": [100], "booked_on": ["x"]})
+    with pytest.raises(LedgerError) as raised:
+        read_ledger(table)
+    text = str(raised.value)
+    assert text.startswith(
+        "ledger has no column 'entry_id' (its columns: id, ref, amount_base, booked_on):"
+        " it needs one with the ledger's own id of each entry;"
+        " also missing: 'reference', 'direction', 'fee_base', 'status'."
+    )
+    assert text.endswith("or name yours with LedgerMapping(entry_id='...')")
+
+
+def test_a_missing_optional_column_says_it_may_be_none() -> None:
+    table = pa.table(
+        {
+            "entry_id": ["L1"],
+            "reference": ["PIX1"],
+            "direction": ["inbound"],
+            "amount_base": [100],
+            "status": ["settled"],
+            "booked_on": ["2026-01-15"],
+        }
+    )
+    with pytest.raises(LedgerError, match=r"LedgerMapping\(fee='...'\) \(fee=None if the ledger"):
+        read_ledger(table)
+    assert read_ledger(table, LedgerMapping(fee=None)).num_rows == 1

@@ -179,7 +179,7 @@ def test_a_bad_ledger_or_balances_file_is_explained(desk: Desk, tmp_path: Path) 
     bad.write_text("as_of,balance_base\n2026-01-01T03:00:00Z,12.5\n")
     board = ReconDashboard(desk.client, LEDGER, day="2026-01-15", balances=bad, now=desk.now)
     board.run()
-    assert "line 2: balance_base must be an integer of base units" in board.status.value
+    assert "line 2: balance_base must be a whole number of base units" in board.status.value
     assert board.result is None
 
 
@@ -197,7 +197,7 @@ def test_balance_snapshots_are_read_exactly(tmp_path: Path) -> None:
         read_balance_snapshots(wrong)
     underscored = tmp_path / "underscored.csv"  # int() takes 5_000; a balance must not
     underscored.write_text("as_of,balance_base\n2026-01-01T03:00:00Z,5_000\n")
-    with pytest.raises(ValueError, match="line 2: balance_base must be an integer"):
+    with pytest.raises(ValueError, match="line 2: balance_base must be a whole number"):
         read_balance_snapshots(underscored)
 
 

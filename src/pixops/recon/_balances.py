@@ -91,7 +91,10 @@ def _balance_row(where: str, row: dict[str, Any]) -> tuple[datetime, int]:
     text = row["balance_base"].strip() if isinstance(row["balance_base"], str) else ""
     digits = text.removeprefix("-")
     if not (digits.isascii() and digits.isdigit()):
-        raise ValueError(f"{where}: balance_base must be an integer of base units")
+        raise ValueError(
+            f"{where}: balance_base must be a whole number of base units, without separators"
+            f" (R$ 1,00 is 10000, so R$ 1.234,56 is 12345600), not {text[:40]!r}"
+        )
     try:
         return moment.astimezone(UTC), check_int64(int(digits) * (-1 if text[0] == "-" else 1))
     except MoneyError as error:

@@ -11,11 +11,10 @@ import contextlib
 import csv
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import date, tzinfo
 from decimal import Decimal
 from pathlib import Path
-from typing import Final, Literal
+from typing import Final
 
 import numpy as np
 import pandas as pd
@@ -24,12 +23,18 @@ import pyarrow.compute as pc
 import pyarrow.csv as pa_csv
 import pyarrow.parquet as pq
 
-from pixops.errors import PixopsError
 from pixops.frames import parse_day, parse_tz
 from pixops.money import MoneyError, check_int64, parse_base
 from pixops.recon._arrow import frame_table
 from pixops.recon._database import cursor
 from pixops.recon._encoding import UTF8, csv_encoding, csv_separator, not_text_message
+from pixops.recon._mapping import (
+    CANONICAL_MAPPING,
+    PER_UNIT,
+    LedgerError,
+    LedgerMapping,
+    check_columns,
+)
 
 __all__ = [
     "CANONICAL_MAPPING",
@@ -61,60 +66,8 @@ WEBHOOKS_SCHEMA: Final = pa.schema(
         pa.field("created_at", pa.timestamp("us", tz="UTC")),
     ]
 )
-Unit = Literal["base", "centavos", "reais"]
-_PER_UNIT: Final[dict[str, int]] = {"base": 1, "centavos": 100, "reais": 10_000}
 _DIRECTIONS: Final = ("inbound", "outbound")
 _STATUSES: Final = ("settled", "rejected", "failed", "processing")
-
-
-class LedgerError(PixopsError, ValueError):
-    """The ledger cannot be read as described by its mapping."""
-
-
-@dataclass(frozen=True)
-class LedgerMapping:
-    """Which ledger column holds what. Defaults match `data/sample_ledger.csv`.
-
-    - ``entry_id``: the ledger's own row id (unique).
-    - ``reference``: what the merchant wrote down for the movement: its external_id,
-      tag, transaction_id or end-to-end id (any of them matches).
-    - ``amount``: the expected amount, in ``amount_unit``; with ``direction=None`` a
-      negative amount is outbound.
-    - ``direction``: ``inbound``/``outbound`` column, or None (sign of the amount).
-    - ``fee``: expected fee in ``amount_unit``, or None when the ledger keeps no fees.
-    - ``status``: expected status (settled, rejected, failed, processing), or None
-      (everything booked is expected settled).
-    - ``booked_on``: the business day the ledger booked it (date, ``YYYY-MM-DD`` or
-      pt-BR ``DD/MM/YYYY`` text, a naive midnight as ``pd.to_datetime`` gives, or a
-      time-zone-aware timestamp, read as a day in the reconciliation's time zone).
-
-    Amounts may be integers, text (``"1.234,56"`` in reais) or ``Decimal`` (a Parquet
-    decimal column, `pixops.frames.reais_decimal`), converted exactly; floats are refused.
-    """
-
-    entry_id: str = "entry_id"
-    reference: str = "reference"
-    amount: str = "amount_base"
-    direction: str | None = "direction"
-    fee: str | None = "fee_base"
-    status: str | None = "status"
-    booked_on: str = "booked_on"
-    amount_unit: Unit = "base"
-
-    def __post_init__(self) -> None:
-        if self.amount_unit not in _PER_UNIT:
-            raise LedgerError(f"amount_unit must be one of {sorted(_PER_UNIT)}")
-        for name in ("entry_id", "reference", "amount", "booked_on"):
-            if not isinstance(getattr(self, name), str) or not getattr(self, name):
-                raise LedgerError(f"mapping.{name} must name a column")
-        for name in ("direction", "fee", "status"):
-            value = getattr(self, name)
-            if value is not None and (not isinstance(value, str) or not value):
-                raise LedgerError(f"mapping.{name} must name a column or be None")
-
-
-#: The mapping of a table already in `LEDGER_SCHEMA` (amounts in base units).
-CANONICAL_MAPPING: Final = LedgerMapping()
 
 
 def _source_table(source: object) -> pa.Table:
@@ -223,7 +176,7 @@ def _money(table: pa.Table, name: str, unit: str, *, from_file: bool = False) ->
     """Integers of ``unit`` or money text, to base units; a float column is refused.
     A bad cell is named by its line when the table is a file's (the header is line 1)."""
     column = _column(table, name, pa.string())
-    factor = _PER_UNIT[unit]
+    factor = PER_UNIT[unit]
     if pa.types.is_floating(column.type):
         raise LedgerError(
             f"column {name!r} is {column.type}: write amounts as integers or text, not floats"
@@ -375,6 +328,7 @@ def read_ledger(
     if not isinstance(mapping, LedgerMapping):
         raise LedgerError("mapping must be a LedgerMapping")
     zone = parse_tz(tz)
+    check_columns(table, mapping)
     from_file = isinstance(source, (str, Path))
     entry_id = _text(table, mapping.entry_id, trim=from_file)
     reference = _text(table, mapping.reference, trim=from_file)
