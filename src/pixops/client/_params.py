@@ -18,6 +18,7 @@ from urllib.parse import quote
 from pixops import ids, limits, money
 from pixops.client._errors import ArgumentError
 from pixops.schema import STATUS_FILTERS, TYPE_FILTERS
+from pixops.schema._formats import REFERENCE_CHARS
 
 __all__ = [
     "MIN_POLL_SECONDS",
@@ -37,7 +38,7 @@ __all__ = [
 ]
 
 MAX_PER_PAGE: Final = limits.PER_PAGE_MAX
-_REFERENCE: Final = re.compile(r"[a-zA-Z0-9._:-]+")
+_REFERENCE: Final = re.compile(f"{REFERENCE_CHARS}+")
 _ISPB: Final = re.compile(r"[0-9]{8}")
 MAX_PAGE: Final = limits.PAGE_MAX
 #: The spec's advice: poll a transaction at most every 5 s.
