@@ -32,8 +32,8 @@ def test_no_case_needs_attention_at_the_end_of_the_month(desk: Desk) -> None:
     assert len(panel.cases) == 16
     assert {case["status"] for case in panel.cases} == {"CLOSED"}
     # Each closed case says how it was decided: in the table, the picker and the details.
-    assert ">Payer refunded</td>" in panel.table.value
-    assert ">Money kept</td>" in panel.table.value
+    assert ">Payer refunded</div>" in panel.table.value
+    assert ">Money kept</div>" in panel.table.value
     pickers = [text for text, _ in panel.case_picker.options]
     assert all("decided: payer refunded" in t or "decided: money kept" in t for t in pickers)
     assert "Closed: the central bank" in panel.details.value

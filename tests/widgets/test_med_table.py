@@ -1,44 +1,122 @@
-"""The MED cases table fits beside JupyterLab's file browser at 1024 px (about 590 px):
-five short columns, the long case id last and free to wrap."""
+"""The MED cases table reads beside JupyterLab's file browser at 800 px (about 360 px
+for the panel): four columns, where a case stands with its date under it, the amount,
+the reason and a short form of the case id (the whole id in its tooltip and the
+details); words wrap between words, amounts and dates never break."""
 
 from __future__ import annotations
 
 import re
 from datetime import timedelta
+from html.parser import HTMLParser
 
 from pixops.widgets import MedDefensePanel
+from pixops.widgets._med_table import short_ids
 from tests.widgets.conftest import Desk
 from tests.widgets.test_med import two_cases
 
 
-def _cells(table: str) -> list[list[str]]:
-    rows = re.findall(r"<tr>(.*?)</tr>", table)
-    return [re.findall(r"<td [^>]*>([^<]*)</td>", row) for row in rows[1:]]
+class _Cells(HTMLParser):
+    """The table's cells: per row, each cell's text, its attributes and the text of each
+    element inside it by class."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.rows: list[list[dict[str, str]]] = []
+        self._cell: dict[str, str] | None = None
+        self._inner: str | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        found = {key: value or "" for key, value in attrs}
+        if tag == "tr":
+            self.rows.append([])
+        elif tag == "td":
+            self._cell = {"text": "", **{f"@{k}": v for k, v in found.items()}}
+            self.rows[-1].append(self._cell)
+        elif self._cell is not None and found.get("class", "").startswith("pixops-med-"):
+            self._inner = found["class"].removeprefix("pixops-med-")
+            self._cell[self._inner] = ""
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "td":
+            self._cell = None
+        elif tag == "div":
+            self._inner = None
+
+    def handle_data(self, data: str) -> None:
+        if self._cell is not None:
+            self._cell["text"] += data
+            if self._inner is not None:
+                self._cell[self._inner] += data
 
 
-def test_the_case_id_comes_last_and_wraps(desk: Desk) -> None:
-    """Six columns with the 28-character id in the middle hid the amounts, the reason and
-    the status past the right edge at 1024 px."""
-    two_cases(desk)
+def _rows(table: str) -> list[list[dict[str, str]]]:
+    parser = _Cells()
+    parser.feed(table)
+    return [row for row in parser.rows if row]  # the header row has no td
+
+
+def test_four_columns_with_a_short_case_id_last(desk: Desk) -> None:
+    """Five columns with the 28-character id broke the id a letter a line at 800 px."""
+    first, second = two_cases(desk)
     panel = MedDefensePanel(desk.client, now=desk.now)
     headers = re.findall(r"<th [^>]*>([^<]*)</th>", panel.table.value)
-    assert headers == ["Due, or decided", "Status", "Disputed", "Reason", "Case"]
-    last_cells = re.findall(r'<td style="([^"]*)"[^>]*>med_', panel.table.value)
-    assert last_cells
-    assert all("break-all" in style for style in last_cells)
+    assert headers == ["Status", "Disputed", "Reason", "Case"]
+    cases = [row[3] for row in _rows(panel.table.value)]
+    assert [cell["@data-case"] for cell in cases] == [first, second]
+    for cell in cases:
+        # The short form: the id's start, its "med_" left out; the whole id in the tooltip.
+        assert cell["@title"] == cell["@data-case"]
+        assert cell["text"].endswith("…")
+        assert cell["@data-case"].removeprefix("med_").startswith(cell["text"][:-1])
+        assert len(cell["text"]) <= 6
+        assert "white-space:nowrap" in cell["@style"]
+    # The whole id is in the selected case's details and in the picker.
+    assert first in panel.details.value
+    assert [value for _, value in panel.case_picker.options] == [first, second]
+
+
+def test_words_wrap_between_words_and_amounts_never_break(desk: Desk) -> None:
+    two_cases(desk)
+    panel = MedDefensePanel(desk.client, now=desk.now)
+    panel.show.value = "all"
+    table = panel.table.value
+    assert "break-all" not in table
+    assert "anywhere" not in table
+    for status, amount, reason, _ in _rows(table):
+        assert "white-space:normal" in status["@style"]
+        assert "white-space:normal" in reason["@style"]
+        assert "white-space:nowrap" in amount["@style"]
+        assert re.fullmatch(r"R\$ \d{1,3}(\.\d{3})*,\d{2}", amount["text"])
+    # A date and a time each stay whole: the words around them may wrap, they do not.
+    dates = re.findall(r'<span style="white-space:nowrap">([^<]*)</span>', table)
+    assert any(re.fullmatch(r"\d{2}/\d{2}/\d{4}", text) for text in dates)
+    assert any(re.fullmatch(r"\d{2}:\d{2}", text) for text in dates)
+
+
+def test_short_ids_grow_until_two_ids_read_apart() -> None:
+    alike = ["med_abcdefgh1234", "med_abcdefgh5678", "med_zz"]
+    assert short_ids(alike) == {
+        "med_abcdefgh1234": "abcdefgh1…",
+        "med_abcdefgh5678": "abcdefgh5…",
+        "med_zz": "zz",
+    }
+    # An ellipsis that would save a character or none: the id whole.
+    assert short_ids(["med_abcdef"]) == {"med_abcdef": "abcdef"}
+    assert short_ids(["med_98kc7yqmuh9xp5npi9n9o4dq"]) == {"med_98kc7yqmuh9xp5npi9n9o4dq": "98kc7…"}
+    assert short_ids(["abcdefghij"]) == {"abcdefghij": "abcde…"}  # no prefix to drop
 
 
 def test_the_status_says_time_left_or_decision_in_one_short_cell(desk: Desk) -> None:
     two_cases(desk)
     panel = MedDefensePanel(desk.client, now=desk.now)
-    assert [row[1] for row in _cells(panel.table.value)] == [
+    assert [row[0]["state"] for row in _rows(panel.table.value)] == [
         "Open: 5 days left",
         "Open: 7 days left",
     ]
     panel.defense.value = "Produto entregue."
     panel.submit_button.click()
     panel.show.value = "all"
-    statuses = {row[1] for row in _cells(panel.table.value)}
+    statuses = {row[0]["state"] for row in _rows(panel.table.value)}
     assert {"Awaiting decision", "Open: 7 days left", "Payer refunded", "Money kept"} == statuses
     assert all(len(text) <= 20 for text in statuses)  # each stays on one short line
     assert "min-width:16em" not in panel.table.value
@@ -48,7 +126,7 @@ def test_an_open_case_past_its_deadline_says_so_briefly(desk: Desk) -> None:
     two_cases(desk)
     later = desk.now() + timedelta(days=8)
     panel = MedDefensePanel(desk.client, now=lambda: later)
-    statuses = [row[1] for row in _cells(panel.table.value)]
+    statuses = [row[0]["state"] for row in _rows(panel.table.value)]
     assert statuses == ["Open, past deadline", "Open, past deadline"]
 
 
@@ -72,9 +150,13 @@ def test_a_closed_case_shows_when_it_was_decided(desk: Desk) -> None:
     panel = MedDefensePanel(desk.client, now=desk.now)
     panel.show.value = "all"
     closed = [c for c in panel.cases if c.get("closed_at")]
-    shown = {row[4]: row[0] for row in _cells(panel.table.value)}
+    shown = {row[3]["@data-case"]: row[0]["when"] for row in _rows(panel.table.value)}
     for case in closed:
-        assert shown[case["id"]] == local_time(case["closed_at"])
+        assert shown[case["id"]] == f"decided {local_time(case['closed_at'])}"
+    opened = [c for c in panel.cases if not c.get("closed_at")]
+    assert opened
+    for case in opened:
+        assert shown[case["id"]] == f"due {local_time(case['defense_deadline'])}"
     # Some were decided before their deadline (a defense answered early), so it shows.
     early = [c for c in closed if local_time(c["closed_at"]) != local_time(c["defense_deadline"])]
     assert early

@@ -40,6 +40,7 @@ from pixops.widgets._format import (
     plural,
     problem,
 )
+from pixops.widgets._med_table import cases_table
 
 __all__ = ["MAX_DEFENSE_CHARS", "MedDefensePanel", "urgency"]
 
@@ -52,16 +53,6 @@ _REASONS: Final = {
     "REFUND_REQUEST": "the payer asks for the money back",
 }
 _DECISIONS: Final = {result: f"Closed: {words}" for result, words in MED_VERDICTS.items()}
-#: Where a case stands and its time left share a column, and the long id comes last and
-#: wraps: at 1024 px beside Lab's file browser six columns hid the amounts sideways.
-_CASE_COLUMNS: Final = (
-    # An open case's defense deadline; a closed one's, long past, says less than its decision.
-    ("when", "Due, or decided"),
-    ("state", "Status"),
-    ("amount", "Disputed"),
-    ("reason", "Reason"),
-    ("id", "Case"),
-)
 _HISTORY_COLUMNS: Final = (("at", "When"), ("what", "What happened"))
 
 
@@ -160,19 +151,18 @@ class MedDefensePanel(w.VBox):  # type: ignore[misc]
         cases.sort(key=_priority)
         self.cases = cases
         now = self._now()
+        # An open case's defense deadline; a closed one's, long past, says less than the
+        # time of its decision.
         rows = [
-            {**c, "state": _standing(c, now), "when": c.get("closed_at") or c["defense_deadline"]}
+            {
+                **c,
+                "state": _standing(c, now),
+                "when": c.get("closed_at") or c.get("defense_deadline"),
+                "decided": bool(c.get("closed_at")),
+            }
             for c in cases
         ]
-        self.table.value = html_table(
-            rows,
-            _CASE_COLUMNS,
-            money_columns={"amount"},
-            time_columns={"when"},
-            code_columns={"reason"},
-            id_columns={"id"},
-            empty="No MED case needs attention.",
-        )
+        self.table.value = cases_table(rows, empty="No MED case needs attention.")
         # The case shown, else the one picked whose reading failed.
         current = self.case_picker.value if self.case is None else self.case.get("id")
         options = [(_label(c, now), str(c["id"])) for c in cases]
