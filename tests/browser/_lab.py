@@ -208,6 +208,28 @@ _SCROLLING_TABLES_JS = """panel => {
 }"""
 
 
+#: Cells of a table that take more than one line for a text that should never break (an
+#: amount, a short case id): each a line box of its own, counted with a Range.
+_BROKEN_CELLS_JS = """(table, column) => {
+  const broken = [];
+  for (const row of table.tBodies[0].rows) {
+    const cell = row.cells[column < 0 ? row.cells.length + column : column];
+    const range = document.createRange();
+    range.selectNodeContents(cell);
+    const tops = new Set(Array.from(range.getClientRects()).map(r => Math.round(r.top)));
+    if (tops.size > 1) broken.push(`${cell.innerText.replace(/\\s+/g, ' ')} (${tops.size} lines)`);
+  }
+  return broken;
+}"""
+
+
+def broken_cells(table: Any, column: int) -> list[str]:
+    """The cells of `column` (from the end when negative) whose text runs over more than
+    one line (empty when none)."""
+    found: list[str] = table.evaluate(_BROKEN_CELLS_JS, column)
+    return found
+
+
 def scrolling_tables(panel: Any) -> list[str]:
     """The start of every table in `panel` wider than its box (it scrolls or is cut off)."""
     found: list[str] = panel.evaluate(_SCROLLING_TABLES_JS)
@@ -245,6 +267,33 @@ def clipped_chart_text(page: Page) -> list[str]:
     """The start of every text of a chart that runs past its figure (empty when none)."""
     found: list[str] = page.evaluate(_CLIPPED_CHART_TEXT_JS)
     return found
+
+
+#: The bars' value labels drawn smaller than `min_px` (plotly shrinks a label to its bar's
+#: width, a few pixels high in a narrow figure): text and size, the size the smaller side
+#: of the label's box (the height of its letters, whether it lies or stands).
+_SMALL_BAR_LABELS_JS = """min_px => {
+  const small = [];
+  for (const text of document.querySelectorAll('.js-plotly-plot text.bartext')) {
+    const r = text.getBoundingClientRect();
+    if (r.width === 0 || !text.textContent.trim()) continue;
+    const size = Math.min(r.width, r.height);
+    if (size < min_px) small.push(`${text.textContent} [${size.toFixed(1)} px]`);
+  }
+  return small;
+}"""
+
+
+def small_bar_labels(page: Page, min_px: float = 11.0) -> list[str]:
+    """Every bar value label of a chart drawn less than `min_px` high (empty when none)."""
+    found: list[str] = page.evaluate(_SMALL_BAR_LABELS_JS, min_px)
+    return found
+
+
+def bar_labels(page: Page) -> int:
+    """How many bar value labels the charts on the page draw."""
+    count: int = page.evaluate("document.querySelectorAll('.js-plotly-plot text.bartext').length")
+    return count
 
 
 def widget_button(page: Page, label: str) -> Any:
@@ -301,9 +350,15 @@ def cut_widgets(page: Page) -> list[str]:
     return found
 
 
-def narrow_with_file_browser(page: Page) -> None:
-    """A 1024 px window with JupyterLab's file browser open beside the notebook."""
-    page.set_viewport_size({"width": 1024, "height": 900})
+#: The narrowest window of the browser audit: a laptop's half screen, or 800 px, with
+#: JupyterLab's file browser open beside the notebook (about 450 px for the outputs).
+NARROWEST = 800
+
+
+def narrow_with_file_browser(page: Page, width: int = 1024) -> None:
+    """A `width` px window (1024 unless told) with JupyterLab's file browser open beside
+    the notebook."""
+    page.set_viewport_size({"width": width, "height": 900})
     tab = page.locator(".jp-SideBar.jp-mod-left .lm-TabBar-tab[data-id='filebrowser']").first
     if "lm-mod-current" not in (tab.get_attribute("class") or ""):
         tab.click()

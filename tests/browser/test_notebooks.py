@@ -13,7 +13,10 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.browser._lab import (
+    NARROWEST,
     Server,
+    bar_labels,
+    broken_cells,
     clipped_chart_text,
     clipped_tables,
     cut_widgets,
@@ -24,6 +27,7 @@ from tests.browser._lab import (
     screenshot_at,
     screenshot_notebook,
     scrolling_tables,
+    small_bar_labels,
     widget_button,
 )
 from tests.browser._notebooks import (
@@ -111,6 +115,19 @@ def test_daily_reconciliation_dashboard_reconciles_and_exports(
     summary = panel.locator(".widget-html").filter(has_text="Category").first
     assert scrolling_tables(summary) == [], "the summary's amounts are hidden sideways"
     screenshot_at(page, panel.get_by_text("Time zone").first, "daily-dashboard-1024")
+    # The narrowest window of the audit, 800 px beside the file browser (figures about
+    # 360 px wide): the roll-forward's title lines ran past the figure, and its bar
+    # labels were shrunk to their bars' width, a few pixels high. Both the notebook's
+    # chart and the dashboard's are on the page.
+    narrow_with_file_browser(page, NARROWEST)
+    rollforward = page.locator(".js-plotly-plot").filter(has_text="Reported")
+    expect(rollforward).to_have_count(2)
+    assert bar_labels(page) >= 12  # six steps, in the notebook and on the dashboard
+    assert small_bar_labels(page) == [], "a chart's bar labels are too small to read"
+    assert clipped_chart_text(page) == [], "a chart's text runs off its figure at 800 px"
+    assert cut_widgets(page) == [], "a dashboard date, filter or button is cut off at 800 px"
+    screenshot_at(page, rollforward.first, "daily-rollforward-800")
+    screenshot_at(page, rollforward.last, "daily-dashboard-rollforward-800")
 
 
 def test_refunds_panel_refunds_part_of_a_payment(page: Page, lab: Server, workspace: Path) -> None:
@@ -179,7 +196,7 @@ def test_med_panel_submits_a_defense(page: Page, lab: Server, workspace: Path) -
     screenshot_at(page, panel.get_by_text(re.compile("Defense of")).first, "med-panel")
     # All cases: a closed case says how the central bank decided, and the table still fits.
     panel.locator(".widget-toggle-button").filter(has_text="All cases").click()
-    expect(panel.locator("td").filter(has_text=re.compile("^Money kept$")).first).to_be_visible()
+    expect(panel.get_by_text("Money kept", exact=True).first).to_be_visible()
     assert scrolling_tables(panel) == [], "a MED table is wider than the panel"
     screenshot_at(page, panel.get_by_text("Money kept", exact=True).first, "med-all-cases")
     # At 1024 px beside the file browser the amounts, reasons and statuses stay in view
@@ -188,6 +205,19 @@ def test_med_panel_submits_a_defense(page: Page, lab: Server, workspace: Path) -
     assert scrolling_tables(panel) == [], "a MED table is wider than the panel at 1024 px"
     assert cut_widgets(page) == [], "a MED widget is cut off at 1024 px"
     screenshot_at(page, panel.locator("table").first, "med-all-cases-1024")
+    # At 800 px (about 360 px for the panel) the 28-character case id broke a letter a
+    # line, rows a dozen lines tall, and the table still scrolled sideways.
+    narrow_with_file_browser(page, NARROWEST)
+    cases = panel.locator("table").filter(has_text="Disputed").first
+    assert scrolling_tables(panel) == [], "a MED table is wider than the panel at 800 px"
+    assert cut_widgets(page) == [], "a MED widget is cut off at 800 px"
+    assert broken_cells(cases, -1) == [], "a case id breaks over lines at 800 px"
+    disputed = cases.locator("th").all_inner_texts().index("Disputed")
+    assert broken_cells(cases, disputed) == [], "an amount breaks over lines at 800 px"
+    # The whole id is a tooltip away, and in the picker and the details.
+    first_case = cases.locator("tbody tr").first.locator("td").last
+    assert re.fullmatch(r"med_\w+", first_case.get_attribute("title") or "")
+    screenshot_at(page, cases, "med-all-cases-800")
 
 
 def test_investigation_inspects_a_payment(page: Page, lab: Server, workspace: Path) -> None:

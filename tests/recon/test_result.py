@@ -167,8 +167,8 @@ def test_rollforward_figure_of_days_that_close_names_a_reported_balance_off_insi
     assert result.counts["balance_difference"] >= 1
     assert result.rollforward_figure().layout.title.text == (
         "Balance 15/01/2026 00:00 to 17/01/2026 00:00<br>Opening + movements = closing"
-        "<br><sup>Inside: the balance reported at 16/01/2026 00:00 is R$ 150,00 short"
-        " of opening + movements</sup>"
+        "<br>Inside: the balance reported at 16/01/2026 00:00 is"
+        "<br>R$ 150,00 short of opening + movements"
     )
 
 

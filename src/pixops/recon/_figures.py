@@ -6,8 +6,11 @@ pt-BR text in the hover label, computed from the integers.
 
 from __future__ import annotations
 
+import math
+import re
+import textwrap
 from datetime import datetime, time, timedelta
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 from zoneinfo import ZoneInfo
 
 import plotly.graph_objects as go
@@ -25,6 +28,20 @@ __all__ = ["rollforward_figure", "summary_figure"]
 _BASE_PER_REAL = 10_000
 #: pt-BR number format in plotly: decimal comma, thousands dot.
 _PT_BR_SEPARATORS = ",."
+#: The roll-forward's title and bar labels: a plotly title does not wrap, and at 800 px
+#: beside JupyterLab's file browser a figure is about 360 px wide. At 12 px a line of 58
+#: characters fits it (the demo month's verdict is one); a longer one wraps at a word.
+_TITLE_PX: Final = 12
+_TITLE_CHARS: Final = 58
+_LINE_PX: Final = 16
+#: The bar labels stand upright above (or below) their bars at full size: six bars
+#: side by side left each about 30 px at 800 px, and plotly shrank "R$ 8.103.577,79" to
+#: fit, unreadably small. Upright, a label needs room on the axis instead.
+_LABEL_PX: Final = 12
+_LABEL_EM: Final = 0.64  # the width of a digit, the widest character of an amount
+_KEPT_TOGETHER: Final = re.compile(r"(R\$|\d{2}/\d{2}/\d{4}|opening|\+) ")
+_ROLLFORWARD_HEIGHT: Final = 500
+_X_LABELS_PX: Final = 90  # the step names under the axis, slanted when narrow
 
 
 def _whole_reais(amount_base: int) -> int:
@@ -109,13 +126,31 @@ def rollforward_figure(result: ReconResult) -> go.Figure:
         ("Reported", int(last["closing_base"]), "absolute"),
     ]
     title = _rollforward_title(periods, result.tz)
+    top = 20 + _LINE_PX * (title.count("<br>") + 1) + 16
+    labels = [format_brl_display(amount) for _, amount, _ in steps]
+    label_px = max(len(text) for text in labels) * _LABEL_EM * _LABEL_PX + 8
     figure.update_layout(
         # From the top of the figure down, with room for every line of it above the plot.
-        title={"text": title, "yref": "container", "y": 1, "yanchor": "top", "pad": {"t": 20}},
-        margin_t=36 + 24 * (title.count("<br>") + 1),
+        title={
+            "text": title,
+            "font": {"size": _TITLE_PX},
+            "x": 0,
+            "xref": "container",
+            "xanchor": "left",
+            "yref": "container",
+            "y": 1,
+            "yanchor": "top",
+            "pad": {"t": 20, "l": 8},
+        },
+        height=_ROLLFORWARD_HEIGHT,
+        margin={"t": top, "r": 16},
         # The day's movements are small beside the balance: the axis starts near the
-        # lowest level reached, not at zero, so they are seen.
-        yaxis_range=_axis_range([_whole_reais(level) for level in _levels(steps)]),
+        # lowest level reached, not at zero, so they are seen; with room above the
+        # highest bar and below the lowest for an upright label.
+        yaxis_range=_axis_range(
+            [_whole_reais(level) for level in _levels(steps)],
+            label_share=label_px / (_ROLLFORWARD_HEIGHT - top - _X_LABELS_PX),
+        ),
     )
     figure.add_trace(
         go.Waterfall(
@@ -124,8 +159,11 @@ def rollforward_figure(result: ReconResult) -> go.Figure:
             measure=[measure for _, _, measure in steps],
             hovertext=[f"{name}: {format_brl_display(amount)}" for name, amount, _ in steps],
             hoverinfo="text",
-            text=[format_brl_display(amount) for _, amount, _ in steps],
+            text=labels,
             textposition="outside",
+            textangle=-90,
+            textfont={"size": _LABEL_PX},
+            constraintext="none",
             cliponaxis=False,
         )
     )
@@ -136,7 +174,8 @@ def _rollforward_title(periods: pd.DataFrame, tz: str) -> str:
     """What the waterfall shows, and whether it closes: the days, then the reported
     closing against opening + movements on a line of its own; each reported balance inside
     the days that is off (a break the last one makes up for) on a line below, so a finding
-    is never hidden. One short line each: a plotly title does not wrap."""
+    is never hidden. A plotly title does not wrap: a line longer than fits the narrowest
+    figure (`_TITLE_CHARS`) is broken at a word."""
     first, last = periods.iloc[0], periods.iloc[-1]
     days = f"Balance {_instant(first['opening_at'], tz)} to {_instant(last['closing_at'], tz)}"
     expected_base = int(first["opening_base"])
@@ -146,11 +185,19 @@ def _rollforward_title(periods: pd.DataFrame, tz: str) -> str:
         offs.append((row["closing_at"], int(row["closing_base"]) - expected_base))
     verdict = _verdict("Reported closing is", offs[-1][1])
     inside = [
-        f"<br><sup>Inside: {_verdict(f'the balance reported at {_instant(at, tz)} is', off)}</sup>"
+        f"Inside: {_verdict(f'the balance reported at {_instant(at, tz)} is', off)}"
         for at, off in offs[:-1]
         if off
     ]
-    return f"{days}<br>{verdict}{''.join(inside)}"
+    return "<br>".join(_wrapped(line) for line in [days, verdict, *inside])
+
+
+def _wrapped(line: str) -> str:
+    """`line` broken at words into lines of at most `_TITLE_CHARS` characters; an amount
+    stays with its "R$", a time with its date, and "opening + movements" whole."""
+    kept = _KEPT_TOGETHER.sub("\\1\u00a0", line)  # textwrap breaks at ASCII spaces only
+    lines = textwrap.wrap(kept, _TITLE_CHARS, break_long_words=False, break_on_hyphens=False)
+    return "<br>".join(part.replace("\u00a0", " ") for part in lines)
 
 
 def _verdict(what: str, off_base: int) -> str:
@@ -173,11 +220,16 @@ def _levels(steps: list[tuple[str, int, str]]) -> list[int]:
     return levels
 
 
-def _axis_range(levels: list[int]) -> list[int]:
+def _axis_range(levels: list[int], label_share: float = 0.0) -> list[int]:
     """From a little under the lowest level to a little over the highest (whole reais),
-    never below zero when every level is positive."""
+    never below zero when every level is positive; `label_share` of the axis's height is
+    left free above the highest level and below the lowest (for a bar's label)."""
     low, high = min(levels), max(levels)
-    margin = max((high - low) // 2, 1)
+    spread = max(high - low, 1)
+    # The share of the axis two labels take leaves the rest to the spread of the levels
+    # (at most 80 % of the axis to labels: a very tall label shrinks the bars, not nothing).
+    share = min(max(label_share, 0.0), 0.4)
+    margin = max(spread // 2, math.ceil(spread * share / (1 - 2 * share)), 1)
     bottom = low - margin
     if low >= 0:
         bottom = max(bottom, 0)
