@@ -39,9 +39,11 @@ def test_every_title_line_fits_the_narrow_figure() -> None:
     assert all(len(line) <= _TITLE_CHARS for line in lines)
     assert "<sup>" not in title.text  # every line at the title's size, none smaller
     assert title.font.size == 12
-    # The title starts at the figure's left edge, and the plot below all of its lines.
+    # The title starts at the figure's left edge under plotly's toolbar (about 30 px
+    # high at the top right), and the plot below all of its lines.
     assert (title.x, title.xref, title.xanchor) == (0, "container", "left")
-    assert figure.layout.margin.t >= 20 + 16 * len(lines)
+    assert title.pad.t >= 30
+    assert figure.layout.margin.t >= title.pad.t + 16 * len(lines)
 
 
 def test_a_line_breaks_between_words_never_inside_an_amount_or_a_time() -> None:

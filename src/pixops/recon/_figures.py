@@ -34,6 +34,9 @@ _PT_BR_SEPARATORS = ",."
 _TITLE_PX: Final = 12
 _TITLE_CHARS: Final = 58
 _LINE_PX: Final = 16
+#: The title starts under plotly's toolbar, which shows at the top right on hover and in
+#: a narrow figure would cover the end of the first line.
+_TITLE_TOP: Final = 32
 #: The bar labels stand upright above (or below) their bars at full size: six bars
 #: side by side left each about 30 px at 800 px, and plotly shrank "R$ 8.103.577,79" to
 #: fit, unreadably small. Upright, a label needs room on the axis instead.
@@ -126,7 +129,7 @@ def rollforward_figure(result: ReconResult) -> go.Figure:
         ("Reported", int(last["closing_base"]), "absolute"),
     ]
     title = _rollforward_title(periods, result.tz)
-    top = 20 + _LINE_PX * (title.count("<br>") + 1) + 16
+    top = _TITLE_TOP + _LINE_PX * (title.count("<br>") + 1) + 16
     labels = [format_brl_display(amount) for _, amount, _ in steps]
     label_px = max(len(text) for text in labels) * _LABEL_EM * _LABEL_PX + 8
     figure.update_layout(
@@ -140,7 +143,7 @@ def rollforward_figure(result: ReconResult) -> go.Figure:
             "yref": "container",
             "y": 1,
             "yanchor": "top",
-            "pad": {"t": 20, "l": 8},
+            "pad": {"t": _TITLE_TOP, "l": 8},
         },
         height=_ROLLFORWARD_HEIGHT,
         margin={"t": top, "r": 16},
