@@ -317,3 +317,12 @@ def test_a_problem_that_starts_with_a_path_keeps_its_letters(
     assert problem(ValueError("ledger has no column 'entry_id'")) == (
         "Ledger has no column 'entry_id'."
     )
+
+
+def test_a_med_decision_reads_as_what_it_did_to_the_money() -> None:
+    from pixops.widgets import decision_label
+
+    assert decision_label("AGREED") == "Payer refunded"
+    assert decision_label("DISAGREED") == "Money kept"
+    assert decision_label("PARTIALLY_ACCEPTED") == "Partially accepted"
+    assert decision_label(None) == "—"

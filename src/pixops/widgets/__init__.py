@@ -39,6 +39,7 @@ from pixops.widgets._findings_table import findings_table
 from pixops.widgets._format import (
     brl,
     count_text,
+    decision_label,
     event_label,
     frame_table,
     label,
@@ -64,6 +65,7 @@ __all__ = [
     "brl",
     "check_service",
     "count_text",
+    "decision_label",
     "event_label",
     "fees_by_day_figure",
     "findings_figure",

@@ -108,6 +108,17 @@ def label(code: Any) -> str:
     return words[:1].upper() + words[1:]
 
 
+#: What the central bank's decision on a MED case did to the money (a bare "Agreed"
+#: left support asking: with whom?), short so a table fits beside the file browser.
+_DECISIONS: Final = {"AGREED": "Payer refunded", "DISAGREED": "Money kept"}
+
+
+def decision_label(result: Any) -> str:
+    """A MED case's analysis result in words: ``AGREED`` → ``Payer refunded``,
+    ``DISAGREED`` → ``Money kept``; any other code as `label` writes it."""
+    return _DECISIONS.get(str(result)) or label(result)
+
+
 #: The service's notices in a reader's words; an unknown one is spelled out from its code.
 _EVENT_WORDS: Final = {
     "pix.charge.paid": "Charge paid",

@@ -30,6 +30,7 @@ from pixops.widgets._format import (
     MED_VERDICTS,
     brl,
     count_text,
+    decision_label,
     event_label,
     html_table,
     label,
@@ -423,15 +424,10 @@ def _why_closed(case: Record, now: datetime) -> str | None:
     return None
 
 
-#: A decided case in the list: what the central bank's decision did to the money (a
-#: bare "Agreed" left support asking: with whom?), short so the table fits the panel.
-_DECIDED: Final = {"AGREED": "Payer refunded", "DISAGREED": "Money kept"}
-
-
 def _state(case: Record) -> str:
     """The status in words; a decided case's decision, its time left saying "closed"."""
-    result = str(case.get("analysis_result"))
-    return _DECIDED.get(result) or label(case.get("analysis_result") or case.get("status"))
+    result = case.get("analysis_result")
+    return decision_label(result) if result else label(case.get("status"))
 
 
 def _standing(case: Record, now: datetime) -> str:
