@@ -94,7 +94,9 @@ def test_the_balance_finding_reads_as_the_text_above_it_says() -> None:
     assert "*Ledger* is what the balance should be" in notes
     assert "*Statement* the balance reported" in notes
     # The summary's balance row shows only the difference: its note says which way it goes.
-    assert "*Balance does not close* row the balance reported minus what it should be" in notes
+    assert "*Balance does not close* row it is the balance reported minus what it should be" in (
+        notes
+    )
 
 
 def test_the_roll_forward_says_the_treasury_closing_is_short() -> None:

@@ -36,7 +36,7 @@ def ran(tmp_path_factory: pytest.TempPathFactory) -> tuple[ReconDashboard, Recor
 def test_the_planted_day_shows_every_finding(ran: tuple[ReconDashboard, Recorder]) -> None:
     board, _ = ran
     assert board.result is not None
-    assert "15/01/2026 (America/Sao_Paulo): 292 matched, 10 findings to check." in (
+    assert "15/01/2026 (São Paulo time): 292 matched, 10 findings to check." in (
         board.status.value
     )
     assert "R$ 353.103,22" in board.summary.value  # matched, both sides
@@ -255,7 +255,7 @@ def test_each_category_shows_its_own_figures(ran: tuple[ReconDashboard, Recorder
 def test_a_day_with_no_data_says_so_without_a_traceback(desk: Desk) -> None:
     board = ReconDashboard(desk.client, LEDGER, day="2025-12-01", now=desk.now)
     board.run()
-    assert "01/12/2025 (America/Sao_Paulo): no movement in the statement and no entry" in (
+    assert "01/12/2025 (São Paulo time): no movement in the statement and no entry" in (
         board.status.value
     )
     assert board.charts.outputs == ()  # no empty charts

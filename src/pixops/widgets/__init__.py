@@ -45,6 +45,7 @@ from pixops.widgets._format import (
     label,
     local_time,
     plural,
+    zone_text,
 )
 from pixops.widgets._inspector import TransactionInspector
 from pixops.widgets._inspector_html import movement_text
@@ -81,4 +82,5 @@ __all__ = [
     "status_by_day_figure",
     "urgency",
     "volume_by_day_figure",
+    "zone_text",
 ]

@@ -13,7 +13,7 @@ from datetime import date
 from typing import TYPE_CHECKING, Any, Final
 
 from pixops.money import format_brl_display
-from pixops.widgets._format import count_text, label, plural
+from pixops.widgets._format import count_text, label, plural, zone_text
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -136,14 +136,9 @@ def _day_slots(figure: go.Figure, days: int) -> None:
         figure.update_xaxes(range=[-0.5 - pad, days - 0.5 + pad])
 
 
-def _zone(tz: str) -> str:
-    """A zone as a reader names it: "São Paulo time", or the zone's name and "time"."""
-    return "São Paulo time" if tz == "America/Sao_Paulo" else f"{tz} time"
-
-
 def _day_axis(tz: str) -> str:
     """The day axis's title: calendar days (weekends too) in the zone they are counted in."""
-    return f"day ({_zone(tz)})"
+    return f"day ({zone_text(tz)})"
 
 
 def volume_by_day_figure(statement: pd.DataFrame, tz: str = "America/Sao_Paulo") -> go.Figure:
@@ -284,7 +279,7 @@ def received_by_hour_figure(statement: pd.DataFrame, tz: str = "America/Sao_Paul
             hoverinfo="text",
         )
     )
-    figure.update_layout(xaxis_title=f"hour of the day ({_zone(tz)})", yaxis_title="payments")
+    figure.update_layout(xaxis_title=f"hour of the day ({zone_text(tz)})", yaxis_title="payments")
     if not any(counts):  # 24 empty hours are no chart
         figure.data = ()
         _say_when_empty(figure, "no payment received in these days")

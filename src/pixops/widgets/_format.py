@@ -108,6 +108,11 @@ def label(code: Any) -> str:
     return words[:1].upper() + words[1:]
 
 
+def zone_text(tz: object) -> str:
+    """A time zone as a reader names it: "São Paulo time", else the zone's name + "time"."""
+    return "São Paulo time" if str(tz) == "America/Sao_Paulo" else f"{tz} time"
+
+
 #: What the central bank's decision on a MED case did to the money (a bare "Agreed"
 #: left support asking: with whom?), short so a table fits beside the file browser.
 _DECISIONS: Final = {"AGREED": "Payer refunded", "DISAGREED": "Money kept"}

@@ -43,6 +43,7 @@ from pixops.widgets._format import (
     plural,
     problem,
     text_of,
+    zone_text,
 )
 from pixops.widgets._recon_rows import (
     DIRECTION_WORDS,
@@ -280,19 +281,21 @@ class ReconDashboard(w.VBox):  # type: ignore[misc]
         nothing = window.empty and not findings and not counts["matched"]
         if nothing:
             self._set_status(
-                f"{days} ({tz}): no movement in the statement and no entry in the ledger: "
-                "nothing to reconcile.",
+                f"{days} ({zone_text(tz)}): no movement in the statement and no entry in the"
+                " ledger: nothing to reconcile.",
                 "info",
             )
         elif findings:
             self._set_status(
-                f"{days} ({tz}): {count_text(counts['matched'])} matched,"
+                f"{days} ({zone_text(tz)}): {count_text(counts['matched'])} matched,"
                 f" {plural(findings, 'finding')} to check.",
                 "warn",
             )
         else:
             self._set_status(
-                f"{days} ({tz}): {count_text(counts['matched'])} matched, nothing to check.", "ok"
+                f"{days} ({zone_text(tz)}): {count_text(counts['matched'])} matched,"
+                " nothing to check.",
+                "ok",
             )
         rows = [
             {
