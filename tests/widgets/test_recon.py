@@ -36,9 +36,7 @@ def ran(tmp_path_factory: pytest.TempPathFactory) -> tuple[ReconDashboard, Recor
 def test_the_planted_day_shows_every_finding(ran: tuple[ReconDashboard, Recorder]) -> None:
     board, _ = ran
     assert board.result is not None
-    assert "15/01/2026 (São Paulo time): 292 matched, 10 findings to check." in (
-        board.status.value
-    )
+    assert "15/01/2026 (São Paulo time): 292 matched, 10 findings to check." in (board.status.value)
     assert "R$ 353.103,22" in board.summary.value  # matched, both sides
     assert "-R$ 250,00" in board.summary.value  # the order whose payment never came
     assert "3531032200" not in board.summary.value
