@@ -152,7 +152,7 @@ def rollforward_figure(result: ReconResult) -> go.Figure:
         # highest bar and below the lowest for an upright label.
         yaxis_range=_axis_range(
             [_whole_reais(level) for level in _levels(steps)],
-            label_share=label_px / (_ROLLFORWARD_HEIGHT - top - _X_LABELS_PX),
+            label_ratio=label_px / (_ROLLFORWARD_HEIGHT - top - _X_LABELS_PX),
         ),
     )
     figure.add_trace(
@@ -223,15 +223,15 @@ def _levels(steps: list[tuple[str, int, str]]) -> list[int]:
     return levels
 
 
-def _axis_range(levels: list[int], label_share: float = 0.0) -> list[int]:
+def _axis_range(levels: list[int], label_ratio: float = 0.0) -> list[int]:
     """From a little under the lowest level to a little over the highest (whole reais),
-    never below zero when every level is positive; `label_share` of the axis's height is
+    never below zero when every level is positive; `label_ratio` of the axis's height is
     left free above the highest level and below the lowest (for a bar's label)."""
     low, high = min(levels), max(levels)
     spread = max(high - low, 1)
     # The share of the axis two labels take leaves the rest to the spread of the levels
     # (at most 80 % of the axis to labels: a very tall label shrinks the bars, not nothing).
-    share = min(max(label_share, 0.0), 0.4)
+    share = min(max(label_ratio, 0.0), 0.4)
     margin = max(spread // 2, math.ceil(spread * share / (1 - 2 * share)), 1)
     bottom = low - margin
     if low >= 0:
