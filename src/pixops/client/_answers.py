@@ -10,27 +10,19 @@ without acting twice.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import httpx
 
 from pixops.client._config import KeyCase
 from pixops.client._core import to_snake_bytes
 from pixops.client._errors import ResponseValidationError, error_from_response, with_outcome
-from pixops.client._receive import call_label, with_accepted_note
+from pixops.client._receive import call_label, json_or_none, with_accepted_note
 
 __all__ = ["decode", "read_answer"]
 
 T = TypeVar("T")
-
-
-def _json(body: bytes) -> Any:
-    try:
-        return json.loads(body)
-    except (ValueError, RecursionError):
-        return None
 
 
 def decode(response: httpx.Response, case: KeyCase) -> bytes:
@@ -40,7 +32,7 @@ def decode(response: httpx.Response, case: KeyCase) -> bytes:
         request = response.request
         error = error_from_response(status, body, response.headers)
         raise with_outcome(error, request.method, request.headers.get("idempotency-key"))
-    parsed = _json(body)
+    parsed = json_or_none(body)
     if isinstance(parsed, dict) and parsed.get("worked") is False:
         raise error_from_response(status, body, response.headers)
     if case == "camelCase":

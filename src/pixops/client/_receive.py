@@ -10,7 +10,7 @@ it does a failure to connect.
 from __future__ import annotations
 
 import json
-from typing import Final
+from typing import Any, Final
 
 import httpx
 
@@ -20,6 +20,7 @@ __all__ = [
     "MAX_RESPONSE_BYTES",
     "aread_capped",
     "call_label",
+    "json_or_none",
     "read_capped",
     "with_accepted_note",
 ]
@@ -77,11 +78,16 @@ def with_accepted_note(
     return noted
 
 
-def _transaction_id(body: bytes) -> str | None:
+def json_or_none(body: bytes) -> Any:
+    """The parsed body, or None when it is not JSON (or nested beyond reason)."""
     try:
-        parsed = json.loads(body)
+        return json.loads(body)
     except (ValueError, RecursionError):
         return None
+
+
+def _transaction_id(body: bytes) -> str | None:
+    parsed = json_or_none(body)
     for record in (parsed, parsed.get("data") if isinstance(parsed, dict) else None):
         if isinstance(record, dict):
             ident = record.get("transaction_id", record.get("transactionId"))
