@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import csv
 from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
@@ -96,3 +98,17 @@ def clean_pair(count: int) -> tuple[pa.Table, pa.Table]:
     stmt = [statement_row(n) for n in range(count)]
     ledger = [ledger_row(f"L{n}", f"PIXIN{n:06d}") for n in range(count)]
     return statement_table(stmt), ledger_table(ledger)
+
+
+def foreign_ledger(path: Path) -> Path:
+    """The demo month's ledger with every reference replaced by one of other books: a
+    ledger of another account, which pairs with no movement of the demo month."""
+    sample = Path(__file__).resolve().parents[2] / "data" / "sample_ledger.csv"
+    with sample.open(encoding="utf-8", newline="") as source:
+        rows = list(csv.DictReader(source))
+    with path.open("w", encoding="utf-8", newline="") as target:
+        writer = csv.DictWriter(target, fieldnames=list(rows[0]))
+        writer.writeheader()
+        for number, row in enumerate(rows):
+            writer.writerow({**row, "reference": f"other-books-{number:06d}"})
+    return path

@@ -10,6 +10,7 @@ import pytest
 
 from pixops.cli import build_parser
 from pixops.recon._cli import EXIT_ATTENTION, EXIT_BAD_INPUT, EXIT_CLEAN, run
+from tests.recon.builders import foreign_ledger
 
 DATA = Path(__file__).resolve().parents[2] / "data"
 
@@ -49,6 +50,26 @@ def test_the_planted_day_needs_attention(tmp_path: Path, monkeypatch: pytest.Mon
         "summary.txt",
     ):
         assert (tmp_path / name).is_file()
+
+
+def test_a_ledger_of_other_books_is_named_in_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Not one of its entries pairs with the day's statement: the run still needs
+    attention, and one line on stderr says the ledger is most likely not this account's."""
+    monkeypatch.delenv("PIXOPS_BASE_URL", raising=False)
+    ledger = foreign_ledger(tmp_path / "books.csv")
+    out = tmp_path / "out"
+    status, stdout, err = recon(
+        "--date", "2026-01-15", "--ledger", str(ledger), "--out", str(out), "--quiet"
+    )  # fmt: skip
+    assert status == EXIT_ATTENTION
+    assert "needs attention" in stdout
+    lines = err.splitlines()
+    assert len(lines) == 1
+    assert lines[0].startswith("pixops recon: None of the 299 ledger entries pairs with any of")
+    assert "the ledger file books.csv is most likely not this account's" in lines[0]
+    assert lines[0].endswith("set --ledger to your account's ledger file.")
 
 
 def test_a_clean_day_exits_zero(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

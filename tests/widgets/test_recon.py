@@ -11,10 +11,12 @@ import pytest
 
 from pixops.demo import demo_month
 from pixops.widgets import ReconDashboard, read_balance_snapshots
+from tests.recon.builders import foreign_ledger
 from tests.widgets.conftest import Desk, Recorder
 
 ROOT = Path(__file__).resolve().parents[2]
 LEDGER = ROOT / "data" / "sample_ledger.csv"
+SAMPLE_NAME = LEDGER.name
 BALANCES = ROOT / "data" / "balances.csv"
 PLOTLY = "application/vnd.plotly.v1+json"
 
@@ -37,6 +39,7 @@ def test_the_planted_day_shows_every_finding(ran: tuple[ReconDashboard, Recorder
     board, _ = ran
     assert board.result is not None
     assert "15/01/2026 (São Paulo time): 292 matched, 10 findings to check." in (board.status.value)
+    assert "pairs with any" not in board.status.value  # the demo month's own ledger pairs
     assert "R$ 353.103,22" in board.summary.value  # matched, both sides
     assert "-R$ 250,00" in board.summary.value  # the order whose payment never came
     assert "3531032200" not in board.summary.value
@@ -269,6 +272,26 @@ def test_a_day_with_no_data_and_balances_says_so(desk: Desk, tmp_path: Path) -> 
     assert "could not run" not in board.status.value
     assert board.result is not None
     assert board.category.value in {value for _, value in board.category.options}
+
+
+def test_a_ledger_of_other_books_says_so_first(desk: Desk, tmp_path: Path) -> None:
+    """A real account's statement against the demo ledger: hundreds of findings, and the
+    status line says in one sentence why, naming the setting given."""
+    ledger = foreign_ledger(tmp_path / SAMPLE_NAME)  # the demo month's file name
+    board = ReconDashboard(
+        desk.client, ledger, day="2026-01-15", now=desk.now, ledger_setting="ledger_path"
+    )
+    board.run()
+    assert board.result is not None
+    assert board.result.counts["matched"] == 0
+    assert "#b00020" in board.status.value  # in the error tone, not the usual warning
+    assert board.status_text.endswith(
+        "None of the 299 ledger entries pairs with any of the 298 statement movements of"
+        " 15/01/2026: sample_ledger.csv is the demo month's ledger, most likely not this"
+        " account's; set ledger_path to your account's ledger file."
+    )
+    with pytest.raises(TypeError, match="ledger_setting must be text"):
+        ReconDashboard(desk.client, LEDGER, ledger_setting=None)  # type: ignore[arg-type]
 
 
 def test_a_day_in_the_future_is_refused_without_calling_the_api(desk: Desk) -> None:

@@ -12,6 +12,7 @@
     result.category("unit_error")     # one frame per finding
     result.write("data/out/recon")    # Parquet, CSV and an Excel-friendly CSV
     result.summary_figure()           # plotly, amounts in pt-BR
+    result.ledger_warning("data/sample_ledger.csv")  # None: entries paired (see `unpaired`)
 
 Balance snapshots are `(as_of, balance_base)` pairs inside the statement's span;
 `balance_snapshot(client)` is the live `GET /balance`, for a statement loaded up to now.
@@ -37,7 +38,13 @@ from pixops.recon._inputs import (
     read_ledger,
     webhooks_table,
 )
-from pixops.recon._result import ATTENTION_CATEGORIES, CATEGORIES, CATEGORY_LABELS, ReconResult
+from pixops.recon._result import (
+    ATTENTION_CATEGORIES,
+    CATEGORIES,
+    CATEGORY_LABELS,
+    SAMPLE_LEDGER_NAME,
+    ReconResult,
+)
 from pixops.recon._run import balance_snapshot, reconcile
 from pixops.recon._sql import LOOKUPS, OUTPUTS, STEPS
 
@@ -49,6 +56,7 @@ __all__ = [
     "LEDGER_SCHEMA",
     "LOOKUPS",
     "OUTPUTS",
+    "SAMPLE_LEDGER_NAME",
     "STEPS",
     "WEBHOOKS_SCHEMA",
     "LedgerError",

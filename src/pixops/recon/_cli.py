@@ -6,7 +6,8 @@ the real one (or a `pixops serve`) when ``PIXOPS_BASE_URL`` is set (settings fro
 environment, then the nearest ``.env``, as `pixops.connect` reads them); otherwise the
 demo month in the embedded sandbox. Exit codes: 0 everything reconciled, 1 some finding
 needs attention, 2 bad arguments, input files or service settings, 3 the service could
-not be read.
+not be read. A ledger that pairs with not one movement of the statement (most likely
+another account's or day's: `ReconResult.ledger_warning`) is named in one line on stderr.
 The steps are small functions (`options_from`, `load_inputs`, `run_recon`,
 `write_outputs`) so that more outputs (an HTML report) slot in after `write_outputs`.
 """
@@ -270,4 +271,7 @@ def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None 
     print(result.summary_text(), file=stdout)
     verdict = "needs attention" if status == EXIT_ATTENTION else "everything reconciled"
     print(f"{verdict}; results in {options.out}", file=stdout)
+    foreign = result.ledger_warning(options.ledger, setting="--ledger")
+    if foreign is not None:  # last, where a person or a scheduler's log looks first
+        print(f"pixops recon: {foreign}", file=stderr)
     return status

@@ -46,7 +46,10 @@ from pixops.recon._staging import destination, staged_directory, writing
 if TYPE_CHECKING:
     import plotly.graph_objects as go
 
-__all__ = ["ATTENTION_CATEGORIES", "CATEGORIES", "ReconResult"]
+__all__ = ["ATTENTION_CATEGORIES", "CATEGORIES", "SAMPLE_LEDGER_NAME", "ReconResult"]
+
+#: The file name of the demo month's ledger (``data/sample_ledger.csv``).
+SAMPLE_LEDGER_NAME: Final = "sample_ledger.csv"
 
 #: Every finding, in the order reports list them.
 ATTENTION_CATEGORIES: Final = (
@@ -126,6 +129,50 @@ class ReconResult:
         """True when any category other than ``matched`` has an item."""
         counts = self.counts
         return any(counts[category] for category in ATTENTION_CATEGORIES)
+
+    @property
+    def unpaired(self) -> tuple[int, int] | None:
+        """``(ledger entries, statement movements)`` in scope when not one of them paired
+        although the statement has movements; None when something paired or the statement
+        has nothing. A pair is a match or a finding that names both sides (an amount, fee,
+        status, day or unit that differs); a ledger of another account or day pairs with
+        nothing, so every row reads as missing. The rule behind `ledger_warning`."""
+        rows = self.discrepancies[self.discrepancies["category"] != "balance_difference"]
+        both = rows["entry_id"].notna() & rows["statement_id"].notna()
+        if len(self.matched) or bool(both.any()):
+            return None
+        movements = int(rows["statement_id"].dropna().nunique())
+        if not movements:
+            return None
+        return int(rows["entry_id"].dropna().nunique()), movements
+
+    def ledger_warning(
+        self, ledger: object = None, *, setting: str = "the ledger path"
+    ) -> str | None:
+        """One sentence for people when nothing paired (`unpaired`): the ledger file is most
+        likely not this account's (or not these days'), naming the file (``ledger``, a path;
+        the demo month's when it is `SAMPLE_LEDGER_NAME`) and what to set (``setting``:
+        ``ledger_path`` in a notebook, ``--ledger`` on the command line). None otherwise."""
+        sides = self.unpaired
+        if sides is None:
+            return None
+        entries, movements = sides
+        name = Path(ledger).name if isinstance(ledger, str | Path) else None
+        one_day = self.first_day is not None and self.first_day == self.last_day
+        days = "this day's" if one_day else "these days'"
+        if name == SAMPLE_LEDGER_NAME:
+            whose = f"{name} is the demo month's ledger, most likely not this account's"
+        else:
+            whose = f"the ledger file {name}" if name else "the ledger"
+            whose += f" is most likely not this account's (or not {days})"
+        period = "" if self.first_day is None else f" of {self._period()}"
+        counted = f"{_count(movements)} statement {'movement' if movements == 1 else 'movements'}"
+        if entries:
+            listed = f"{_count(entries)} ledger {'entry' if entries == 1 else 'entries'}"
+            nothing = f"None of the {listed} pairs with any of the {counted}{period}"
+        else:
+            nothing = f"The ledger has no entry to pair with the {counted}{period}"
+        return f"{nothing}: {whose}; set {setting} to your account's ledger file."
 
     def category(self, name: str) -> pd.DataFrame:
         """The rows of one category (``matched`` gives the matched frame)."""

@@ -85,7 +85,11 @@ def not_utf8(path: Path) -> str:
 
 
 class ReconDashboard(w.VBox):  # type: ignore[misc]
-    """Reconcile a business day (or a range) and explore what does not match."""
+    """Reconcile a business day (or a range) and explore what does not match.
+
+    ``ledger_setting`` names where the ledger is set (``ledger_path`` in a notebook): the
+    status line names it when not one ledger entry pairs with the statement
+    (`ReconResult.ledger_warning`)."""
 
     def __init__(
         self,
@@ -97,6 +101,7 @@ class ReconDashboard(w.VBox):  # type: ignore[misc]
         tz: str = "America/Sao_Paulo",
         out_dir: str | Path = "data/out",
         now: Clock | None = None,
+        ledger_setting: str = "the dashboard's ledger",
     ) -> None:
         check_client(client, "statement", "balance")
         from pixops.frames import parse_day, parse_tz
@@ -108,8 +113,12 @@ class ReconDashboard(w.VBox):  # type: ignore[misc]
             raise TypeError("balances must be the path of a balance snapshots CSV, or None")
         if not isinstance(out_dir, str | Path):
             raise TypeError("out_dir must be a folder path")
+        if not isinstance(ledger_setting, str):
+            raise TypeError("ledger_setting must be text, like 'ledger_path'")
         self.client = client
         self.ledger = ledger
+        #: Where the ledger is set, for the warning when nothing pairs (e.g. ``ledger_path``).
+        self.ledger_setting = ledger_setting
         self.balances_path = None if balances is None else Path(balances)
         self.out_dir = Path(out_dir)
         self._now = clock_for(client, now)
@@ -279,7 +288,14 @@ class ReconDashboard(w.VBox):  # type: ignore[misc]
         days_in = statement["created_at"].dt.tz_convert(tz).dt.date
         window = statement[((days_in >= first) & (days_in <= last)).astype(bool)]
         nothing = window.empty and not findings and not counts["matched"]
-        if nothing:
+        foreign = result.ledger_warning(self.ledger, setting=self.ledger_setting)
+        if foreign is not None:  # nothing paired: say why before the hundreds of findings
+            self._set_status(
+                f"{days} ({zone_text(tz)}): {count_text(counts['matched'])} matched,"
+                f" {plural(findings, 'finding')} to check. {foreign}",
+                "error",
+            )
+        elif nothing:
             self._set_status(
                 f"{days} ({zone_text(tz)}): no movement in the statement and no entry in the"
                 " ledger: nothing to reconcile.",
