@@ -80,5 +80,5 @@ def test_the_daily_page_is_titled_with_its_day_the_pt_br_way(
 
     monkeypatch.setattr(daily, "render_report", render)
     daily_report(date(2026, 1, 15), tmp_path / "r.html", notebook=tmp_path / "daily.ipynb")
-    assert seen["title"] == "Reconciliation 15/01/2026 (America/Sao_Paulo)"
+    assert seen["title"] == "Reconciliation 15/01/2026 (São Paulo time)"
     assert seen["parameters"] == {"business_date": "2026-01-15", "timezone": "America/Sao_Paulo"}

@@ -114,7 +114,7 @@ def test_the_page_title_is_the_one_given_not_the_notebook_s() -> None:
     notebook's own title, "Daily reconciliation", named none."""
     notebook = _notebook_with_widget_chart()
     notebook.metadata["title"] = "Daily reconciliation"
-    page = export_html(notebook, title="Reconciliation 15/01/2026 (America/Sao_Paulo)")
-    assert "<title>Reconciliation 15/01/2026 (America/Sao_Paulo)</title>" in page
+    page = export_html(notebook, title="Reconciliation 15/01/2026 (São Paulo time)")
+    assert "<title>Reconciliation 15/01/2026 (São Paulo time)</title>" in page
     assert "<title>Daily reconciliation</title>" not in page
     assert notebook.metadata["title"] == "Daily reconciliation"  # the notebook is untouched

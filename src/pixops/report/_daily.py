@@ -60,7 +60,10 @@ def daily_report(
         if not balances.is_file():
             raise ReportError(f"no such balances file: {balances}")
         parameters[BALANCES_PARAMETER] = str(balances.resolve())
-    title = f"Reconciliation {business_date:%d/%m/%Y} ({timezone})"
+    from pixops.widgets._format import zone_text  # here: `pixops --help` loads no widgets
+
+    # The reader's words for the zone ("São Paulo time"), as the notebook's heading says it.
+    title = f"Reconciliation {business_date:%d/%m/%Y} ({zone_text(timezone)})"
     return render_report(notebook, out, parameters=parameters, title=title)
 
 
