@@ -90,3 +90,48 @@ def test_a_mistyped_zone_is_answered_with_the_name_meant(typed: str, hint: str) 
     with pytest.raises(ValueError, match=f"unknown time zone {re.escape(repr(typed))}") as error:
         parse_tz(typed)
     assert hint in str(error.value)
+
+
+@given(
+    st.lists(
+        st.one_of(
+            st.none(),
+            st.datetimes(
+                min_value=datetime(1900, 1, 2),
+                max_value=datetime(2100, 12, 30),
+                timezones=st.just(UTC),
+            ),
+        ),
+        max_size=40,
+    ),
+    st.sampled_from(["America/Sao_Paulo", "America/Noronha", "Asia/Kathmandu", "Pacific/Chatham"]),
+)
+def test_local_dates_are_the_day_each_instant_falls_on_in_the_zone(
+    instants: list[datetime | None], zone: str
+) -> None:
+    # Zones with daylight saving at midnight (São Paulo until 2019) and with offsets of
+    # :45: each instant's day is the one zoneinfo gives it, one instant at a time.
+    import pyarrow as pa
+
+    from pixops.frames import local_dates
+
+    column = pa.chunked_array(
+        [
+            pa.array(instants[:3], pa.timestamp("us", tz="UTC")),
+            pa.array(instants[3:], pa.timestamp("us", tz="UTC")),
+        ]
+    )
+    expected = [None if at is None else at.astimezone(ZoneInfo(zone)).date() for at in instants]
+    days = local_dates(column, zone)
+    assert days.type == pa.date32()
+    assert days.to_pylist() == expected
+
+
+def test_local_dates_take_only_zoned_timestamps() -> None:
+    import pyarrow as pa
+
+    from pixops.frames import local_dates
+
+    with pytest.raises(TypeError, match="time-zone-aware timestamps"):
+        local_dates(pa.array([datetime(2026, 1, 15)], pa.timestamp("us")), "America/Sao_Paulo")
+    assert local_dates(pa.chunked_array([], pa.timestamp("ms", tz="UTC")), "UTC").to_pylist() == []

@@ -23,7 +23,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from pixops.frames import WINDOW_ATTR, as_table, parse_tz, to_frame
+from pixops.frames import WINDOW_ATTR, as_table, local_dates, parse_tz, to_frame
 from pixops.money import MoneyError, check_int64
 from pixops.recon._balances import balances_table
 from pixops.recon._database import cursor
@@ -225,7 +225,7 @@ def prepare_inputs(
         raise ValueError(f"end {last} is before start {first}")
     zone = _zone_name(tz)
     return {
-        "statement_in": _numbered(as_table(statement), "sn"),
+        "statement_in": _numbered(_with_business_date(as_table(statement), zone), "sn"),
         "ledger_in": _numbered(read_ledger(ledger, mapping, tz=zone), "ln"),
         "webhooks_in": webhooks_table(webhooks),
         "balances_in": balances_table(balances),
@@ -280,32 +280,41 @@ def _run(
             looked_up = {output for output, _, _, _ in lookups}
             numbers = sorted({number for _, _, _, number in lookups})
             selected = [c for c in columns.split(", ") if c not in looked_up] + numbers
-            query = f"SELECT {', '.join(selected)} FROM {name} ORDER BY {order}"  # noqa: S608
-            table = con.sql(query).to_arrow_table()
+            sort_after = bool(looked_up & {term.split()[0] for term in order.split(", ")})
+            query = f"SELECT {', '.join(selected)} FROM {name}"  # noqa: S608
+            table = con.sql(query if sort_after else f"{query} ORDER BY {order}").to_arrow_table()
             if lookups:
-                table = _looked_up(table, columns.split(", "), lookups, inputs)
+                table = _looked_up(table, lookups, inputs)
+            if sort_after:
+                con.register("looked_up", table)
+                table = con.sql(f"SELECT * FROM looked_up ORDER BY {order}").to_arrow_table()  # noqa: S608
+                con.unregister("looked_up")
+            if columns != "*":
+                table = table.select(columns.split(", "))
             outputs[name] = to_frame(_utc(table))
     return outputs
 
 
 def _looked_up(
-    table: pa.Table,
-    columns: list[str],
-    lookups: tuple[tuple[str, str, str, str], ...],
-    inputs: dict[str, pa.Table],
+    table: pa.Table, lookups: tuple[tuple[str, str, str, str], ...], inputs: dict[str, pa.Table]
 ) -> pa.Table:
-    """``columns`` in order: the looked-up ones taken by position (row number n is row
-    n - 1 of its input, a categorical decoded to text), the others from ``table``."""
-    taken: dict[str, pa.ChunkedArray] = {}
+    """``table`` with its looked-up columns added, taken by position (row number n is row
+    n - 1 of its input; no number, no value; a categorical decoded to text)."""
     for output, source, column, number in lookups:
         positions = pc.subtract(table.column(number), 1)
         values = inputs[source].column(column).take(positions)
         if pa.types.is_dictionary(values.type):
             values = values.cast(values.type.value_type)
-        taken[output] = values
-    return pa.table(
-        [taken[name] if name in taken else table.column(name) for name in columns],
-        names=columns,
+        table = table.append_column(output, values)
+    return table
+
+
+def _with_business_date(statement: pa.Table, zone: str) -> pa.Table:
+    """The statement with ``business_date`` as its first column: the day of each row's
+    ``created_at`` in ``zone``, converted once here (a per-row zone conversion in the SQL
+    cost ~0.2 s of CPU at a million rows, in two steps)."""
+    return statement.add_column(
+        0, "business_date", local_dates(statement.column("created_at"), zone)
     )
 
 

@@ -2,8 +2,8 @@
 `_matching` goes from identifiers to pairs, `_findings` says what they show, and the
 order they run in is here).
 
-The host registers the inputs as views and sets the session time zone (business days are
-``CAST(created_at AS DATE)`` in that zone), then runs `STEPS` in order, each a temporary
+The host registers the inputs as views and sets the session time zone (a balance's day is
+``CAST(closing_at AS DATE)`` in that zone), then runs `STEPS` in order, each a temporary
 table or view named by the step (DuckDB: ``CREATE OR REPLACE TEMP TABLE name AS ...``;
 Spark: ``spark.sql(sql).createOrReplaceTempView(name)``), and reads `OUTPUTS`, adding
 their `LOOKUPS`. The text keeps to what DuckDB 2.0 and Spark 4 run the same way: no
@@ -12,7 +12,10 @@ identifiers, ``NULLS LAST``/``FIRST`` always written, money sums cast back to BI
 
 Inputs (``sn`` and ``ln`` are the rows' positions 1, 2, ..., added by the host: they break
 ties deterministically, and once identifiers are matched every join is on them):
-- ``statement_in``: ``sn`` plus the statement schema (`pixops.frames.STATEMENT_SCHEMA`).
+- ``statement_in``: ``sn``, ``business_date`` (the day of ``created_at`` in the zone, a
+  DATE: the host converts the column once, vectorised, as `pixops.frames.local_dates`;
+  Spark: ``to_date(from_utc_timestamp(created_at, zone))``), then the statement schema
+  (`pixops.frames.STATEMENT_SCHEMA`).
 - ``ledger_in``: ``ln`` plus `pixops.recon.LEDGER_SCHEMA`.
 - ``webhooks_in``: event_type, transaction_id, original_transaction_id, created_at.
 - ``balances_in``: as_of (timestamp), balance_base.
@@ -28,7 +31,6 @@ from pixops.recon._sql._findings import (
     BALANCE_BREAKS,
     DISCREPANCIES,
     DOUBLE_BOOKED,
-    FINDINGS,
     HOOK_HITS,
     HOOK_STATUS,
     MATCHED,
@@ -83,7 +85,6 @@ STEPS: Final[tuple[tuple[str, str, bool], ...]] = (
     ("snapshots", SNAPSHOTS, True),
     ("rollforward", ROLLFORWARD, True),
     ("balance_breaks", BALANCE_BREAKS, True),
-    ("findings", FINDINGS, True),
     ("discrepancies", DISCREPANCIES, True),
     ("matched", MATCHED, True),
     ("refund_rows", REFUND_ROWS, True),
@@ -107,7 +108,8 @@ OUTPUTS: Final[dict[str, tuple[str, str]]] = {
         " ledger_status, statement_status, booked_on, business_date, detail",
         "category ASC NULLS LAST, business_date ASC NULLS LAST, booked_on ASC NULLS LAST,"
         " entry_id ASC NULLS LAST, transaction_id ASC NULLS LAST,"
-        " statement_id ASC NULLS LAST, reference ASC NULLS LAST, detail ASC NULLS LAST",
+        " statement_id ASC NULLS LAST, reference ASC NULLS LAST, detail ASC NULLS LAST,"
+        " sn ASC NULLS LAST, ln ASC NULLS LAST",
     ),
     "refunds": (
         "*",
@@ -121,15 +123,17 @@ OUTPUTS: Final[dict[str, tuple[str, str]]] = {
     ),
 }
 
+_IDS: Final = (
+    ("entry_id", "ledger_in", "entry_id", "ln"),
+    ("reference", "ledger_in", "reference", "ln"),
+    ("transaction_id", "statement_in", "transaction_id", "sn"),
+    ("statement_id", "statement_in", "id", "sn"),
+)
 #: Text an output takes, decoded, from the input row a number points at: (output column,
 #: input, input column, number). Positions here (a join on the number elsewhere), so a
-#: million matched rows carry no text through the joins and the sort.
+#: million matched rows carry no text through the joins and the sort; an output ordered
+#: by such a column is sorted once it is taken (every order is ascending, nulls last).
 LOOKUPS: Final[dict[str, tuple[tuple[str, str, str, str], ...]]] = {
-    "matched": (
-        ("entry_id", "ledger_in", "entry_id", "ln"),
-        ("reference", "ledger_in", "reference", "ln"),
-        ("transaction_id", "statement_in", "transaction_id", "sn"),
-        ("statement_id", "statement_in", "id", "sn"),
-        ("payment_status", "statement_in", "payment_status", "sn"),
-    ),
+    "matched": (*_IDS, ("payment_status", "statement_in", "payment_status", "sn")),
+    "discrepancies": _IDS,
 }

@@ -45,8 +45,7 @@ SELECT d.*,
 FROM (
     SELECT s.sn, CAST(s.payment_status AS STRING) AS payment_status,
            CAST(s.direction AS STRING) AS direction,
-           s.amount_base, s.fee_base, s.completed_at,
-           CAST(s.created_at AS DATE) AS business_date
+           s.amount_base, s.fee_base, s.completed_at, s.business_date
     FROM statement_in s LEFT JOIN copies c ON c.sn = s.sn
     WHERE c.sn IS NULL
 ) d
@@ -79,19 +78,20 @@ FROM ledger_in l CROSS JOIN scope_in sc
 STMT_KEYS = """
 SELECT k.match_key, k.sn, CAST(k.direction AS STRING) AS direction,
        CAST(k.payment_status AS STRING) AS payment_status, k.amount_base, k.fee_base,
-       k.created_at
+       k.business_date
 FROM (
     SELECT transaction_id AS match_key, sn, direction, payment_status, amount_base,
-           fee_base, created_at
+           fee_base, business_date
     FROM statement_in
     UNION ALL
-    SELECT end_to_end_id, sn, direction, payment_status, amount_base, fee_base, created_at
+    SELECT end_to_end_id, sn, direction, payment_status, amount_base, fee_base,
+           business_date
     FROM statement_in WHERE end_to_end_id IS NOT NULL
     UNION ALL
-    SELECT external_id, sn, direction, payment_status, amount_base, fee_base, created_at
+    SELECT external_id, sn, direction, payment_status, amount_base, fee_base, business_date
     FROM statement_in WHERE external_id IS NOT NULL
     UNION ALL
-    SELECT tag, sn, direction, payment_status, amount_base, fee_base, created_at
+    SELECT tag, sn, direction, payment_status, amount_base, fee_base, business_date
     FROM statement_in WHERE tag IS NOT NULL
 ) k
 """
@@ -123,11 +123,11 @@ FROM (
             + CASE WHEN k.payment_status = 'settled' THEN 0 ELSE 2 END
             + CASE WHEN k.amount_base = l.amount_base THEN 0 ELSE 1 END) * 4294967296
            + k.sn AS rank_key,
-           CAST(k.created_at AS DATE) AS business_date, l.in_scope AS ledger_in_scope,
+           k.business_date, l.in_scope AS ledger_in_scope,
            l.amount_base <> k.amount_base AS amounts_differ,
            l.amount_base = k.amount_base
            AND (l.fee_base IS NULL OR l.fee_base = k.fee_base)
-           AND l.booked_on = CAST(k.created_at AS DATE)
+           AND l.booked_on = k.business_date
            AND (l.direction IS NULL OR l.direction = k.direction)
            AND l.status = k.payment_status AS agrees
     FROM led l
