@@ -11,13 +11,25 @@ import pytest
 from playwright.sync_api import Browser, expect
 
 from pixops.report import daily_report, remote_references
-from tests.browser._lab import clipped_chart_text, screenshot
+from tests.browser._lab import clipped_chart_text, screenshot, screenshot_at
 from tests.browser._notebooks import notebook_named
 
 # Generous: the machine is shared, and a changed engine rebuilds the demo month first.
 pytestmark = pytest.mark.timeout(600)
 
 REPORT_DAY = date(2026, 1, 15)  # the day the sample ledger's discrepancies are planted on
+
+#: The summary table (the first table after the "Summary" heading): its width and the
+#: width of the box around it, which scrolls sideways when the table is wider.
+_SUMMARY_WIDTHS = """() => {
+  let cell = document.getElementById("Summary").closest(".jp-Cell");
+  let table = null;
+  while (cell && !table) {
+    cell = cell.nextElementSibling;
+    table = cell && cell.querySelector("table");
+  }
+  return {table: table.scrollWidth, box: table.parentElement.clientWidth};
+}"""
 
 
 def test_the_daily_report_renders_offline(
@@ -60,3 +72,16 @@ def test_the_daily_report_renders_offline(
         page.screenshot(path=str(screenshot(page, "report-full")), full_page=True)
     finally:
         context.close()
+
+    # A 600 px window (a phone on its side, half a laptop screen): the summary fits.
+    narrow = browser.new_context(viewport={"width": 600, "height": 900}, offline=True)
+    try:
+        page = narrow.new_page()
+        page.goto(out.as_uri())
+        summary = page.locator("#Summary")
+        expect(summary).to_be_visible(timeout=30_000)
+        widths = page.evaluate(_SUMMARY_WIDTHS)
+        assert widths["table"] <= widths["box"], f"the summary scrolls sideways at 600 px: {widths}"
+        screenshot_at(page, summary, "report-summary-600")
+    finally:
+        narrow.close()
