@@ -9,8 +9,10 @@ into float64).
 from __future__ import annotations
 
 import contextlib
+import os
 import warnings
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from datetime import date, datetime, time, timedelta, tzinfo
 from pathlib import Path
@@ -255,7 +257,7 @@ def run_steps(
         raise ValueError(f"no step named {until!r}")
     con.execute(f"SET TimeZone = '{zone}'")
     for name, table in inputs.items():
-        con.register(name, table)
+        con.register(name, _in_chunks(table))
     try:
         for name, sql, materialise in STEPS:
             kind = "TABLE" if materialise else "VIEW"
@@ -299,12 +301,20 @@ def _looked_up(
     table: pa.Table, lookups: tuple[tuple[str, str, str, str], ...], inputs: dict[str, pa.Table]
 ) -> pa.Table:
     """``table`` with its looked-up columns added, taken by position (row number n is row
-    n - 1 of its input; no number, no value; a categorical decoded to text)."""
-    for output, source, column, number in lookups:
-        positions = pc.subtract(table.column(number), 1)
-        values = inputs[source].column(column).take(positions)
+    n - 1 of its input; no number, no value; a categorical decoded to text). The columns
+    are taken on all cores (Arrow releases the GIL): ~80 ms of copying at a million rows."""
+    positions = {number: pc.subtract(table.column(number), 1) for _, _, _, number in lookups}
+
+    def take(lookup: tuple[str, str, str, str]) -> pa.ChunkedArray:
+        _, source, column, number = lookup
+        values = inputs[source].column(column).take(positions[number])
         if pa.types.is_dictionary(values.type):
             values = values.cast(values.type.value_type)
+        return values
+
+    with ThreadPoolExecutor(max_workers=os.cpu_count()) as pool:
+        taken = list(pool.map(take, lookups))
+    for (output, _, _, _), values in zip(lookups, taken, strict=True):
         table = table.append_column(output, values)
     return table
 
@@ -319,12 +329,17 @@ def _with_business_date(statement: pa.Table, zone: str) -> pa.Table:
 
 
 def _numbered(table: pa.Table, name: str) -> pa.Table:
-    """The table with its row positions (1, 2, ...) as a first column ``name``, in chunks
-    of `CHUNK_ROWS` (zero-copy slices): DuckDB scans an Arrow table one chunk per task, so
-    a table in one chunk would be read by one core."""
+    """The table with its row positions (1, 2, ...) as a first column ``name``."""
     positions = pa.array(np.arange(1, table.num_rows + 1, dtype=np.int64))
-    numbered = table.add_column(0, name, positions)
-    return pa.Table.from_batches(numbered.to_batches(max_chunksize=CHUNK_ROWS), numbered.schema)
+    return table.add_column(0, name, positions)
+
+
+def _in_chunks(table: pa.Table) -> pa.Table:
+    """The table in chunks of at most `CHUNK_ROWS` (zero-copy slices) for DuckDB, which
+    scans an Arrow table one chunk per task: a table in one chunk would be read by one
+    core. The inputs themselves stay whole, as read: `_looked_up` takes rows from them,
+    and a take across chunks first copies them into one (~40 ms at a million rows)."""
+    return pa.Table.from_batches(table.to_batches(max_chunksize=CHUNK_ROWS), table.schema)
 
 
 def _utc(table: pa.Table) -> pa.Table:
