@@ -124,3 +124,55 @@ def test_the_payment_cell_can_be_run_again(
     assert capsys.readouterr().out == first
     assert "Status:    Settled" in first
     assert "Credited:  R$ 49,41" in first
+
+
+def test_the_month_is_set_in_one_place() -> None:
+    """Notebook 02's month was written in its code (two dates and the printed period): an
+    analyst changes `month` in the `parameters` cell, and no code cell names a day."""
+    from pixops.report import declared_parameters
+
+    notebook: Any = nbformat.read(_NOTEBOOKS / "02_statement_analysis.ipynb", as_version=4)  # type: ignore[no-untyped-call]
+    assert declared_parameters(_NOTEBOOKS / "02_statement_analysis.ipynb") == {"month"}
+    code = [c for c in notebook.cells if c.cell_type == "code"]
+    assert "parameters" in code[0].metadata.get("tags", [])
+    assert 'month = "2026-01"' in code[0].source
+    assert "month" in notebook.cells[0].source  # the heading's text says where it is set
+    for cell in code[1:]:
+        assert not re.search(r"20[0-9]{2}-[0-9]{2}", cell.source), cell.source
+
+
+def test_the_month_gives_its_first_and_last_day() -> None:
+    from datetime import date
+
+    from pixops.widgets import Stopped, month_days
+
+    assert month_days("2026-01") == (date(2026, 1, 1), date(2026, 1, 31))
+    assert month_days("2024-02") == (date(2024, 2, 1), date(2024, 2, 29))
+    for typed in ("2026-13", "2026-1", "janeiro", "2026-01-01", None, "0000-01"):
+        with pytest.raises(Stopped, match="month must be a year and a month written yyyy-mm"):
+            month_days(typed)
+
+
+def test_a_month_without_payments_received_has_no_average(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """With the month a setting, a month not yet begun is one edit away: its numbers cell
+    divided by zero payments received (ZeroDivisionError) and the report stopped there."""
+    import pandas as pd
+
+    from pixops.widgets import count_text
+
+    source = _cell_with("02_statement_analysis.ipynb", "Average payment received")
+    text = pd.Series([], dtype="string[pyarrow]")
+    money = pd.Series([], dtype="int64[pyarrow]")
+    empty = {"payment_status": text, "direction": text}
+    empty.update(dict.fromkeys(("amount_base", "fee_base", "net_base"), money))
+    namespace: dict[str, Any] = {
+        "statement": pd.DataFrame(empty),
+        "format_brl_display": format_brl_display,
+        "count_text": count_text,
+    }
+    exec(compile(source, "month-in-numbers", "exec"), namespace)
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split() == ["Received", "R$", "0,00"]
+    assert lines[-1].split() == ["Average", "payment", "received", "—"]

@@ -26,7 +26,7 @@ also works headless: set its widgets' values and call its methods (or
 `button.click()`), then read its widgets.
 """
 
-from pixops.widgets._base import Stopped, check_service
+from pixops.widgets._base import Stopped, check_service, month_days
 from pixops.widgets._charts import (
     fees_by_day_figure,
     findings_figure,
@@ -74,6 +74,7 @@ __all__ = [
     "frame_table",
     "label",
     "local_time",
+    "month_days",
     "movement_text",
     "payer_banks_figure",
     "plural",

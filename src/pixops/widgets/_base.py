@@ -22,6 +22,7 @@ __all__ = [
     "events_for",
     "fitted",
     "inbox_for",
+    "month_days",
     "side_by_side",
     "when_clicked",
     "zone_hint",
@@ -176,6 +177,24 @@ class Stopped(PixopsError):  # noqa: N818  (what the reader sees: "Stopped")
 
     def _render_traceback_(self) -> list[str]:
         return [str(self)]
+
+
+def month_days(month: object) -> tuple[date, date]:
+    """The first and the last day of a month written ``yyyy-mm`` (``"2026-01"``, a
+    notebook's ``month`` setting); anything else stops a notebook's Run All in one line
+    (`Stopped`) naming the setting and an example."""
+    import calendar
+    import re
+
+    found = (
+        re.fullmatch(r"([0-9]{4})-([0-9]{2})", month.strip()) if isinstance(month, str) else None
+    )
+    year, number = (0, 0) if found is None else (int(found.group(1)), int(found.group(2)))
+    if year < 1 or not 1 <= number <= 12:
+        raise Stopped(
+            f"month must be a year and a month written yyyy-mm, like 2026-01, not {month!r}."
+        )
+    return date(year, number, 1), date(year, number, calendar.monthrange(year, number)[1])
 
 
 def check_service(client: Any) -> None:
