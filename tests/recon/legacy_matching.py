@@ -69,7 +69,32 @@ FROM pairs p
 WHERE p.in_scope AND p.agrees
 """
 
+# `stmt` and `unclaimed` as they were before `stmt` carried each row's pair, with the
+# business day converted in SQL (the host now hands it over: an independent check of it).
+_STMT = """
+SELECT d.*,
+       (sc.first_day IS NULL OR d.business_date >= sc.first_day)
+       AND (sc.last_day IS NULL OR d.business_date <= sc.last_day) AS in_scope
+FROM (
+    SELECT s.sn, CAST(s.payment_status AS STRING) AS payment_status,
+           CAST(s.direction AS STRING) AS direction,
+           s.amount_base, s.fee_base, s.completed_at,
+           CAST(s.created_at AS DATE) AS business_date
+    FROM statement_in s LEFT JOIN copies c ON c.sn = s.sn
+    WHERE c.sn IS NULL
+) d
+CROSS JOIN scope_in sc
+"""
+
+_UNCLAIMED = """
+SELECT s.sn FROM stmt s
+WHERE s.in_scope AND s.payment_status IN ('settled', 'processing')
+  AND NOT EXISTS (SELECT 1 FROM claims c WHERE c.sn = s.sn)
+"""
+
 _REPLACED = {
+    "stmt": _STMT,
+    "unclaimed": _UNCLAIMED,
     "stmt_keys": _STMT_KEYS,
     "cand": _CAND,
     "picks": _PICKS,

@@ -128,4 +128,6 @@ def test_the_reference_runs_other_text() -> None:
         "claims",
         "pairs",
         "matched",
+        "stmt",
+        "unclaimed",
     }

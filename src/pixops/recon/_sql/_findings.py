@@ -51,8 +51,7 @@ WHERE p.in_scope AND NOT p.agrees
 # Statement rows in scope that moved money and are paired with no entry (few rows).
 UNCLAIMED = """
 SELECT s.sn FROM stmt s
-WHERE s.in_scope AND s.payment_status IN ('settled', 'processing')
-  AND NOT EXISTS (SELECT 1 FROM claims c WHERE c.sn = s.sn)
+WHERE s.in_scope AND s.payment_status IN ('settled', 'processing') AND s.ln IS NULL
 """
 
 # `referenced`: some entry names them (then a settled one was paid twice).
@@ -219,10 +218,9 @@ FROM balance_breaks b
 
 # Pairs that agree on everything, on row numbers; their ids are added by `LOOKUPS`.
 MATCHED = """
-SELECT p.ln, p.sn, s.amount_base, s.fee_base, s.business_date AS booked_on, s.business_date
-FROM pairs p
-JOIN stmt s ON s.sn = p.sn
-WHERE p.in_scope AND p.agrees
+SELECT s.ln, s.sn, s.amount_base, s.fee_base, s.business_date AS booked_on, s.business_date
+FROM stmt s
+WHERE s.pair_in_scope AND s.pair_agrees
 """
 
 # Refund rows with their amounts (few rows), and the originals they name.
