@@ -78,3 +78,20 @@ def test_a_clean_day_and_an_empty_statement_give_no_warning() -> None:
     empty = reconcile(stmt.slice(0, 0), ledger, start=DAY, end=DAY)
     assert empty.counts["missing_in_statement"] == 3
     assert (empty.unpaired, empty.ledger_warning()) == (None, None)
+
+
+@pytest.mark.parametrize(
+    ("entries", "movements", "opening"),
+    [
+        (1, 1, "The one ledger entry does not pair with the one statement movement of"),
+        (1, 3, "The one ledger entry does not pair with any of the 3 statement movements of"),
+        (2, 1, "None of the 2 ledger entries pairs with the one statement movement of"),
+        (0, 1, "The ledger has no entry to pair with the one statement movement of"),
+    ],
+)
+def test_one_entry_or_one_movement_reads_in_the_singular(
+    entries: int, movements: int, opening: str
+) -> None:
+    text = _unrelated(entries, movements).ledger_warning()
+    assert text is not None
+    assert text.startswith(opening)

@@ -166,12 +166,18 @@ class ReconResult:
             whose = f"the ledger file {name}" if name else "the ledger"
             whose += f" is most likely not this account's (or not {days})"
         period = "" if self.first_day is None else f" of {self._period()}"
-        counted = f"{_count(movements)} statement {'movement' if movements == 1 else 'movements'}"
-        if entries:
-            listed = f"{_count(entries)} ledger {'entry' if entries == 1 else 'entries'}"
-            nothing = f"None of the {listed} pairs with any of the {counted}{period}"
+        if movements == 1:
+            the_movements = any_movement = "the one statement movement"
         else:
-            nothing = f"The ledger has no entry to pair with the {counted}{period}"
+            the_movements = f"the {_count(movements)} statement movements"
+            any_movement = f"any of {the_movements}"
+        if entries == 1:
+            nothing = f"The one ledger entry does not pair with {any_movement}{period}"
+        elif entries:
+            listed = f"{_count(entries)} ledger entries"
+            nothing = f"None of the {listed} pairs with {any_movement}{period}"
+        else:
+            nothing = f"The ledger has no entry to pair with {the_movements}{period}"
         return f"{nothing}: {whose}; set {setting} to your account's ledger file."
 
     def category(self, name: str) -> pd.DataFrame:
