@@ -269,30 +269,31 @@ def clipped_chart_text(page: Page) -> list[str]:
     return found
 
 
-#: The bars' value labels drawn smaller than `min_px` (plotly shrinks a label to its bar's
-#: width, a few pixels high in a narrow figure): text and size, the size the smaller side
-#: of the label's box (the height of its letters, whether it lies or stands).
-_SMALL_BAR_LABELS_JS = """min_px => {
+#: The amounts under a chart's x axis drawn smaller than `min_px` (a label of the
+#: roll-forward's axis is a step's name and, below it, its amount): text and font size.
+_SMALL_AMOUNT_LABELS_JS = """min_px => {
   const small = [];
-  for (const text of document.querySelectorAll('.js-plotly-plot text.bartext')) {
-    const r = text.getBoundingClientRect();
-    if (r.width === 0 || !text.textContent.trim()) continue;
-    const size = Math.min(r.width, r.height);
+  for (const text of document.querySelectorAll('.js-plotly-plot .xtick text')) {
+    if (!text.textContent.includes('R$')) continue;
+    const size = parseFloat(getComputedStyle(text).fontSize);
     if (size < min_px) small.push(`${text.textContent} [${size.toFixed(1)} px]`);
   }
   return small;
 }"""
 
 
-def small_bar_labels(page: Page, min_px: float = 11.0) -> list[str]:
-    """Every bar value label of a chart drawn less than `min_px` high (empty when none)."""
-    found: list[str] = page.evaluate(_SMALL_BAR_LABELS_JS, min_px)
+def small_amount_labels(page: Page, min_px: float = 11.0) -> list[str]:
+    """Every amount under a chart's x axis drawn less than `min_px` high (empty when none)."""
+    found: list[str] = page.evaluate(_SMALL_AMOUNT_LABELS_JS, min_px)
     return found
 
 
-def bar_labels(page: Page) -> int:
-    """How many bar value labels the charts on the page draw."""
-    count: int = page.evaluate("document.querySelectorAll('.js-plotly-plot text.bartext').length")
+def amount_labels(page: Page) -> int:
+    """How many labels under the charts' x axes carry an amount (``R$``)."""
+    count: int = page.evaluate(
+        "[...document.querySelectorAll('.js-plotly-plot .xtick text')]"
+        ".filter(text => text.textContent.includes('R$')).length"
+    )
     return count
 
 

@@ -15,7 +15,7 @@ from playwright.sync_api import Page, expect
 from tests.browser._lab import (
     NARROWEST,
     Server,
-    bar_labels,
+    amount_labels,
     broken_cells,
     clipped_chart_text,
     clipped_tables,
@@ -27,7 +27,7 @@ from tests.browser._lab import (
     screenshot_at,
     screenshot_notebook,
     scrolling_tables,
-    small_bar_labels,
+    small_amount_labels,
     widget_button,
 )
 from tests.browser._notebooks import (
@@ -114,14 +114,14 @@ def test_daily_reconciliation_dashboard_reconciles_and_exports(
     assert scrolling_tables(summary) == [], "the summary's amounts are hidden sideways"
     screenshot_at(page, panel.get_by_text("Time zone").first, "daily-dashboard-1024")
     # The narrowest window of the audit, 800 px beside the file browser (figures about
-    # 360 px wide): the roll-forward's title lines ran past the figure, and its bar
-    # labels were shrunk to their bars' width, a few pixels high. Both the notebook's
-    # chart and the dashboard's are on the page.
+    # 360 px wide): the roll-forward's title lines ran past the figure, and amounts on
+    # its bars were shrunk to their bars' width, a few pixels high (they are on the axis
+    # now). Both the notebook's chart and the dashboard's are on the page.
     narrow_with_file_browser(page, NARROWEST)
     rollforward = page.locator(".js-plotly-plot").filter(has_text="Reported")
     expect(rollforward).to_have_count(2)
-    assert bar_labels(page) >= 12  # six steps, in the notebook and on the dashboard
-    assert small_bar_labels(page) == [], "a chart's bar labels are too small to read"
+    assert amount_labels(page) >= 12  # six steps, in the notebook and on the dashboard
+    assert small_amount_labels(page) == [], "a chart's amounts are too small to read"
     assert clipped_chart_text(page) == [], "a chart's text runs off its figure at 800 px"
     assert cut_widgets(page) == [], "a dashboard date, filter or button is cut off at 800 px"
     screenshot_at(page, rollforward.first, "daily-rollforward-800")

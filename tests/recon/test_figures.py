@@ -1,6 +1,6 @@
 """The balance roll-forward reads in a figure about 360 px wide (800 px beside
-JupyterLab's file browser): title lines short enough for it at their size, bar labels at
-full size, upright, with room for them on the axis."""
+JupyterLab's file browser): title lines short enough for it at their size, and each
+step's amount on the axis under its name, where plotly never shrinks it."""
 
 from __future__ import annotations
 
@@ -38,12 +38,12 @@ def test_every_title_line_fits_the_narrow_figure() -> None:
     ]
     assert all(len(line) <= _TITLE_CHARS for line in lines)
     assert "<sup>" not in title.text  # every line at the title's size, none smaller
-    assert title.font.size == 12
+    assert title.font.size == 14
     # The title starts at the figure's left edge under plotly's toolbar (about 30 px
     # high at the top right), and the plot below all of its lines.
     assert (title.x, title.xref, title.xanchor) == (0, "container", "left")
     assert title.pad.t >= 30
-    assert figure.layout.margin.t >= title.pad.t + 16 * len(lines)
+    assert figure.layout.margin.t >= title.pad.t + 18 * len(lines)
 
 
 def test_a_line_breaks_between_words_never_inside_an_amount_or_a_time() -> None:
@@ -51,36 +51,33 @@ def test_a_line_breaks_between_words_never_inside_an_amount_or_a_time() -> None:
         "Inside: the balance reported at 16/01/2026 00:00 is R$ 150,00 short of opening + movements"
     )
     assert _wrapped(line) == (
-        "Inside: the balance reported at 16/01/2026 00:00 is"
-        "<br>R$ 150,00 short of opening + movements"
+        "Inside: the balance reported at 16/01/2026 00:00"
+        "<br>is R$ 150,00 short of opening + movements"
     )
-    short = "Reported closing is R$ 150,00 short of opening + movements"
-    assert _wrapped(short) == short  # 58 characters: one line
+    assert _wrapped("Reported closing is R$ 150,00 short of opening + movements") == (
+        "Reported closing is R$ 150,00 short of<br>opening + movements"
+    )
+    short = "Opening + movements = closing"
+    assert _wrapped(short) == short
 
 
-def test_bar_labels_are_upright_at_full_size_with_room_on_the_axis() -> None:
-    """Plotly shrank each "R$ 10.000,00" to its bar's width: about 30 px at 800 px."""
+def test_each_amount_is_on_the_axis_under_its_step_never_on_a_bar() -> None:
+    """On its bar plotly shrank "R$ 10.000,00" to the bar's width: about 30 px at 800 px."""
     figure = _figure(-1_500_000)
     trace = json.loads(figure.to_json())["data"][0]
-    assert trace["text"] == [
-        "R$ 10.000,00",
-        "R$ 100,00",
-        "R$ 0,00",
-        "-R$ 0,99",
-        "R$ 10.099,01",
-        "R$ 9.949,01",
+    assert "text" not in trace
+    steps = ["Opening", "In", "Out", "Fees", "Expected", "Reported"]
+    assert list(figure.layout.xaxis.tickvals) == trace["x"] == steps
+    assert list(figure.layout.xaxis.ticktext) == [
+        "<b>Opening</b><br>R$ 10.000,00",
+        "<b>In</b><br>R$ 100,00",
+        "<b>Out</b><br>R$ 0,00",
+        "<b>Fees</b><br>-R$ 0,99",
+        "<b>Expected</b><br>R$ 10.099,01",
+        "<b>Reported</b><br>R$ 9.949,01",
     ]
-    assert trace["textangle"] == -90
-    assert trace["constraintext"] == "none"  # never shrunk to the bar's width
-    assert trace["textfont"]["size"] == 12
-    assert trace["textposition"] == "outside"
-    # Above the highest level and below the lowest, the axis leaves the room a label
-    # takes: its characters at 12 px over the plot's height, in reais.
+    assert figure.layout.xaxis.automargin is True  # two lines, turned when narrow
+    assert re.fullmatch(r"Opening: R\$ [\d.]+,\d{2}", trace["hovertext"][0])
+    # The axis starts near the lowest level, with room above the highest and below it.
     low, high = figure.layout.yaxis.range
-    levels = [10_000, 10_100, 10_100, 10_099, 10_099, 9_949]
-    plot_px = figure.layout.height - figure.layout.margin.t - 90
-    reais_per_px = (high - low) / plot_px
-    label_px = max(len(text) for text in trace["text"]) * 12 * 0.6
-    assert (high - max(levels)) / reais_per_px >= label_px
-    assert (min(levels) - low) / reais_per_px >= label_px
-    assert re.fullmatch(r"R\$ [\d.]+,\d{2}", trace["hovertext"][0].split(": ")[1])
+    assert 9_000 < low < 9_949 < 10_099 < high < 11_000

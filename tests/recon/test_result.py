@@ -99,7 +99,7 @@ def test_rollforward_figure_in_reais() -> None:
     assert not result.needs_attention
     figure = json.loads(result.rollforward_figure().to_json())
     trace = figure["data"][0]
-    assert trace["text"][0] == "R$ 10.000,00"
+    assert figure["layout"]["xaxis"]["ticktext"][0] == "<b>Opening</b><br>R$ 10.000,00"
     assert trace["y"] == [10_000, 100, 0, -1, 10_099, 10_099]
 
 
@@ -135,12 +135,13 @@ def test_rollforward_figure_shows_the_reconciled_days_not_the_live_period() -> N
     # The title says the treasury's closing is short, never "opening + movements = closing".
     assert figure.layout.title.text == (
         "Balance 15/01/2026 00:00 to 16/01/2026 00:00"
-        "<br>Reported closing is R$ 150,00 short of opening + movements"
+        "<br>Reported closing is R$ 150,00 short of<br>opening + movements"
     )
     trace = json.loads(figure.to_json())["data"][0]
     assert trace["x"] == ["Opening", "In", "Out", "Fees", "Expected", "Reported"]
-    assert trace["text"][0] == "R$ 10.000,00"
-    assert trace["text"][-2:] == ["R$ 10.099,01", "R$ 9.949,01"]
+    amounts = [text.split("<br>")[1] for text in figure.layout.xaxis.ticktext]
+    assert amounts[0] == "R$ 10.000,00"
+    assert amounts[-2:] == ["R$ 10.099,01", "R$ 9.949,01"]
     # The axis starts near the lowest level, so R$ 100 of movements is seen beside R$ 10.000.
     low, high = figure.layout.yaxis.range
     assert 9_000 < low < 9_949 < 10_099 < high < 11_000
@@ -167,8 +168,8 @@ def test_rollforward_figure_of_days_that_close_names_a_reported_balance_off_insi
     assert result.counts["balance_difference"] >= 1
     assert result.rollforward_figure().layout.title.text == (
         "Balance 15/01/2026 00:00 to 17/01/2026 00:00<br>Opening + movements = closing"
-        "<br>Inside: the balance reported at 16/01/2026 00:00 is"
-        "<br>R$ 150,00 short of opening + movements"
+        "<br>Inside: the balance reported at 16/01/2026 00:00"
+        "<br>is R$ 150,00 short of opening + movements"
     )
 
 

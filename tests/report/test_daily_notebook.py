@@ -87,8 +87,10 @@ def test_the_balance_finding_reads_as_the_text_above_it_says() -> None:
     )
     assert balance[1:] == ["R$ 8.399.739,02", "R$ 8.399.589,02", "-R$ 150,00"]
     figures = [o["data"][_PLOTLY] for o in _outputs() if _PLOTLY in o.get("data", {})]
-    (waterfall,) = [f["data"][0] for f in figures if f["data"][0]["type"] == "waterfall"]
-    steps = dict(zip(waterfall["x"], waterfall["text"], strict=True))
+    (waterfall,) = [f for f in figures if f["data"][0]["type"] == "waterfall"]
+    axis = waterfall["layout"]["xaxis"]
+    amounts = [text.split("<br>")[1] for text in axis["ticktext"]]
+    steps = dict(zip(axis["tickvals"], amounts, strict=True))
     assert [steps["Expected"], steps["Reported"]] == balance[1:3]
     notes = " ".join(_markdown().split())
     assert "*Ledger* is what the balance should be" in notes
@@ -105,5 +107,5 @@ def test_the_roll_forward_says_the_treasury_closing_is_short() -> None:
     balance = [title for title in titles if title.startswith("Balance ")]
     assert balance == [
         "Balance 15/01/2026 00:00 to 16/01/2026 00:00<br>Reported closing is R$ 150,00 short"
-        " of opening + movements"
+        " of<br>opening + movements"
     ]

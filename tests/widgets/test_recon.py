@@ -100,10 +100,10 @@ def test_charts_are_in_reais_and_by_day(ran: tuple[ReconDashboard, Recorder]) ->
     # not the period from it to the live balance.
     assert titles[4] == (
         "Balance 15/01/2026 00:00 to 16/01/2026 00:00<br>Reported closing is R$ 150,00 short"
-        " of opening + movements"
+        " of<br>opening + movements"
     )
-    assert figures[4]["data"][0]["text"][0] == "R$ 8.103.577,79"
-    assert figures[4]["data"][0]["text"][-1] == "R$ 8.399.589,02"
+    assert figures[4]["layout"]["xaxis"]["ticktext"][0] == "<b>Opening</b><br>R$ 8.103.577,79"
+    assert figures[4]["layout"]["xaxis"]["ticktext"][-1] == "<b>Reported</b><br>R$ 8.399.589,02"
     assert titles[1:4] == [
         "Money received and sent per day",
         "Fees per day",

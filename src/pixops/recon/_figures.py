@@ -6,7 +6,6 @@ pt-BR text in the hover label, computed from the integers.
 
 from __future__ import annotations
 
-import math
 import re
 import textwrap
 from datetime import datetime, time, timedelta
@@ -28,23 +27,20 @@ __all__ = ["rollforward_figure", "summary_figure"]
 _BASE_PER_REAL = 10_000
 #: pt-BR number format in plotly: decimal comma, thousands dot.
 _PT_BR_SEPARATORS = ",."
-#: The roll-forward's title and bar labels: a plotly title does not wrap, and at 800 px
-#: beside JupyterLab's file browser a figure is about 360 px wide. At 12 px a line of 58
-#: characters fits it (the demo month's verdict is one); a longer one wraps at a word.
-_TITLE_PX: Final = 12
-_TITLE_CHARS: Final = 58
-_LINE_PX: Final = 16
+#: The roll-forward's title: a plotly title does not wrap, and at 800 px beside
+#: JupyterLab's file browser a figure is about 360 px wide. At 14 px a line of 50
+#: characters fits it; a longer one wraps at a word.
+_TITLE_PX: Final = 14
+_TITLE_CHARS: Final = 50
+_LINE_PX: Final = 18
 #: The title starts under plotly's toolbar, which shows at the top right on hover and in
 #: a narrow figure would cover the end of the first line.
 _TITLE_TOP: Final = 32
-#: The bar labels stand upright above (or below) their bars at full size: six bars
-#: side by side left each about 30 px at 800 px, and plotly shrank "R$ 8.103.577,79" to
-#: fit, unreadably small. Upright, a label needs room on the axis instead.
-_LABEL_PX: Final = 12
-_LABEL_EM: Final = 0.64  # the width of a digit, the widest character of an amount
+#: Each step's amount is written under its name on the axis, not on its bar: on a bar
+#: plotly shrinks a label to the bar's width (about 30 px at 800 px, unreadably small),
+#: while the axis's labels keep their size, level when there is room and turned when not.
 _KEPT_TOGETHER: Final = re.compile(r"(R\$|\d{2}/\d{2}/\d{4}|opening|\+) ")
-_ROLLFORWARD_HEIGHT: Final = 500
-_X_LABELS_PX: Final = 90  # the step names under the axis, slanted when narrow
+_ROLLFORWARD_HEIGHT: Final = 460
 
 
 def _whole_reais(amount_base: int) -> int:
@@ -130,8 +126,9 @@ def rollforward_figure(result: ReconResult) -> go.Figure:
     ]
     title = _rollforward_title(periods, result.tz)
     top = _TITLE_TOP + _LINE_PX * (title.count("<br>") + 1) + 16
-    labels = [format_brl_display(amount) for _, amount, _ in steps]
-    label_px = max(len(text) for text in labels) * _LABEL_EM * _LABEL_PX + 8
+    names = [name for name, _, _ in steps]
+    amounts = [format_brl_display(amount) for _, amount, _ in steps]
+    named = list(zip(names, amounts, strict=True))
     figure.update_layout(
         # From the top of the figure down, with room for every line of it above the plot.
         title={
@@ -148,26 +145,21 @@ def rollforward_figure(result: ReconResult) -> go.Figure:
         height=_ROLLFORWARD_HEIGHT,
         margin={"t": top, "r": 16},
         # The day's movements are small beside the balance: the axis starts near the
-        # lowest level reached, not at zero, so they are seen; with room above the
-        # highest bar and below the lowest for an upright label.
-        yaxis_range=_axis_range(
-            [_whole_reais(level) for level in _levels(steps)],
-            label_ratio=label_px / (_ROLLFORWARD_HEIGHT - top - _X_LABELS_PX),
-        ),
+        # lowest level reached, not at zero, so they are seen.
+        yaxis_range=_axis_range([_whole_reais(level) for level in _levels(steps)]),
+    )
+    figure.update_xaxes(
+        tickvals=names,
+        ticktext=[f"<b>{name}</b><br>{amount}" for name, amount in named],
+        automargin=True,
     )
     figure.add_trace(
         go.Waterfall(
-            x=[name for name, _, _ in steps],
+            x=names,
             y=[_whole_reais(amount) for _, amount, _ in steps],
             measure=[measure for _, _, measure in steps],
-            hovertext=[f"{name}: {format_brl_display(amount)}" for name, amount, _ in steps],
+            hovertext=[f"{name}: {amount}" for name, amount in named],
             hoverinfo="text",
-            text=labels,
-            textposition="outside",
-            textangle=-90,
-            textfont={"size": _LABEL_PX},
-            constraintext="none",
-            cliponaxis=False,
         )
     )
     return figure
@@ -223,16 +215,11 @@ def _levels(steps: list[tuple[str, int, str]]) -> list[int]:
     return levels
 
 
-def _axis_range(levels: list[int], label_ratio: float = 0.0) -> list[int]:
+def _axis_range(levels: list[int]) -> list[int]:
     """From a little under the lowest level to a little over the highest (whole reais),
-    never below zero when every level is positive; `label_ratio` of the axis's height is
-    left free above the highest level and below the lowest (for a bar's label)."""
+    never below zero when every level is positive."""
     low, high = min(levels), max(levels)
-    spread = max(high - low, 1)
-    # The share of the axis two labels take leaves the rest to the spread of the levels
-    # (at most 80 % of the axis to labels: a very tall label shrinks the bars, not nothing).
-    share = min(max(label_ratio, 0.0), 0.4)
-    margin = max(spread // 2, math.ceil(spread * share / (1 - 2 * share)), 1)
+    margin = max((high - low) // 2, 1)
     bottom = low - margin
     if low >= 0:
         bottom = max(bottom, 0)
