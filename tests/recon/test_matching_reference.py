@@ -97,7 +97,7 @@ def _outputs(result: ReconResult) -> dict[str, Any]:
     }
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(statement_rows(), ledger_rows(), st.sampled_from([None, *DAYS]))
 def test_the_shipped_steps_match_the_matching_as_it_was(
     statement: list[dict[str, Any]], ledger: list[dict[str, Any]], day: date | None
