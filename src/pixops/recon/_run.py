@@ -288,13 +288,21 @@ def _run(
             if lookups:
                 table = _looked_up(table, lookups, inputs)
             if sort_after:
-                con.register("looked_up", table)
-                table = con.sql(f"SELECT * FROM looked_up ORDER BY {order}").to_arrow_table()  # noqa: S608
-                con.unregister("looked_up")
+                table = _sorted(con, table, order)
             if columns != "*":
                 table = table.select(columns.split(", "))
             outputs[name] = to_frame(_utc(table))
     return outputs
+
+
+def _sorted(con: duckdb.DuckDBPyConnection, table: pa.Table, order: str) -> pa.Table:
+    """``table`` in the output's ``order`` (the SQL text), once its ids are looked up."""
+    name = "pixops_looked_up"  # a name of ours: a caller's connection keeps its own views
+    con.register(name, table)
+    try:
+        return con.sql(f"SELECT * FROM {name} ORDER BY {order}").to_arrow_table()  # noqa: S608
+    finally:
+        con.unregister(name)
 
 
 def _looked_up(
