@@ -9,7 +9,8 @@ The notebook runs on a fresh kernel with papermill (values go into its cell tagg
 inline and widgets are drawn by the `@jupyter-widgets/html-manager` renderer shipped in
 this package, so the page renders with no network; a page that would still fetch a
 script from the web is refused with `ReportError`. Cells tagged `NOTEBOOK_ONLY_TAG`
-(live controls, how to connect) are left out of the page.
+(live controls, how to connect) are left out of the page; the output of cells tagged
+`HEADLINE_TAG` (the daily notebook's verdict) is printed by `pixops report` as well.
 """
 
 from pixops.report._assets import WIDGET_RENDERER_PATH, WIDGET_RENDERER_VERSION
@@ -27,6 +28,7 @@ from pixops.report._daily import (
 from pixops.report._errors import ReportError
 from pixops.report._execute import PLOTLY_RENDERER, declared_parameters, execute_notebook
 from pixops.report._export import NOTEBOOK_ONLY_TAG, export_html, shared_cells
+from pixops.report._headline import HEADLINE_TAG, headline_lines
 from pixops.report._offline import remote_references, strip_remote_scripts
 from pixops.report._render import render_report
 
@@ -34,6 +36,7 @@ __all__ = [
     "BALANCES_PARAMETER",
     "DATE_PARAMETER",
     "DEFAULT_TIMEZONE",
+    "HEADLINE_TAG",
     "LEDGER_PARAMETER",
     "NOTEBOOK_ONLY_TAG",
     "PLOTLY_RENDERER",
@@ -46,6 +49,7 @@ __all__ = [
     "execute_notebook",
     "export_html",
     "find_daily_notebook",
+    "headline_lines",
     "recon_html_report",
     "register",
     "remote_references",

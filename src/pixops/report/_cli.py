@@ -77,10 +77,11 @@ def run(args: argparse.Namespace) -> int:
                 timezone=args.tz,
                 ledger=args.ledger,
                 balances=args.balances,
+                say=print,
             )
         else:
             written = render_report(
-                args.notebook, args.html, parameters=dict(args.param), title=args.title
+                args.notebook, args.html, parameters=dict(args.param), title=args.title, say=print
             )
     except (ReportError, ServerError, OSError) as error:
         print(f"pixops report: {error}", file=sys.stderr)

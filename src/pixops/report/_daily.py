@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import zoneinfo
+from collections.abc import Callable
 from datetime import date, datetime
 from pathlib import Path
 
@@ -37,10 +38,12 @@ def daily_report(
     timezone: str = DEFAULT_TIMEZONE,
     ledger: str | Path | None = None,
     balances: str | Path | None = None,
+    say: Callable[[str], object] | None = None,
 ) -> Path:
     """Run the daily reconciliation notebook for `business_date` and write its HTML report.
 
-    `ledger` and `balances` replace the notebook's own defaults when given.
+    `ledger` and `balances` replace the notebook's own defaults when given; ``say`` gets
+    the notebook's headline, line by line (`render_report`).
     """
     if not isinstance(business_date, date) or isinstance(business_date, datetime):
         raise ReportError(f"business_date must be a date, not {business_date!r}")
@@ -64,7 +67,7 @@ def daily_report(
 
     # The reader's words for the zone ("São Paulo time"), as the notebook's heading says it.
     title = f"Reconciliation {business_date:%d/%m/%Y} ({zone_text(timezone)})"
-    return render_report(notebook, out, parameters=parameters, title=title)
+    return render_report(notebook, out, parameters=parameters, title=title, say=say)
 
 
 def recon_html_report(

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from pixops.report._errors import ReportError
 from pixops.report._execute import execute_notebook
 from pixops.report._export import export_html
+from pixops.report._headline import headline_lines
 
 #: Readable by the team like any file a scheduler writes (mkstemp would leave 0600).
 _REPORT_MODE = 0o644
@@ -22,12 +23,17 @@ def render_report(
     parameters: Mapping[str, str | int | bool] | None = None,
     title: str | None = None,
     timeout_seconds: int = 300,
+    say: Callable[[str], object] | None = None,
 ) -> Path:
     """Execute `notebook` headless with `parameters` and write its HTML report to `out`.
 
     The page is written to a temporary file beside `out` and renamed into place, so a
     failed run never leaves a half-written report where a scheduler expects the last one.
+    ``say`` is called with each line of the cells tagged `HEADLINE_TAG` once the page
+    is written (`pixops report` prints them: a scheduler's log shows no page).
     """
+    if say is not None and not callable(say):
+        raise ReportError(f"say must be a function of one line of text, not {say!r}")
     notebook_path = _path(notebook, "notebook")
     if notebook_path.suffix.lower() != ".ipynb":
         raise ReportError(f"a report runs a notebook: give a .ipynb file, not {notebook_path.name}")
@@ -49,6 +55,9 @@ def render_report(
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+    if say is not None:
+        for line in headline_lines(executed):
+            say(line)
     return out_path
 
 
