@@ -25,12 +25,9 @@ def headline_lines(executed: Any) -> list[str]:
     Markdown marks (``###``, ``**``) taken off, blank lines left out."""
     lines: list[str] = []
     for cell in executed.cells:
-        if cell.get("cell_type") != "code":
-            continue
-        if HEADLINE_TAG not in cell.get("metadata", {}).get("tags", []):
-            continue
-        for output in cell.get("outputs", []):
-            lines.extend(_text_lines(output))
+        if HEADLINE_TAG in cell.get("metadata", {}).get("tags", []):
+            for output in cell.get("outputs", []):  # a Markdown cell has none
+                lines.extend(_text_lines(output))
     return lines
 
 
@@ -40,7 +37,5 @@ def _text_lines(output: Any) -> list[str]:
     else:
         data = output.get("data", {})
         text = data.get("text/markdown") or data.get("text/plain") or ""
-    if isinstance(text, list):
-        text = "".join(text)
     plain = (_EMPHASIS.sub("", _HEADING_MARK.sub("", line)).strip() for line in text.splitlines())
     return [line for line in plain if line]
