@@ -37,6 +37,7 @@ def _env_file(tmp_path: Path, content: bytes | None) -> str:
         (None, "is a folder: give the .env file in it"),
         (b"PIXOPS_BASE_URL=http://127.0.0.1:9\nPIXOPS_CLIENT_ID=\xff\n", "is not UTF-8 text"),
         (b"PIXOPS_BASE_URL=http://127.0.0.1:9\n", "missing PIXOPS_CLIENT_ID, PIXOPS_CLIENT_SECRET"),
+        (b"", "pixops serve` prints the export line of its demo key"),
         (b"PIXOPS_BASE_URL=ftp://x\nPIXOPS_CLIENT_ID=a\nPIXOPS_CLIENT_SECRET=s\n", "http(s)"),
         (b"PIXOPS_BASE_URL=http://h:99999\nPIXOPS_CLIENT_ID=a\nPIXOPS_CLIENT_SECRET=s\n", "port"),
     ],

@@ -42,7 +42,10 @@ def _client(args: argparse.Namespace, **options: Any) -> Client:
         if not value
     ]
     if missing:
-        raise ConfigurationError(f"missing {', '.join(missing)} (environment or .env file)")
+        raise ConfigurationError(
+            f"missing {', '.join(missing)}: set them in the environment or a .env file"
+            " (`pixops serve` prints the export line of its demo key, to try it first)"
+        )
     return Client(base_url, client_id, secret, retry=NO_RETRY, **options)
 
 
