@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, expect
 
+from pixops.money import format_brl_display
 from pixops.report import daily_report, remote_references
 from tests.browser._lab import clipped_chart_text, screenshot, screenshot_at
 from tests.browser._notebooks import notebook_named
@@ -30,6 +31,47 @@ _SUMMARY_WIDTHS = """() => {
   }
   return {table: table.scrollWidth, box: table.parentElement.clientWidth};
 }"""
+
+#: Writes `amount` (and `difference` in the last column) into every money cell of the
+#: summary table: the demo day's sums are hundreds of thousands of reais, a busy
+#: merchant's are millions, and the table must still fit.
+_MILLIONS_IN_SUMMARY = """([amount, difference]) => {
+  let cell = document.getElementById("Summary").closest(".jp-Cell");
+  let table = null;
+  while (cell && !table) {
+    cell = cell.nextElementSibling;
+    table = cell && cell.querySelector("table");
+  }
+  for (const row of table.tBodies[0].rows) {
+    for (const column of [2, 3, 4]) {
+      const money = row.cells[column];
+      if (money.textContent.includes("R$")) {
+        money.textContent = column === 4 ? difference : amount;
+      }
+    }
+  }
+}"""
+#: The dates, times and amounts in printed output (a `<pre>`) that are split over two
+#: lines: each match of a date, a time or an amount, measured with a Range.
+_SPLIT_IN_PRINTED_TEXT = r"""() => {
+  const split = [];
+  const pattern = /\d\d\/\d\d\/\d{4}|\d\d:\d\d|-?R\$\s[\d.]+,\d\d/g;
+  for (const pre of document.querySelectorAll(".jp-OutputArea-output pre")) {
+    const text = pre.firstChild;
+    if (!text || text.nodeType !== Node.TEXT_NODE) continue;
+    for (const match of text.textContent.matchAll(pattern)) {
+      const range = document.createRange();
+      range.setStart(text, match.index);
+      range.setEnd(text, match.index + match[0].length);
+      const tops = new Set(Array.from(range.getClientRects()).map(r => Math.round(r.top)));
+      if (tops.size > 1) split.push(match[0]);
+    }
+  }
+  return split;
+}"""
+#: R$ 9.876.543,21 (base units: R$ 1,00 is 10.000): seven digits of reais, every
+#: digit as wide as another, so no amount in the millions is wider.
+_MILLIONS_BASE = 98_765_432_100
 
 
 def test_the_daily_report_renders_offline(
@@ -83,5 +125,15 @@ def test_the_daily_report_renders_offline(
         widths = page.evaluate(_SUMMARY_WIDTHS)
         assert widths["table"] <= widths["box"], f"the summary scrolls sideways at 600 px: {widths}"
         screenshot_at(page, summary, "report-summary-600")
+        # The sandbox's line wrapped inside its clock's time ("01:" over "09").
+        assert page.evaluate(_SPLIT_IN_PRINTED_TEXT) == [], "a printed time or amount is split"
+        # Millions of reais in all three money columns (the difference negative, its
+        # widest): still no sideways scroll.
+        millions = [format_brl_display(_MILLIONS_BASE), format_brl_display(-_MILLIONS_BASE)]
+        page.evaluate(_MILLIONS_IN_SUMMARY, millions)
+        expect(page.locator("table").get_by_text(millions[1]).first).to_be_visible()
+        widths = page.evaluate(_SUMMARY_WIDTHS)
+        assert widths["table"] <= widths["box"], f"a day of millions scrolls at 600 px: {widths}"
+        screenshot_at(page, summary, "report-summary-600-millions")
     finally:
         narrow.close()
