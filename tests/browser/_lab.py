@@ -365,3 +365,53 @@ def narrow_with_file_browser(page: Page, width: int = 1024) -> None:
         tab.click()
     expect(page.locator(".jp-FileBrowser").first).to_be_visible()
     page.wait_for_timeout(500)  # the notebook settles at its narrower width
+
+
+#: A chart's title and legend whose boxes cross (a legend right of the title ran over a
+#: narrow figure's title): the title's text for each.
+_TITLE_UNDER_LEGEND_JS = """() => {
+  const crossed = [];
+  for (const chart of document.querySelectorAll('.js-plotly-plot')) {
+    const title = chart.querySelector('.gtitle');
+    const legend = chart.querySelector('.legend');
+    if (!title || !legend) continue;
+    const a = title.getBoundingClientRect();
+    const b = legend.getBoundingClientRect();
+    if (a.right > b.left && b.right > a.left && a.bottom > b.top && b.bottom > a.top) {
+      crossed.push(title.textContent.slice(0, 80));
+    }
+  }
+  return crossed;
+}"""
+
+
+def legend_over_title(page: Page) -> list[str]:
+    """The title of every chart whose legend crosses it (empty when none)."""
+    found: list[str] = page.evaluate(_TITLE_UNDER_LEGEND_JS)
+    return found
+
+
+#: Dates, times and amounts in printed output (a `<pre>`) split over two lines, each
+#: match measured with a Range: Lab breaks a printed line anywhere when it is too long.
+_SPLIT_IN_PRINTED_TEXT_JS = r"""() => {
+  const split = [];
+  const pattern = /\d\d\/\d\d\/\d{4}|\d\d:\d\d|-?R\$\s[\d.]+,\d\d/g;
+  for (const pre of document.querySelectorAll(".jp-OutputArea-output pre")) {
+    const text = pre.firstChild;
+    if (!text || text.nodeType !== Node.TEXT_NODE) continue;
+    for (const match of text.textContent.matchAll(pattern)) {
+      const range = document.createRange();
+      range.setStart(text, match.index);
+      range.setEnd(text, match.index + match[0].length);
+      const tops = new Set(Array.from(range.getClientRects()).map(r => Math.round(r.top)));
+      if (tops.size > 1) split.push(match[0]);
+    }
+  }
+  return split;
+}"""
+
+
+def split_printed_values(page: Page) -> list[str]:
+    """Every date, time or amount of printed output that runs over two lines."""
+    found: list[str] = page.evaluate(_SPLIT_IN_PRINTED_TEXT_JS)
+    return found
