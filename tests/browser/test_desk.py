@@ -11,7 +11,14 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from pixops.desk import desk_command, find_investigation_notebook, start, stop
-from tests.browser._lab import Server, sandbox_environment, screenshot, widget_button
+from tests.browser._lab import (
+    Server,
+    sandbox_environment,
+    screenshot,
+    screenshot_at,
+    scrolling_tables,
+    widget_button,
+)
 from tests.browser._notebooks import PAYMENT, PAYMENT_AMOUNT_TEXT, PAYMENT_PAYER
 
 # Generous: the machine is shared, and a changed engine rebuilds the demo month first.
@@ -71,3 +78,37 @@ def test_support_pastes_an_identifier_and_sees_the_payment(page: Page, desk: Ser
     expect(panel).to_contain_text(PAYMENT_AMOUNT_TEXT)
     assert "Nothing found" not in panel.inner_text()
     screenshot(page, "desk-payer-name")
+
+
+#: A payment disputed through MED and refunded by it: every tab has something in it.
+_DISPUTED = "med_3nsx8tsxeqkjyripn85qsg57"
+#: Tab labels drawn narrower than their text (ipywidgets shrinks six tabs to fit a row).
+_CUT_TAB_LABELS_JS = """panel => [...panel.querySelectorAll('.lm-TabBar-tabLabel')]
+  .filter(e => e.scrollWidth > e.clientWidth + 1).map(e => e.textContent)"""
+
+
+def test_support_reads_every_tab_on_a_phone(page: Page, desk: Server) -> None:
+    """At 420 px the timeline was 500 px and the refunds table 536 px wide in a 350 px
+    box (what happened, the amount and the status hidden sideways), and the tabs read
+    "Summa", "Timelin", "Refunds", "API sha"."""
+    page.set_viewport_size({"width": 420, "height": 900})
+    page.goto(desk.base_url + "/", wait_until="commit", timeout=180_000)
+    search = page.get_by_placeholder(re.compile("transaction id, end-to-end id"))
+    expect(search).to_be_visible(timeout=180_000)
+    search.fill(_DISPUTED)
+    widget_button(page, "Inspect").click()
+    panel = page.locator(".widget-vbox").filter(has_text="Transaction inspector").first
+    expect(panel).to_contain_text(f"Found: MED case {_DISPUTED}")
+    assert panel.evaluate(_CUT_TAB_LABELS_JS) == [], "a tab's label is cut on a phone"
+    for tab in ("Summary", "Timeline", "Refunds", "MED", "Receipt", "API shapes"):
+        panel.get_by_role("tab", name=tab).click()
+        page.wait_for_timeout(300)
+        assert scrolling_tables(panel) == [], f"the {tab} tab scrolls sideways on a phone"
+    panel.get_by_role("tab", name="Refunds").click()
+    refunds = panel.locator("table:visible").filter(has_text="Requested").first
+    expect(refunds).to_contain_text("R$ 17.636,83")
+    expect(refunds).to_contain_text("Settled")
+    screenshot_at(page, refunds, "desk-phone-refunds")
+    panel.get_by_role("tab", name="Timeline").click()
+    timeline = panel.locator("table:visible").filter(has_text="Source").first
+    screenshot_at(page, timeline, "desk-phone-timeline")

@@ -32,5 +32,5 @@ def test_the_refunds_tab_puts_the_amount_before_the_long_id(desk: Desk) -> None:
     inspector = TransactionInspector(desk.client, now=desk.now)
     inspector.inspect(PAYMENT)
     headers = re.findall(r"<th [^>]*>([^<]*)</th>", inspector.refunds_view.value)
-    assert headers == ["Requested", "Completed", "Amount", "Status", "Refund"]
+    assert headers == ["Requested (São Paulo)", "Amount", "Status", "Refund"]
     assert "R$ 4,61" in inspector.refunds_view.value

@@ -43,7 +43,6 @@ from pixops.widgets._format import (
     MED_VERDICTS,
     brl,
     event_label,
-    html_table,
     label,
     local_time,
     message,
@@ -59,6 +58,12 @@ from pixops.widgets._inspector_html import (
     shapes_html,
     status_text,
     type_of,
+)
+from pixops.widgets._inspector_tables import (
+    TAB_STYLE,
+    TABS_CLASS,
+    refunds_table,
+    timeline_table,
 )
 from pixops.widgets._payment_search import echo, find_payments, matches_note, similar_ids
 
@@ -79,14 +84,6 @@ SHAPES_NOTE: Final = (
 )
 #: Where each timeline step comes from, in words.
 _RECORD, _NOTICE, _REFUND, _MED = "Transaction", "Service notice", "Refund", "MED case"
-_TIMELINE_COLUMNS: Final = (("at", "When (São Paulo)"), ("source", "Source"), ("what", "What"))
-_REFUND_COLUMNS: Final = (  # the long id last: a narrow notebook scrolls it out of view
-    ("created_at", "Requested"),
-    ("completed_at", "Completed"),
-    ("amount", "Amount"),
-    ("status", "Status"),
-    ("transaction_id", "Refund"),
-)
 
 
 class TransactionInspector(w.VBox):  # type: ignore[misc]
@@ -129,12 +126,13 @@ class TransactionInspector(w.VBox):  # type: ignore[misc]
         )
         for index, title in enumerate(TABS):
             self.tabs.set_title(index, title)
+        self.tabs.add_class(TABS_CLASS)  # its labels whole on a phone (TAB_STYLE)
 
         when_clicked(self.inspect_button, self.inspect, busy=True)
         self.matches.observe(lambda change: self.show(change["new"]), names="value")
         super().__init__(
             [
-                w.HTML("<h3 style='margin:4px 0'>Transaction inspector</h3>"),
+                w.HTML(f"{TAB_STYLE}<h3 style='margin:4px 0'>Transaction inspector</h3>"),
                 side_by_side(self.identifier, self.inspect_button),
                 self.matches,
                 self.status,
@@ -348,17 +346,9 @@ class TransactionInspector(w.VBox):  # type: ignore[misc]
             cases = ", ".join(f"{c['id']} ({label(c['status'])})" for c in self.cases)
             rows.append(("MED cases", cases))
         self.summary.value = fact_table(rows)
-        self.timeline_view.value = html_table(
-            self.timeline, _TIMELINE_COLUMNS, time_columns={"at"}, empty="No events."
-        )
-        self.refunds_view.value = html_table(
-            self.refunds,
-            _REFUND_COLUMNS,
-            money_columns={"amount"},
-            time_columns={"created_at", "completed_at"},
-            code_columns={"status"},
-            id_columns={"transaction_id"},
-            empty="No refund of this transaction.",
+        self.timeline_view.value = timeline_table(self.timeline)
+        self.refunds_view.value = refunds_table(
+            self.refunds, empty="No refund of this transaction."
         )
         self.med_view.value = cases_html(self.cases)
         self.receipt_view.value = self._receipt_html()

@@ -1,0 +1,113 @@
+"""The inspector's Timeline and Refunds tables, made to read on a phone (the Voilà desk at
+about 420 px, some 350 px for a table) as well as in a wide notebook.
+
+The general `html_table` keeps a time on one line and gives a prose column at least 16em:
+on a phone the timeline came out 500 px wide and the refunds table 536 px, their ends
+(what happened, the amount, the status) hidden behind a sideways scroll. Here a time may
+put its hour under its date (the date and the hour never break), the source's words wrap,
+the step's prose wraps with no minimum width, and a refund's completion goes under its
+status instead of taking a column of its own. Wide, every row still reads on one line.
+
+The tab bar wraps too (`TAB_STYLE`): six tabs at their natural width, on two rows when
+the panel is narrow, instead of labels cut to "Summa" and "Timelin".
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Iterable
+from typing import Any, Final
+
+from pixops.widgets._api import Record
+from pixops.widgets._format import ID_STYLE, brl, label, local_time
+
+__all__ = ["TABS_CLASS", "TAB_STYLE", "refunds_table", "timeline_table"]
+
+#: The class the inspector's `Tab` carries, which `TAB_STYLE` is scoped to.
+TABS_CLASS: Final = "pixops-inspector-tabs"
+#: Tabs as wide as their labels, on as many rows as they need (ipywidgets gives each a
+#: fixed 144 px share that shrinks to 35 px and cuts the label).
+TAB_STYLE: Final = (
+    "<style>"
+    f".{TABS_CLASS} .lm-TabBar-content{{flex-wrap:wrap}}"
+    # ipywidgets' own rule names more classes: `!important` rather than a longer selector.
+    f".{TABS_CLASS} .lm-TabBar-tab{{flex:0 0 auto!important;min-width:0!important}}"
+    f".{TABS_CLASS} .lm-TabBar{{height:auto;max-height:none;min-height:0}}"
+    "</style>"
+)
+ZONE: Final = "São Paulo"
+TIMELINE_HEADERS: Final = (f"When ({ZONE})", "Source", "What")
+REFUND_HEADERS: Final = (f"Requested ({ZONE})", "Amount", "Status", "Refund")
+
+_CELL: Final = "padding:2px 6px;vertical-align:top"
+_NO_BREAK: Final = "white-space:nowrap"
+#: Words wrap between them; a long id inside a step breaks where it must.
+_PROSE: Final = "white-space:normal;overflow-wrap:anywhere"
+_WORDS: Final = "white-space:normal;overflow-wrap:normal;word-break:normal"
+_UNDER: Final = "color:#555;font-size:12px"
+
+
+def timeline_table(steps: Iterable[Record], *, empty: str = "No events.") -> str:
+    """The timeline's steps (``at``, ``source``, ``what``) as an HTML table."""
+    rows = [
+        _cell(_time(step.get("at")))
+        + _cell(html.escape(str(step.get("source") or "—")), _WORDS)
+        + _cell(_unbroken_money(str(step.get("what") or "—")), _PROSE)
+        for step in steps
+    ]
+    return _table(TIMELINE_HEADERS, rows, empty=empty)
+
+
+def refunds_table(refunds: Iterable[Record], *, empty: str) -> str:
+    """A payment's refunds: when asked for, how much, where each stands (and when it
+    completed, under its status), and the refund's id last (copied, not read)."""
+    rows = []
+    for refund in refunds:
+        status = html.escape(label(refund.get("status")))
+        done = refund.get("completed_at")
+        if done:
+            status += f'<div style="{_UNDER}">{_time(done)}</div>'
+        rows.append(
+            _cell(_time(refund.get("created_at")))
+            + _cell(html.escape(brl(refund.get("amount"))), f"{_NO_BREAK};text-align:right")
+            + _cell(status)  # its label and the time under it wrap between words
+            + _cell(html.escape(str(refund.get("transaction_id") or "—")), ID_STYLE)
+        )
+    return _table(REFUND_HEADERS, rows, empty=empty, right={"Amount"})
+
+
+def _time(value: Any) -> str:
+    """A time in São Paulo whose hour may go under its date; neither ever breaks."""
+    parts = local_time(value).split(" ")
+    return " ".join(f'<span style="{_NO_BREAK}">{html.escape(part)}</span>' for part in parts)
+
+
+def _unbroken_money(text: str) -> str:
+    """Prose, escaped, whose amounts keep "R$" beside their number ("Created (R$" above
+    "17.636,83)" read as two things)."""
+    return html.escape(text).replace("R$ ", "R$\N{NO-BREAK SPACE}")
+
+
+def _cell(content: str, style: str = _WORDS) -> str:
+    return f'<td style="{_CELL};{style}">{content}</td>'
+
+
+def _table(
+    headers: Iterable[str], rows: list[str], *, empty: str, right: Iterable[str] = ()
+) -> str:
+    if not rows:
+        return f"<p><i>{html.escape(empty)}</i></p>"
+    aligned = set(right)
+    head = "".join(
+        f'<th style="{_CELL};{_WORDS};text-align:{"right" if title in aligned else "left"}">'
+        f"{html.escape(title)}</th>"
+        for title in headers
+    )
+    body = "".join(f"<tr>{row}</tr>" for row in rows)
+    return (
+        # `width:0; min-width:100%`: the table adds no width to the boxes around it, yet
+        # fills them. The classes keep JupyterLab's math typesetting off ("R$ 1 … R$ 2").
+        '<div class="tex2jax_ignore mathjax_ignore" style="overflow-x:auto;width:0;'
+        'min-width:100%"><table style="border-collapse:collapse;font-size:13px;'
+        f'line-height:1.45"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>'
+    )
