@@ -23,6 +23,7 @@ __all__ = [
     "fitted",
     "inbox_for",
     "month_days",
+    "panel_heading",
     "side_by_side",
     "when_clicked",
     "zone_hint",
@@ -225,3 +226,18 @@ def zone_hint(typed: str) -> str:
 
     meant = zone_meant(typed)
     return f"did you mean {meant}?" if meant else "type it like America/Sao_Paulo."
+
+
+def panel_heading(title: str, *, before: str = "") -> Any:
+    """A panel's title with, under it, the zone of every time the panel shows ("Times
+    are São Paulo time."): a support reader on another zone's clock reads 10:04 right.
+    `before` goes first, unseen (a panel's own ``<style>``)."""
+    import ipywidgets as w
+
+    from pixops.widgets._format import BUSINESS_TZ, zone_text
+
+    return w.HTML(
+        f"{before}<h3 style='margin:4px 0 0'>{html.escape(title)}</h3>"
+        "<div class='pixops-zone' style='color:#555;font-size:12px;margin:0 0 4px'>"
+        f"Times are {zone_text(BUSINESS_TZ)}.</div>"
+    )
