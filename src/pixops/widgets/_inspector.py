@@ -35,6 +35,7 @@ from pixops.widgets._base import (
     events_for,
     fitted,
     inbox_for,
+    panel_heading,
     side_by_side,
     when_clicked,
 )
@@ -132,7 +133,7 @@ class TransactionInspector(w.VBox):  # type: ignore[misc]
         self.matches.observe(lambda change: self.show(change["new"]), names="value")
         super().__init__(
             [
-                w.HTML(f"{TAB_STYLE}<h3 style='margin:4px 0'>Transaction inspector</h3>"),
+                panel_heading("Transaction inspector", before=TAB_STYLE),
                 side_by_side(self.identifier, self.inspect_button),
                 self.matches,
                 self.status,

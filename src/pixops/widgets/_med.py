@@ -23,6 +23,7 @@ from pixops.widgets._base import (
     events_for,
     fitted,
     inbox_for,
+    panel_heading,
     side_by_side,
     when_clicked,
 )
@@ -118,7 +119,7 @@ class MedDefensePanel(w.VBox):  # type: ignore[misc]
         when_clicked(self.outcome_button, self.check_outcome)
         super().__init__(
             [
-                w.HTML("<h3 style='margin:4px 0'>MED disputes</h3>"),
+                panel_heading("MED disputes"),
                 side_by_side(self.show, self.refresh_button),
                 self.table,
                 self.case_picker,

@@ -34,6 +34,7 @@ from pixops.widgets._base import (
     events_for,
     fitted,
     inbox_for,
+    panel_heading,
     side_by_side,
     when_clicked,
 )
@@ -80,11 +81,7 @@ _REFUNDED_COLUMNS: Final = (  # the long id last, where it wraps in a narrow not
     ("status", "Status"),
     ("transaction_id", "Refund"),
 )
-_EVENT_COLUMNS: Final = (
-    ("created_at", "When"),
-    ("type", "What happened"),
-    ("status", "Status"),
-)
+_EVENT_COLUMNS: Final = (("created_at", "When"), ("type", "What happened"), ("status", "Status"))
 
 
 class RefundPanel(w.VBox):  # type: ignore[misc]
@@ -146,7 +143,7 @@ class RefundPanel(w.VBox):  # type: ignore[misc]
         when_clicked(self.follow_button, self.follow_up, busy=True)
         super().__init__(
             [
-                w.HTML("<h3 style='margin:4px 0'>Refund a received PIX</h3>"),
+                panel_heading("Refund a received PIX"),
                 side_by_side(self.search, self.find_button),
                 side_by_side(
                     side_by_side(self.date_from, date_echo(self.date_from)),
