@@ -7,8 +7,11 @@ import html
 import re
 from datetime import date
 
+import pytest
+
 from pixops.widgets import TransactionInspector
 from pixops.widgets._api import rows_between
+from pixops.widgets._format import text_of
 from pixops.widgets._payment_search import MIN_NAME_CHARS
 from tests.widgets.conftest import Desk
 from tests.widgets.test_inspector import month_inbox
@@ -220,3 +223,24 @@ def test_the_search_box_says_what_it_takes_in_a_line_that_fits(desk: Desk) -> No
     assert len(placeholder) <= 90
     for word in ("transaction id", "end-to-end id", "MED case", "name", "CPF/CNPJ", "R$ amount"):
         assert word in placeholder
+
+
+@pytest.mark.parametrize("typed", ["med_3nsx8tsxeqkjyripn85qsg5", "MED_3NSX8TSXEQKJYRIPN85QSG5Z"])
+def test_a_case_id_with_a_typo_shows_the_nearest_cases_payment(desk: Desk, typed: str) -> None:
+    """Transaction ids with a typo found the nearest one; a MED case id with one letter
+    left out found "Nothing", though the notebook promises the nearest id for any id."""
+    panel = inspector(desk)
+    panel.inspect(typed)
+    assert panel.record is not None
+    assert panel.record["transaction_id"] == "PIXINE90400888202601150018KYU57RIFHYF"
+    status = text_of(panel.status.value)
+    assert status.startswith(f"No MED case has the id “{typed}” exactly")
+    assert "med_3nsx8tsxeqkjyripn85qsg57" in status
+    assert "Read the id back" in status
+
+
+def test_a_case_id_far_from_every_case_still_finds_nothing(desk: Desk) -> None:
+    panel = inspector(desk)
+    panel.inspect("med_xxx")
+    assert panel.record is None
+    assert text_of(panel.status.value).startswith("Nothing found for “med_xxx”")

@@ -66,7 +66,13 @@ from pixops.widgets._inspector_tables import (
     refunds_table,
     timeline_table,
 )
-from pixops.widgets._payment_search import echo, find_payments, matches_note, similar_ids
+from pixops.widgets._payment_search import (
+    echo,
+    find_payments,
+    matches_note,
+    similar_case_ids,
+    similar_ids,
+)
 
 __all__ = ["TransactionInspector"]
 
@@ -201,6 +207,15 @@ class TransactionInspector(w.VBox):  # type: ignore[misc]
                 near,
                 f"No transaction has the id {echo(bare)} exactly; {which} with an id a"
                 " character or two different is shown. Read the id back to the customer"
+                " before acting on it.",
+                "warn",
+            )
+        cases = similar_case_ids(self.client, bare)
+        if cases:  # a case id with a typo: the payment of the nearest case
+            return (
+                lookup(self.client, cases[0], now),
+                f"No MED case has the id {echo(bare)} exactly; the payment of case {cases[0]},"
+                " a character or two different, is shown. Read the id back to the customer"
                 " before acting on it.",
                 "warn",
             )

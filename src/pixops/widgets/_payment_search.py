@@ -18,7 +18,14 @@ from datetime import UTC, date, datetime, time, timedelta
 from typing import Any, Final
 
 from pixops import money
-from pixops.widgets._api import MAX_MATCHES, Record, base_units, parse_time, rows_between
+from pixops.widgets._api import (
+    MAX_MATCHES,
+    Record,
+    base_units,
+    med_cases,
+    parse_time,
+    rows_between,
+)
 from pixops.widgets._format import BUSINESS_TZ, count_text, plural
 
 __all__ = [
@@ -28,6 +35,7 @@ __all__ = [
     "echo",
     "find_payments",
     "matches_note",
+    "similar_case_ids",
     "similar_ids",
 ]
 
@@ -203,6 +211,17 @@ def similar_ids(client: Any, typed: str, now: datetime) -> list[Record]:
         if any(_near(wanted, candidate.casefold()) for candidate in ids if candidate):
             found.append(row)
     return found[:3]
+
+
+def similar_case_ids(client: Any, typed: str) -> list[str]:
+    """The MED case ids that differ from `typed` (``med_…``) by at most `MAX_TYPOS`
+    characters, letter case aside: a case id read out from the central bank's notice.
+    Every case is read (a merchant has tens, not thousands)."""
+    wanted = typed.strip().casefold()
+    if not wanted.startswith("med_") or not hasattr(client, "med"):
+        return []
+    ids = [str(case.get("id")) for case in med_cases(client)]
+    return [case_id for case_id in ids if _near(wanted, case_id.casefold())][:3]
 
 
 def _near(a: str, b: str) -> bool:
