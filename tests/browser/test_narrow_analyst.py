@@ -11,11 +11,16 @@ from playwright.sync_api import Page
 
 from tests.browser._lab import (
     CURRENT,
+    NARROWEST,
     Server,
+    clipped_chart_text,
+    legend_over_title,
     narrow_with_file_browser,
     open_notebook,
     run_all_cells,
     screenshot_at,
+    screenshot_notebook,
+    split_printed_values,
 )
 from tests.browser._notebooks import notebook_named
 
@@ -63,3 +68,30 @@ def test_the_latest_movements_fit_beside_the_file_browser(
     quickstart = notebook_named(workspace / "notebooks", "*quickstart*.ipynb")
     movements = "table:has(th:text-is('Movement'))"
     _table_fits(page, lab, quickstart, movements, "quickstart-movements-1024")
+
+
+def test_the_month_reads_at_800_px_beside_the_file_browser(
+    page: Page, lab: Server, workspace: Path
+) -> None:
+    """At 800 px a chart is about 360 px wide: the legends ran over the titles, the hours'
+    title ran off its figure, the banks' names left their bars 60 px, and the month's
+    printed figures broke inside their amounts ("R$ 7.922.4" over "68,58")."""
+    statement = notebook_named(workspace / "notebooks", "*statement*.ipynb")
+    open_notebook(page, lab, statement)
+    run_all_cells(page)
+    narrow_with_file_browser(page, NARROWEST)
+    screenshot_notebook(page, "statement-800", max_parts=12)
+    charts = page.locator(f"{CURRENT} .js-plotly-plot")
+    assert charts.count() == 4
+    for at in range(charts.count()):  # Lab draws a chart once it is scrolled into view
+        charts.nth(at).scroll_into_view_if_needed()
+    page.wait_for_timeout(500)
+    assert clipped_chart_text(page) == [], "a chart's text runs off its figure"
+    assert legend_over_title(page) == [], "a chart's legend covers its title"
+    assert split_printed_values(page) == [], "a printed amount breaks over two lines"
+    # The plot area (plotly's drag rectangle) of the banks' chart, against the figure.
+    plot = charts.nth(2).locator("rect.nsewdrag").first.bounding_box()
+    figure = charts.nth(2).bounding_box()
+    assert plot is not None
+    assert figure is not None
+    assert plot["width"] >= 0.4 * figure["width"], "the banks' names crowd out their bars"

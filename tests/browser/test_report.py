@@ -12,7 +12,12 @@ from playwright.sync_api import Browser, expect
 
 from pixops.money import format_brl_display
 from pixops.report import daily_report, remote_references
-from tests.browser._lab import clipped_chart_text, screenshot, screenshot_at
+from tests.browser._lab import (
+    clipped_chart_text,
+    screenshot,
+    screenshot_at,
+    split_printed_values,
+)
 from tests.browser._notebooks import notebook_named
 
 # Generous: the machine is shared, and a changed engine rebuilds the demo month first.
@@ -50,24 +55,6 @@ _MILLIONS_IN_SUMMARY = """([amount, difference]) => {
       }
     }
   }
-}"""
-#: The dates, times and amounts in printed output (a `<pre>`) that are split over two
-#: lines: each match of a date, a time or an amount, measured with a Range.
-_SPLIT_IN_PRINTED_TEXT = r"""() => {
-  const split = [];
-  const pattern = /\d\d\/\d\d\/\d{4}|\d\d:\d\d|-?R\$\s[\d.]+,\d\d/g;
-  for (const pre of document.querySelectorAll(".jp-OutputArea-output pre")) {
-    const text = pre.firstChild;
-    if (!text || text.nodeType !== Node.TEXT_NODE) continue;
-    for (const match of text.textContent.matchAll(pattern)) {
-      const range = document.createRange();
-      range.setStart(text, match.index);
-      range.setEnd(text, match.index + match[0].length);
-      const tops = new Set(Array.from(range.getClientRects()).map(r => Math.round(r.top)));
-      if (tops.size > 1) split.push(match[0]);
-    }
-  }
-  return split;
 }"""
 #: R$ 9.876.543,21 (base units: R$ 1,00 is 10.000): seven digits of reais, every
 #: digit as wide as another, so no amount in the millions is wider.
@@ -126,7 +113,7 @@ def test_the_daily_report_renders_offline(
         assert widths["table"] <= widths["box"], f"the summary scrolls sideways at 600 px: {widths}"
         screenshot_at(page, summary, "report-summary-600")
         # The sandbox's line wrapped inside its clock's time ("01:" over "09").
-        assert page.evaluate(_SPLIT_IN_PRINTED_TEXT) == [], "a printed time or amount is split"
+        assert split_printed_values(page) == [], "a printed time or amount is split"
         # Millions of reais in all three money columns (the difference negative, its
         # widest): still no sideways scroll.
         millions = [format_brl_display(_MILLIONS_BASE), format_brl_display(-_MILLIONS_BASE)]

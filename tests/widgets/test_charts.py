@@ -19,7 +19,7 @@ from pixops.widgets import (
     status_by_day_figure,
     volume_by_day_figure,
 )
-from pixops.widgets._charts import append_figure, whole_reais
+from pixops.widgets._charts import _shortened, _wrapped, append_figure, whole_reais
 from tests.widgets.conftest import Desk
 
 
@@ -188,3 +188,40 @@ def test_a_chart_of_nothing_says_so(make: Any, day: pd.DataFrame) -> None:
     full = make(day)
     assert not full.layout.annotations
     assert full.data
+
+
+def test_a_chart_reads_in_a_360_px_figure(day: pd.DataFrame) -> None:
+    """At 800 px beside Lab's file browser a chart is about 360 px wide: a legend right
+    of the title ran over it, the hours' 47-character title ran off the figure, and the
+    banks' names kept 280 px of it, leaving their bars 60 px."""
+    figures = [
+        volume_by_day_figure(day),
+        fees_by_day_figure(day),
+        status_by_day_figure(day),
+        payer_banks_figure(day),
+        received_by_hour_figure(day),
+    ]
+    for figure in figures:
+        title, legend = figure.layout.title, figure.layout.legend
+        assert (title.x, title.xref, title.xanchor) == (0, "container", "left")
+        assert len(title.text) <= 40  # at 15 px, about 330 px
+        assert title.font.size == 15
+        assert (legend.x, legend.xanchor, legend.yanchor) == (0, "left", "bottom")
+        # Under the title: the title's top padding, its line and the legend's rows.
+        assert figure.layout.margin.t >= title.pad.t + 20
+    banks = figures[3]
+    assert banks.layout.yaxis.automargin is True
+    assert banks.layout.margin.l < 70
+    assert all(len(line) <= 22 for name in banks.data[0].y for line in name.split("<br>"))
+
+
+def test_a_long_label_wraps_at_the_space_nearest_its_middle() -> None:
+    assert _wrapped("PICPAY") == "PICPAY"
+    assert _wrapped("ITAÚ UNIBANCO S.A.") == "ITAÚ UNIBANCO S.A."  # 18: one line
+    assert _wrapped("CAIXA ECONOMICA FEDERAL") == "CAIXA ECONOMICA<br>FEDERAL"
+    assert _wrapped("Booked on another day") == "Booked on<br>another day"
+    assert _wrapped("A" * 30) == "A" * 30  # no space: one line
+    # A bank's name of 60 characters: its first whole words, then "…".
+    name = "SICOOB CRESSEM - CECM SERV MUN REG METR VALE PARAIBA E LITOR"
+    assert _shortened(name) == "SICOOB CRESSEM - CECM SERV MUN…"
+    assert _shortened("BCO C6 S.A.") == "BCO C6 S.A."

@@ -95,7 +95,13 @@ def test_charts_are_in_reais_and_by_day(ran: tuple[ReconDashboard, Recorder]) ->
     assert len(figures) == 5  # findings, volumes, fees, statuses, balance roll-forward
     titles = [f["layout"]["title"]["text"] for f in figures]
     assert titles[0] == "Findings to check (292 items matched)"
-    assert sum(figures[0]["data"][0]["y"]) == 10
+    assert sum(figures[0]["data"][0]["x"]) == 10
+    # Across, a kind of finding a row, its name on at most two lines of 20 characters:
+    # ten names under upright bars were turned and ran into each other when narrow.
+    assert figures[0]["data"][0]["orientation"] == "h"
+    names = figures[0]["data"][0]["y"]
+    assert names[0] == "In the ledger, not<br>in the statement"
+    assert all(len(line) <= 20 for name in names for line in name.split("<br>"))
     # The balance over the day reconciled (the treasury's closing is R$ 150,00 short),
     # not the period from it to the live balance.
     assert titles[4] == (

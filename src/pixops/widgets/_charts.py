@@ -38,6 +38,13 @@ _COLOURS: Final = {"inbound": "#2e7d32", "outbound": "#1565c0"}
 _DIRECTION_NAMES: Final = {"inbound": "received", "outbound": "sent"}
 #: A day chart is at least this many days wide: one day alone drew a bar across the chart.
 _MIN_DAY_SLOTS: Final = 7
+_TITLE_PX: Final = 15
+_TITLE_PAD_PX: Final = 30
+#: Room above the plot: the title under the toolbar, then two rows of legend.
+_TOP_PX: Final = 110
+#: A label (a bank's name, a kind of finding) longer than this wraps onto two lines:
+#: on one line it took half of a narrow figure from the bars.
+_LABEL_LINE: Final = 19
 
 
 def whole_reais(amount_base: int) -> int:
@@ -49,18 +56,33 @@ def whole_reais(amount_base: int) -> int:
 
 def _layout(figure: go.Figure, title: str, *, money: bool = True) -> go.Figure:
     figure.update_layout(
-        title=title,
+        # At the figure's left edge, under plotly's toolbar, at a size whose longest
+        # title fits the 360 px a chart has at 800 px beside Lab's file browser.
+        title={
+            "text": title,
+            "x": 0,
+            "xref": "container",
+            "xanchor": "left",
+            "y": 1,
+            "yref": "container",
+            "yanchor": "top",
+            "pad": {"t": _TITLE_PAD_PX, "l": 8},
+            "font": {"size": _TITLE_PX},
+        },
         separators=_PT_BR,
         template="plotly_white",
-        height=380,
-        margin={"l": 70, "r": 20, "t": 60, "b": 50},
-        # Above the plot, right of the title: below, it would cover the day axis's title.
+        height=400,
+        # No legend (one series): the plot starts under the title.
+        margin={"l": 70, "r": 20, "t": _TOP_PX if len(figure.data) > 1 else 70, "b": 50},
+        # Above the plot and under the title, from the left: right of the title, it ran
+        # over a title of a narrow figure; below, it would cover the day axis's title.
+        # Its entries wrap to a second row when narrow (`_TOP_PX` leaves room for it).
         # In the order the series were added: plotly reverses the legend of stacked bars,
         # which put "sent" before "received" in the fees chart only.
         legend={
             "orientation": "h",
-            "x": 1,
-            "xanchor": "right",
+            "x": 0,
+            "xanchor": "left",
             "y": 1.02,
             "yanchor": "bottom",
             "traceorder": "normal",
@@ -118,6 +140,25 @@ def _money_bar(
         hovertext=[f"{hover(k)}: {name} {format_brl_display(totals.get(k, 0))}" for k in keys],
         hoverinfo="text",
     )
+
+
+def _wrapped(text: str, width: int = _LABEL_LINE) -> str:
+    """`text` on one line when at most `width` characters, else on two (plotly's `<br>`)
+    broken at the space nearest its middle, so neither line is a lone word."""
+    spaces = [at for at, char in enumerate(text) if char == " "]
+    if len(text) <= width or not spaces:
+        return text
+    middle = min(spaces, key=lambda at: abs(len(text) - 2 * at))
+    return f"{text[:middle]}<br>{text[middle + 1 :]}"
+
+
+def _shortened(name: str, most: int = 2 * _LABEL_LINE - 3) -> str:
+    """`name` cut after its last whole word within `most` characters, with "…" (the
+    whole name is in the hover label)."""
+    if len(name) <= most:
+        return name
+    cut = name[: most - 1].rsplit(" ", 1)[0].rstrip(" -,")
+    return f"{cut}…"
 
 
 def _day_label(day: date) -> str:
@@ -245,7 +286,7 @@ def payer_banks_figure(statement: pd.DataFrame, top: int = 10) -> go.Figure:
     figure = go.Figure(
         go.Bar(
             x=[whole_reais(totals[b]) for b in banks],
-            y=[b[:40] for b in banks],
+            y=[_wrapped(_shortened(b)) for b in banks],
             orientation="h",
             marker_color=_COLOURS["inbound"],
             hovertext=[f"{b}: {format_brl_display(totals[b])}" for b in banks],
@@ -254,7 +295,10 @@ def payer_banks_figure(statement: pd.DataFrame, top: int = 10) -> go.Figure:
     )
     _layout(figure, f"Money received by payer's bank (top {top})", money=False)
     figure.update_xaxes(tickprefix="R$ ", tickformat=",d", title="money received (settled)")
-    figure.update_layout(height=420, margin={"l": 280, "r": 20, "t": 60, "b": 50})
+    # The names' room grows to fit them (automargin) instead of a fixed 280 px, which
+    # left a narrow figure's bars 60 px.
+    figure.update_yaxes(automargin=True)
+    figure.update_layout(height=460, margin_l=10)
     return _say_when_empty(figure, "no payment received in these days")
 
 
@@ -283,7 +327,7 @@ def received_by_hour_figure(statement: pd.DataFrame, tz: str = "America/Sao_Paul
     if not any(counts):  # 24 empty hours are no chart
         figure.data = ()
         _say_when_empty(figure, "no payment received in these days")
-    return _layout(figure, "When customers pay: payments received per hour", money=False)
+    return _layout(figure, "Payments received per hour", money=False)
 
 
 def findings_figure(result: ReconResult) -> go.Figure:
@@ -299,10 +343,13 @@ def findings_figure(result: ReconResult) -> go.Figure:
     differences = [
         int(rows[c]["difference_base"]) if c in rows else 0 for c in ATTENTION_CATEGORIES
     ]
+    # Across, one kind a row in the summary's order, its name wrapped beside its bar:
+    # ten names under upright bars were turned and ran into each other when narrow.
     figure = go.Figure(
         go.Bar(
-            x=labels,
-            y=counts,
+            x=counts,
+            y=[_wrapped(name) for name in labels],
+            orientation="h",
             marker_color=["#c62828" if n else "#9e9e9e" for n in counts],
             hovertext=[
                 f"{name}: {plural(n, 'item')}, difference {format_brl_display(d)}"
@@ -312,10 +359,14 @@ def findings_figure(result: ReconResult) -> go.Figure:
         )
     )
     matched = int(rows["matched"]["items"]) if "matched" in rows else 0
-    figure.update_layout(yaxis_title="items", xaxis_tickangle=-30)
-    figure.update_yaxes(rangemode="tozero", dtick=1 if max(counts, default=0) <= 10 else None)
+    figure.update_xaxes(
+        title="items", rangemode="tozero", dtick=1 if max(counts, default=0) <= 10 else None
+    )
+    figure.update_yaxes(autorange="reversed", automargin=True)
     title = f"Findings to check ({count_text(matched)} items matched)"
-    return _layout(figure, title, money=False)
+    _layout(figure, title, money=False)
+    figure.update_layout(height=500, margin_l=10)
+    return figure
 
 
 def append_figure(output: Any, figure: go.Figure) -> None:
