@@ -67,3 +67,20 @@ def test_the_dates_searched_are_sao_paulo_days_as_the_list_shows_them(desk: Desk
     assert "2026-01-16T02:24:58Z" not in [row["created_at"] for row in next_day.shown]
     shown_days = {local_time(row["created_at"])[:10] for row in next_day.shown}
     assert shown_days <= {"16/01/2026"}
+
+
+@pytest.mark.parametrize("typed", ["2583883712", "258.388.371-2", "25.838.837/0001-2"])
+def test_a_cpf_or_cnpj_with_a_digit_missed_says_how_many_it_has(desk: Desk, typed: str) -> None:
+    """A CPF read out over the phone with a digit missed was searched as a name (or an
+    amount of R$ 2.583.883.712,00) and answered "Nothing found"; support is told to check
+    the number instead."""
+    now = desk.now()
+    with pytest.raises(ValueError, match=r"has 1[023] digits: a CPF has 11 and a CNPJ 14"):
+        find_payments(desk.client, typed, date(2026, 1, 1), date(2026, 2, 12), now)
+
+
+def test_a_whole_cpf_and_a_short_amount_are_still_searched(desk: Desk) -> None:
+    now = desk.now()
+    found = find_payments(desk.client, "258.388.371-28", date(2026, 1, 1), date(2026, 2, 12), now)
+    assert found.total >= 1
+    find_payments(desk.client, "1500", date(2026, 1, 1), date(2026, 2, 12), now)  # an amount

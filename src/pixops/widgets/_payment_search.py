@@ -47,6 +47,13 @@ _SHORT_NAME: Final = (
     "Type at least {n} letters of the name (or the whole CPF/CNPJ, or the amount, like"
     " R$ 13,22): {typed} would match most of the month's payers."
 )
+#: Digits this many or more (without a comma) are a CPF (11) or CNPJ (14) read out, not
+#: an amount: R$ 100.000.000 would be typed with its centavos or "R$".
+_DOCUMENT_LIKE: Final = 9
+_WRONG_DIGITS: Final = (
+    "{typed} has {n} digits: a CPF has 11 and a CNPJ 14. Check the number with the customer"
+    " (an amount is typed with its centavos, like 1.500,00)."
+)
 #: A CPF as receipts print it (``***.388.371-**``): its middle six digits are known.
 _MASKED_CPF: Final = re.compile(r"\*{3}\.?(\d{3})\.?(\d{3})-?\*{2}")
 #: A transaction or end-to-end id: its minute (yyyyMMddHHmm, UTC) names the statement day.
@@ -96,6 +103,9 @@ def find_payments(
     amount = amount_in(text)
     digits = re.sub(r"[.\-/ ]", "", text)
     document = digits if digits.isdigit() and len(digits) in (11, 14) else None
+    if digits.isdigit() and document is None and "," not in text and len(digits) >= _DOCUMENT_LIKE:
+        # Too long for an amount typed without centavos: a CPF/CNPJ with a digit missed.
+        raise ValueError(_WRONG_DIGITS.format(typed=f"“{text}”", n=len(digits)))
     masked = _MASKED_CPF.fullmatch(text)
     if masked is not None:  # read off a receipt: any CPF with those middle digits
         document = masked[1] + masked[2]
