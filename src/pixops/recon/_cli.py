@@ -29,7 +29,7 @@ from pixops.errors import PixopsError
 from pixops.frames import LocalStore, day_window, load_statement_table, parse_day
 from pixops.recon._balances import read_balances
 from pixops.recon._inputs import LedgerError, read_ledger
-from pixops.recon._result import ReconResult
+from pixops.recon._result import ATTENTION_CATEGORIES, ReconResult
 from pixops.recon._run import balance_snapshot, reconcile
 from pixops.recon._staging import staged_directory
 
@@ -247,6 +247,13 @@ def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None 
     except OSError as error:
         print(f"pixops recon: cannot write {options.out}: {error}", file=stderr)
         return EXIT_BAD_INPUT
+    # The day's results first: a log shows them even when the report then fails.
+    period = (
+        f"{options.first}" if options.first == options.last else f"{options.first}..{options.last}"
+    )
+    print(f"pixops recon {period} ({options.tz}) against {source}", file=stdout)
+    print(result.summary_text(), file=stdout)
+    print(f"{_verdict(result, status)}; results in {options.out}", file=stdout)
     html = getattr(args, "html", None)
     if html is not None:  # pixops.report's hook, after the frames are safely written
         from pixops.report import ReportError, recon_html_report
@@ -264,14 +271,15 @@ def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None 
             print(f"pixops recon: cannot write the HTML report: {error}", file=stderr)
             return EXIT_BAD_INPUT
         print(f"report: {html}", file=stdout)
-    period = (
-        f"{options.first}" if options.first == options.last else f"{options.first}..{options.last}"
-    )
-    print(f"pixops recon {period} ({options.tz}) against {source}", file=stdout)
-    print(result.summary_text(), file=stdout)
-    verdict = "needs attention" if status == EXIT_ATTENTION else "everything reconciled"
-    print(f"{verdict}; results in {options.out}", file=stdout)
     foreign = result.ledger_warning(options.ledger, setting="--ledger")
     if foreign is not None:  # last, where a person or a scheduler's log looks first
         print(f"pixops recon: {foreign}", file=stderr)
     return status
+
+
+def _verdict(result: ReconResult, status: int) -> str:
+    """The run's last word for a log: how many findings there are to check."""
+    if status != EXIT_ATTENTION:
+        return "everything reconciled"
+    findings = sum(result.counts.get(category, 0) for category in ATTENTION_CATEGORIES)
+    return f"needs attention ({findings} {'finding' if findings == 1 else 'findings'} to check)"
