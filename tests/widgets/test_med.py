@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+import httpx
 import pytest
 
+from pixops.client import NO_RETRY
 from pixops.widgets import MAX_DEFENSE_CHARS, MedDefensePanel, urgency
 from tests.widgets.conftest import Desk
 
@@ -288,3 +290,46 @@ def test_the_history_shows_the_defense_sent_and_the_status_says_what_comes_next(
     assert "no decision yet" in panel.status.value
     assert "again later" in panel.status.value
     assert first in panel.status.value
+
+
+class _Watching(httpx.BaseTransport):
+    """Notes, at each defense POST, whether Submit defense was greyed; drops the first
+    one when `drop` (no answer: the person may press again)."""
+
+    def __init__(self, inner: httpx.BaseTransport, drop: bool) -> None:
+        self.inner, self.drop = inner, drop
+        self.panel: MedDefensePanel | None = None
+        self.greyed: list[bool] = []
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        if request.method == "POST" and request.url.path.endswith("/defense"):
+            assert self.panel is not None
+            self.greyed.append(self.panel.submit_button.disabled)
+            if self.drop:
+                self.drop = False
+                raise httpx.ConnectError("connection reset", request=request)
+        return self.inner.handle_request(request)
+
+
+@pytest.mark.parametrize("drop", [False, True])
+def test_submit_is_greyed_while_the_defense_is_sent(desk: Desk, drop: bool) -> None:
+    """The button stayed clickable during the request (seconds on the real service): a
+    person saw no sign the click was taken. Greyed while it is sent; after no answer it
+    may be pressed again, after a defense taken it stays greyed."""
+    two_cases(desk)
+    transport = _Watching(desk.month.sandbox.transport(), drop)
+    client = desk.month.sandbox.client(
+        desk.month.api_key, http_client=httpx.Client(transport=transport), retry=NO_RETRY
+    )
+    panel = MedDefensePanel(client, now=desk.now)
+    transport.panel = panel
+    panel.defense.value = "Produto entregue em 02/01; nota fiscal 123."
+    panel.submit_button.click()
+    assert transport.greyed == [True]
+    assert panel.submit_button.disabled is not drop
+    if drop:
+        assert "may or may not have arrived" in panel.status.value
+        panel.submit_button.click()
+        assert transport.greyed == [True, True]
+        assert panel.submit_button.disabled
+    assert "case now Acknowledged" in panel.status.value

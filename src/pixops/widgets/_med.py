@@ -317,6 +317,13 @@ class MedDefensePanel(w.VBox):  # type: ignore[misc]
             )
             return
         case_id = str(self.case["id"])
+        self.submit_button.disabled = True  # greyed while the defense is on its way
+        try:
+            self._send(case_id, text)
+        finally:  # a defense taken, or a case moved on, leaves it greyed
+            self.submit_button.disabled = not self._can_defend()
+
+    def _send(self, case_id: str, text: str) -> None:
         try:
             answer = plain(self.client.med.defend(case_id, text))
         except (TransportError, ServerError, ConflictError) as error:
