@@ -1,4 +1,4 @@
-"""The investigation notebook at 1024 px with JupyterLab's file browser open: every tab of
+"""The investigation notebook at 1024 and 800 px with JupyterLab's file browser open: every tab of
 the inspector reads without a sideways scroll, long ids and JSON lines included."""
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.browser._lab import (
+    NARROWEST,
     Server,
     narrow_with_file_browser,
     open_notebook,
@@ -40,7 +41,12 @@ _WIDER_THAN_THEIR_BOX_JS = """panel => {
 }"""
 
 
-def test_investigation_tabs_read_without_a_sideways_scroll_at_1024(
+#: Tab labels drawn narrower than their text (ipywidgets shrinks the tabs to fit a row).
+_CUT_TAB_LABELS_JS = """panel => [...panel.querySelectorAll('.lm-TabBar-tabLabel')]
+  .filter(e => e.scrollWidth > e.clientWidth + 1).map(e => e.textContent)"""
+
+
+def test_investigation_tabs_read_without_a_sideways_scroll_at_1024_and_800(
     page: Page, lab: Server, workspace: Path
 ) -> None:
     name = notebook_named(workspace / "notebooks", "*investigation*.ipynb")
@@ -68,3 +74,15 @@ def test_investigation_tabs_read_without_a_sideways_scroll_at_1024(
     screenshot_at(page, code, "investigation-narrow-receipt")
     panel.get_by_role("tab", name="API shapes").click()
     screenshot_at(page, panel.get_by_text("payer_document").first, "investigation-narrow-shapes")
+    # At 800 px (about 330 px for a tab) the tabs read "Summa", "Timelin", "Refunc" and the
+    # refunds table ran 7 px past its box: the tabs wrap onto rows, and the table fits.
+    narrow_with_file_browser(page, NARROWEST)
+    assert panel.evaluate(_CUT_TAB_LABELS_JS) == [], "a tab's label is cut at 800 px"
+    for tab in TABS:
+        panel.get_by_role("tab", name=tab).click()
+        page.wait_for_timeout(300)
+        wide = panel.evaluate(_WIDER_THAN_THEIR_BOX_JS)
+        assert wide == [], f"the {tab} tab scrolls sideways at 800 px: {wide}"
+    panel.get_by_role("tab", name="Refunds").click()
+    refunds = panel.locator("table:visible").filter(has_text="Requested").first
+    screenshot_at(page, refunds, "investigation-800-refunds")
