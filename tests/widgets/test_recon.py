@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import re
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import httpx
 import pytest
@@ -70,7 +71,11 @@ def test_findings_are_filtered_by_category_and_text(ran: tuple[ReconDashboard, R
     assert all(any("payout-" in str(v) for v in row.values()) for row in board.rows())
     board.filter.value = "no such text anywhere"
     assert board.rows() == []
-    assert "No rows." in board.table.value
+    # The filter is what hides them, and the table says so and how to see them again.
+    assert (
+        "No rows. None of the 292 rows of Matched contains “no such text anywhere”:"
+        " change or clear the Filter." in board.table.value
+    )
     board.filter.value = ""
 
 
@@ -143,7 +148,15 @@ def test_export_writes_the_result(ran: tuple[ReconDashboard, Recorder]) -> None:
     assert "discrepancies.parquet" in names
     assert all(path.is_file() for path in board.written)
     # Said beside the button; the reconciliation's headline stays.
-    assert re.search(r"Exported 11 files at \d\d:\d\d:\d\d to ", board.export_status.value)
+    # At São Paulo's time, said: the machine's clock (UTC here) read three hours ahead.
+    said = re.search(
+        r"Exported 11 files at (\d\d):(\d\d):\d\d \(São Paulo time\) to ",
+        board.export_status.value,
+    )
+    assert said is not None
+    now = datetime.now(ZoneInfo("America/Sao_Paulo"))
+    recent = {f"{now - timedelta(minutes=back):%H:%M}" for back in range(3)}
+    assert f"{said[1]}:{said[2]}" in recent
     assert "10 findings to check" in board.status.value
 
 

@@ -408,10 +408,25 @@ class ReconDashboard(w.VBox):  # type: ignore[misc]
                 id_columns=()
                 if self.category.value == "balance_difference"
                 else {"transaction_id", "ledger_reference"},
-                empty="No rows.",
+                empty=self._no_rows(),
             )
             + note
         )
+
+    def _no_rows(self) -> str:
+        """What an empty table says: with a filter, that the filter hides the rows and how
+        to see them ("No rows." alone read as a category with nothing in it)."""
+        typed = " ".join(self.filter.value.split())
+        if not typed or self.result is None or self.category.value is None:
+            return "No rows."
+        total = len(self.result.category(self.category.value))
+        if not total:
+            return "No rows."
+        from pixops.recon import CATEGORY_LABELS
+
+        category = CATEGORY_LABELS.get(self.category.value, self.category.value)
+        rows = f"{plural(total, 'row')} of {category}"
+        return f"No rows. None of the {rows} contains “{typed}”: change or clear the Filter."
 
     def export(self) -> None:
         """Write the result's frames (Parquet, CSV, Excel-friendly CSV) under `out_dir`."""
@@ -429,11 +444,12 @@ class ReconDashboard(w.VBox):  # type: ignore[misc]
                 f"Could not write the files in {self.out_dir}: {why}.", "error"
             )
             return
-        # The machine's time, which the files carry too: a second export reads as a new one.
-        at = datetime.now().astimezone().strftime("%H:%M:%S")
+        # The time of writing (a second export reads as a new one), in São Paulo time as
+        # every time the panels show: the machine's own clock may run on UTC.
+        at = datetime.now(BUSINESS_TZ).strftime("%H:%M:%S")
         self.export_status.value = message(
-            f"Exported {len(self.written)} files at {at} to {self.out_dir / name} "
-            "(discrepancies_excel.csv opens in Excel with reais).",
+            f"Exported {len(self.written)} files at {at} ({zone_text(BUSINESS_TZ)}) to"
+            f" {self.out_dir / name} (discrepancies_excel.csv opens in Excel with reais).",
             "ok",
         )
 
