@@ -70,7 +70,9 @@ def test_the_refunds_table_puts_amount_and_status_before_the_long_id(desk: Desk)
     panel = chosen(desk)
     table = panel.details.value.split("<h4", 1)[1]
     headers = re.findall(r"<th [^>]*>([^<]*)</th>", table)
-    assert headers == ["Requested", "Amount", "Status", "Refund"]
+    assert headers == ["Requested (São Paulo)", "Amount", "Status", "Refund"]
+    # The hour may go under the date: at 800 px the id had 50 px, a 7-line cell.
+    assert re.search(r'<span style="white-space:nowrap">\d\d:\d\d</span>', table)
 
 
 @pytest.mark.parametrize("typed", ["   ", "Nobody With This Name", PAYMENT])

@@ -1,5 +1,6 @@
-"""The inspector's Timeline and Refunds tables, made to read on a phone (the Voilà desk at
-about 420 px, some 350 px for a table) as well as in a wide notebook.
+"""The inspector's Timeline and Refunds tables (the refund panel's refunds too), made to
+read on a phone (the Voilà desk at about 420 px, some 350 px for a table), at 800 px
+beside JupyterLab's file browser, and in a wide notebook.
 
 The general `html_table` keeps a time on one line and gives a prose column at least 16em:
 on a phone the timeline came out 500 px wide and the refunds table 536 px, their ends

@@ -51,6 +51,7 @@ from pixops.widgets._format import (
     problem,
     text_of,
 )
+from pixops.widgets._inspector_tables import refunds_table
 from pixops.widgets._payment_search import PaymentMatches, find_payments, matches_note
 from pixops.widgets._refund_words import (
     ACCEPTED_UNREAD,
@@ -75,12 +76,6 @@ from pixops.widgets._refund_words import (
 __all__ = ["RefundPanel"]
 
 
-_REFUNDED_COLUMNS: Final = (  # the long id last, where it wraps in a narrow notebook
-    ("created_at", "Requested"),
-    ("amount", "Amount"),
-    ("status", "Status"),
-    ("transaction_id", "Refund"),
-)
 _EVENT_COLUMNS: Final = (("created_at", "When"), ("type", "What happened"), ("status", "Status"))
 
 
@@ -266,15 +261,7 @@ class RefundPanel(w.VBox):  # type: ignore[misc]
                 ("Left to refund", brl(self.remaining_base)),
             ]
         )
-        table = html_table(
-            self.refunds,
-            _REFUNDED_COLUMNS,
-            money_columns={"amount"},
-            time_columns={"created_at"},
-            code_columns={"status"},
-            id_columns={"transaction_id"},
-            empty="No refund yet.",
-        )
+        table = refunds_table(self.refunds, empty="No refund yet.")  # the inspector's too
         warning = message(disputed(self.disputes), "warn") if self.disputes else ""
         self.details.value = f"{warning}{summary}<h4 style='margin:6px 0 2px'>Refunds</h4>{table}"
 
