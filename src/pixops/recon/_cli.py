@@ -141,6 +141,22 @@ def _client() -> tuple[Any, str]:
     return month.sandbox.client(month.api_key), "the demo month on the embedded sandbox"
 
 
+def _check_day_has_come(options: ReconOptions, client: Any, source: str) -> None:
+    """A day after the service's today is refused: reconciled, a day that has not
+    happened read "everything reconciled" (exit 0) in a scheduler's log. The dashboard
+    refuses it too. Today is the service's (the sandbox's clock on the demo month)."""
+    from zoneinfo import ZoneInfo
+
+    as_of, _ = balance_snapshot(client)
+    today = as_of.astimezone(ZoneInfo(options.tz)).date()
+    if options.last > today:
+        flag = "--date" if options.first == options.last else "--to"
+        raise _BadInputError(
+            f"{flag} {options.last} has not happened yet on {source} (today is {today}"
+            " there): give a day up to today"
+        )
+
+
 @dataclass(frozen=True)
 class ReconInputs:
     statement: pa.Table
@@ -233,6 +249,7 @@ def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None 
     try:
         options = options_from(args)
         client, source = _client()
+        _check_day_has_come(options, client, source)
         inputs = load_inputs(options, client)
         result = run_recon(options, inputs)
     except _BadInputError as error:
@@ -280,6 +297,8 @@ def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None 
 def _verdict(result: ReconResult, status: int) -> str:
     """The run's last word for a log: how many findings there are to check."""
     if status != EXIT_ATTENTION:
+        if not result.counts.get("matched", 0):  # not one movement or entry in the days
+            return "nothing to reconcile (no movement in the statement, no entry in the ledger)"
         return "everything reconciled"
     findings = sum(result.counts.get(category, 0) for category in ATTENTION_CATEGORIES)
     return f"needs attention ({findings} {'finding' if findings == 1 else 'findings'} to check)"
