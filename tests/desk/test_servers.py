@@ -143,3 +143,12 @@ def test_a_port_someone_listens_on_is_refused_before_starting(tmp_path: Path) ->
         with pytest.raises(PortInUseError, match=f"port {port} on 127.0.0.1 is already in use"):
             start(command, log=subprocess.DEVNULL)
     assert not port_in_use("127.0.0.1", port)
+
+
+def test_kernels_talk_over_ipc_not_tcp(tmp_path: Path) -> None:
+    """Over TCP every kernel started (each desk visitor's) printed "Kernel is running over
+    TCP without encryption" in the terminal, and listened on loopback ports."""
+    notebook = tmp_path / "06_support_investigation.ipynb"
+    notebook.write_text("{}")
+    for command in (lab_command(tmp_path), desk_command(notebook)):
+        assert "--KernelManager.transport=ipc" in command.argv

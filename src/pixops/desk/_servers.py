@@ -102,6 +102,12 @@ _HIDDEN_IN_LAB: Final = (
 )
 
 
+#: Kernels talk to the server over IPC sockets (files in Jupyter's private runtime folder),
+#: not TCP on loopback: no port another local user could reach, and no "Kernel is running
+#: over TCP without encryption" warning in the terminal for every notebook or desk visitor.
+_IPC_KERNELS: Final = "--KernelManager.transport=ipc"
+
+
 def lab_command(
     notebooks: Path,
     *,
@@ -129,6 +135,7 @@ def lab_command(
         f"--ServerApp.ip={host}",
         f"--ServerApp.port={chosen_port}",
         "--ServerApp.port_retries=0",
+        _IPC_KERNELS,
         f"--ServerApp.root_dir={notebooks.resolve()}",
         f"--IdentityProvider.token={chosen_token}",
         f"--ContentsManager.hide_globs={list(_HIDDEN_IN_LAB)}",
@@ -166,6 +173,7 @@ def desk_command(
         f"--Voila.ip={host}",
         f"--Voila.port={chosen_port}",
         "--Voila.port_retries=0",
+        _IPC_KERNELS,
         "--strip_sources=True",
         "--show_tracebacks=False",
     ]
