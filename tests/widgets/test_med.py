@@ -108,7 +108,13 @@ def test_submitting_a_defense_sends_it_once(desk: Desk) -> None:
 
 @pytest.mark.parametrize(
     ("text", "complaint"),
-    [("   ", "Write the defense first"), ("x" * (MAX_DEFENSE_CHARS + 1), "at most 2.000")],
+    [
+        ("   ", "Write the defense first"),
+        ("x" * (MAX_DEFENSE_CHARS + 1), "at most 2.000"),
+        # A slip ("ok" and Enter) was sent, and a case takes one defense.
+        ("  ok ", "A defense of 2 characters says nothing"),
+        ("teste", "write what was sold, the delivery proof"),
+    ],
 )
 def test_empty_or_long_defenses_are_not_sent(desk: Desk, text: str, complaint: str) -> None:
     two_cases(desk)

@@ -48,6 +48,9 @@ __all__ = ["MAX_DEFENSE_CHARS", "MedDefensePanel", "urgency"]
 
 #: The service keeps at most this many characters of a defense (the DICT API's limit).
 MAX_DEFENSE_CHARS: Final = 2000
+#: Fewer characters say nothing the central bank can weigh ("ok", "x"), and a case takes
+#: one defense: such a text is a slip, refused before it is sent.
+MIN_DEFENSE_CHARS: Final = 10
 _ACTIVE: Final = ("OPEN", "ACKNOWLEDGED")
 _REASONS: Final = {
     "FRAUD": "fraud suspected by the payer's bank",
@@ -309,6 +312,14 @@ class MedDefensePanel(w.VBox):  # type: ignore[misc]
         text = self.defense.value.strip()
         if not text:
             self._set_status("Write the defense first.", "error")
+            return
+        if len(text) < MIN_DEFENSE_CHARS:
+            self._set_status(
+                f"A defense of {plural(len(text), 'character')} says nothing the central bank"
+                " can weigh, and a case takes one: write what was sold, the delivery proof"
+                " and any contact with the payer.",
+                "error",
+            )
             return
         if len(text) > MAX_DEFENSE_CHARS:
             self._set_status(
