@@ -20,6 +20,7 @@ from tests.browser._lab import (
     clipped_chart_text,
     clipped_tables,
     cut_widgets,
+    legend_over_title,
     narrow_with_file_browser,
     open_notebook,
     run_all_cells,
@@ -123,6 +124,8 @@ def test_daily_reconciliation_dashboard_reconciles_and_exports(
     assert amount_labels(page) >= 12  # six steps, in the notebook and on the dashboard
     assert small_amount_labels(page) == [], "a chart's amounts are too small to read"
     assert clipped_chart_text(page) == [], "a chart's text runs off its figure at 800 px"
+    # A legend right of its title covered the title of a 360 px figure.
+    assert legend_over_title(page) == [], "a chart's legend covers its title at 800 px"
     assert cut_widgets(page) == [], "a dashboard date, filter or button is cut off at 800 px"
     screenshot_at(page, rollforward.first, "daily-rollforward-800")
     screenshot_at(page, rollforward.last, "daily-dashboard-rollforward-800")
