@@ -30,7 +30,9 @@ def test_the_report_carries_parameters_charts_widgets_and_no_code(
     # The injected parameters reached the chart, which plotly.js (inline) will draw.
     assert "Volumes 2026-01-31" in page
     assert "Plotly.newPlot" in page
-    assert "<title>daily check</title>" in page
+    # The page's title names the values it ran with: a month's report and the next
+    # one's read alike in a browser's tabs.
+    assert "<title>daily check (business_date 2026-01-31, count 7)</title>" in page
     # Widgets: their state and a view, and the renderer inlined as a data: URL.
     assert '<script src="data:text/javascript;base64,' in page
     state = re.search(

@@ -56,7 +56,9 @@ def register(commands: Commands) -> None:
         metavar="NAME=VALUE",
         help="a string parameter (repeatable)",
     )
-    any_notebook.add_argument("--title", help="page title (default: the notebook's name)")
+    any_notebook.add_argument(
+        "--title", help="page title (default: the notebook's name and the -p values)"
+    )
 
 
 def run(args: argparse.Namespace) -> int:

@@ -45,7 +45,7 @@ def render_report(
     except (FileExistsError, NotADirectoryError):
         raise ReportError(f"{out_path} is under a file, not a folder") from None
     executed = execute_notebook(notebook_path, parameters or {}, timeout_seconds=timeout_seconds)
-    page = export_html(executed, title=title or notebook_path.stem.replace("_", " "))
+    page = export_html(executed, title=title or _default_title(notebook_path, parameters or {}))
     handle, temporary = tempfile.mkstemp(dir=out_path.parent, suffix=".html.tmp")
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as stream:
@@ -67,3 +67,11 @@ def _path(value: str | Path, name: str) -> Path:
     if isinstance(value, str) and value.strip():
         return Path(value)
     raise ReportError(f"{name} must be a path, not {value!r}")
+
+
+def _default_title(notebook: Path, parameters: Mapping[str, str | int | bool]) -> str:
+    """The notebook's name and the values it ran with ("02 statement analysis (month
+    2026-02)"): a month's report and the next one's read alike in a browser's tabs."""
+    name = notebook.stem.replace("_", " ")
+    given = ", ".join(f"{key} {value}" for key, value in parameters.items())
+    return f"{name} ({given})" if given else name
