@@ -9,6 +9,7 @@ import httpx
 
 from pixops.client import NO_RETRY, WaitTimeoutError
 from pixops.widgets import MedDefensePanel, RefundPanel
+from pixops.widgets._format import message
 from tests.widgets.conftest import Desk
 
 PAYMENT = "PIXINE00360305202601311304fBxrSVuhd7C"
@@ -168,3 +169,34 @@ def test_a_defense_accepted_with_an_unreadable_answer_is_not_called_refused(desk
     assert "Check outcome" in panel.status.value
     assert panel.case is not None
     assert panel.case["status"] == "ACKNOWLEDGED"  # read again: the defense arrived
+
+
+class _Refused(_Slow):
+    """The demo month's client, but the payer's bank refuses the refund (a closed account)."""
+
+    def wait_until_final(self, transaction_id: str, **options: Any) -> Any:
+        return self.inner.transactions.get(transaction_id).model_copy(
+            update={
+                "status": "failed",
+                "completed_at": None,
+                "reason_code": "AC06",
+                "reason_description": "account blocked or closed at the payer's bank",
+            }
+        )
+
+
+def test_a_refused_refund_says_why_in_words_and_what_now(desk: Desk) -> None:
+    """Follow up said "Refund PIXRET…: Failed (AC06)." and nothing more: support could
+    not tell the payer why, nor whether any money had gone back."""
+    panel = RefundPanel(_Refused(desk.client), now=desk.now)
+    panel.search.value = PAYMENT
+    panel.find_button.click()
+    panel.amount.value = "R$ 2,00"
+    panel.review_button.click()
+    panel.confirm_button.click()
+    panel.follow_button.click()
+    status = panel.status_text
+    assert "Failed. Account blocked or closed at the payer's bank (code AC06)." in status
+    assert "Nothing went back to the payer" in status
+    assert "left to refund again" in status
+    assert panel.status.value == message(status, "error")

@@ -61,6 +61,7 @@ from pixops.widgets._refund_words import (
     amount_centavos,
     deadline_passed,
     disputed,
+    final_outcome,
     is_received,
     last_day,
     not_refundable,
@@ -444,12 +445,7 @@ class RefundPanel(w.VBox):  # type: ignore[misc]
         except PixopsError as error:
             self._set_status(f"Could not follow the refund. {problem(error)}", "error")
             return
-        status = final.get("status")
-        tone = "ok" if status == "settled" else "error"
-        reason = final.get("reason_code")
-        self._set_status(
-            f"Refund {refund_id}: {label(status)}" + (f" ({reason})." if reason else "."), tone
-        )
+        self._set_status(*final_outcome(refund_id, final))
         self._show_sent(final)
         events = events_for(self._inbox, {refund_id})
         rows = [{**e, "status": (e.get("data") or {}).get("status")} for e in events]

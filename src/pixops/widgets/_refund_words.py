@@ -10,6 +10,7 @@ from typing import Final
 from pixops import money
 from pixops.widgets._api import Record, is_refund_id, parse_time
 from pixops.widgets._format import BUSINESS_TZ, brl, label, local_time, plural
+from pixops.widgets._inspector_html import failure_text
 
 __all__ = [
     "ACCEPTED_UNREAD",
@@ -22,6 +23,7 @@ __all__ = [
     "amount_problem",
     "deadline_passed",
     "disputed",
+    "final_outcome",
     "is_received",
     "last_day",
     "not_refundable",
@@ -129,6 +131,19 @@ def still_processing(refund_id: str, last: Record) -> str:
     return (
         f"Refund {refund_id}: still {status} after {FOLLOW_UP_SECONDS} seconds; the payer's "
         "bank has not answered yet. Press Follow up again in a few minutes."
+    )
+
+
+def final_outcome(refund_id: str, final: Record) -> tuple[str, str]:
+    """Follow up's words for a refund that is final, and their tone: settled, or why not
+    in words (the code alone, "Failed (AG03)", told support nothing) and what now."""
+    status = label(final.get("status"))
+    if final.get("status") == "settled":
+        return f"Refund {refund_id}: {status}.", "ok"
+    return (
+        f"Refund {refund_id}: {status}. {failure_text(final)}. Nothing went back to the"
+        " payer: the amount is left to refund again once what the reason says is dealt with.",
+        "error",
     )
 
 
