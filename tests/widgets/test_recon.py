@@ -477,3 +477,16 @@ def test_without_a_day_it_offers_yesterday_in_sao_paulo(desk: Desk) -> None:
     evening = datetime(2026, 2, 11, 1, 30, tzinfo=UTC)
     board = ReconDashboard(desk.client, LEDGER, now=lambda: evening)
     assert board.first_day.value == board.last_day.value == date(2026, 2, 9)
+
+
+def test_a_day_with_nothing_to_check_says_so_in_its_findings_chart(desk: Desk) -> None:
+    """The findings chart of a clean day was ten empty rows, which read as a chart that
+    failed to draw."""
+    board = ReconDashboard(desk.client, LEDGER, day="2026-01-20", now=desk.now)
+    board.run()
+    assert board.result is not None
+    assert not board.result.needs_attention
+    findings = board.charts.outputs[0]["data"][PLOTLY]
+    assert findings["layout"]["title"]["text"].startswith("Findings to check (")
+    notes = [note["text"] for note in findings["layout"]["annotations"]]
+    assert notes == ["Nothing to check: every item matched."]

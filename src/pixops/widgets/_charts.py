@@ -364,6 +364,16 @@ def findings_figure(result: ReconResult) -> go.Figure:
     )
     figure.update_yaxes(autorange="reversed", automargin=True)
     title = f"Findings to check ({count_text(matched)} items matched)"
+    if not any(counts):  # ten empty rows read as a chart that failed to draw
+        figure.add_annotation(
+            text="Nothing to check: every item matched.",
+            showarrow=False,
+            xref="paper",
+            yref="paper",
+            x=0.5,
+            y=0.5,
+            font={"size": 14, "color": "#2e7d32"},
+        )
     _layout(figure, title, money=False)
     figure.update_layout(height=500, margin_l=10)
     return figure
