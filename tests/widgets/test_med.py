@@ -339,3 +339,34 @@ def test_submit_is_greyed_while_the_defense_is_sent(desk: Desk, drop: bool) -> N
         assert transport.greyed == [True, True]
         assert panel.submit_button.disabled
     assert "case now Acknowledged" in panel.status.value
+
+
+class _WatchingReads(httpx.BaseTransport):
+    """Notes, at each read of a case, whether Check outcome was greyed."""
+
+    def __init__(self, inner: httpx.BaseTransport) -> None:
+        self.inner = inner
+        self.panel: MedDefensePanel | None = None
+        self.greyed: list[bool] = []
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        if self.panel is not None and request.method == "GET" and "/med/med_" in request.url.path:
+            self.greyed.append(self.panel.outcome_button.disabled)
+        return self.inner.handle_request(request)
+
+
+def test_check_outcome_is_greyed_while_the_case_is_read(desk: Desk) -> None:
+    """Check outcome reads the case, its payment and history again (seconds on the real
+    service) and stayed clickable meanwhile: a person clicked again, unsure it was taken."""
+    two_cases(desk)
+    transport = _WatchingReads(desk.month.sandbox.transport())
+    client = desk.month.sandbox.client(
+        desk.month.api_key, http_client=httpx.Client(transport=transport), retry=NO_RETRY
+    )
+    panel = MedDefensePanel(client, now=desk.now)
+    transport.panel = panel
+    panel.outcome_button.click()
+    assert transport.greyed
+    assert all(transport.greyed)
+    assert not panel.outcome_button.disabled  # the case can be checked again
+    assert "is open: no decision yet" in panel.status.value

@@ -393,7 +393,13 @@ class MedDefensePanel(w.VBox):  # type: ignore[misc]
         if self.case is None:
             self._set_status("Choose a case first.", "error")
             return
-        case_id = str(self.case["id"])
+        self.outcome_button.disabled = True  # greyed while the case is read again
+        try:
+            self._say_outcome(str(self.case["id"]))
+        finally:  # a case that could not be read leaves nothing to check
+            self.outcome_button.disabled = self.case is None
+
+    def _say_outcome(self, case_id: str) -> None:
         self.select(case_id)
         if self.case is None:
             return
