@@ -203,3 +203,34 @@ def test_without_an_env_file_only_the_environment_counts(
     (no_service / ".env").write_text(SETTINGS + "PIXOPS_CLIENT_SECRET=sk_example\n")
     connect(env_file=None)
     assert capsys.readouterr().out.startswith("Using the sandbox: demo month")
+
+
+def test_in_a_notebook_the_line_is_text_that_wraps_between_words(
+    no_service: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Lab and Voilà break printed text anywhere ("No real mo" / "ney moves" on a phone):
+    in a kernel the line is shown as HTML that breaks at spaces, its text/plain the line."""
+    import IPython
+    import IPython.display
+
+    class KernelShell:
+        kernel = object()
+
+    shown: list[tuple[dict[str, str], bool]] = []
+    monkeypatch.setattr(IPython, "get_ipython", lambda: KernelShell())
+    monkeypatch.setattr(
+        IPython.display, "display", lambda data, raw=False: shown.append((data, raw))
+    )
+    monkeypatch.setenv(ENV_BASE_URL, "https://pix.example.com/<b>")
+    monkeypatch.setenv("PIXOPS_CLIENT_ID", "cli_example")
+    monkeypatch.setenv("PIXOPS_CLIENT_SECRET", "sk_example")
+    connect()
+    assert capsys.readouterr().out == ""
+    [(data, raw)] = shown
+    assert raw is True
+    assert data["text/plain"].startswith("Using the PIX service at https://pix.example.com/<b>")
+    page = data["text/html"]
+    assert "word-break: normal" in page
+    assert "https://pix.example.com/&lt;b&gt;" in page
+    assert "<b>" not in page
+    assert "sk_example" not in page

@@ -16,8 +16,10 @@ seeded with the month's earlier events as if the merchant had been subscribed al
 from __future__ import annotations
 
 import contextlib
+import html
 import ipaddress
 import os
+import sys
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -128,8 +130,40 @@ def connect(
     with contextlib.suppress(AttributeError):  # a client with __slots__ keeps the registry only
         setattr(client, "connection", connection)  # noqa: B010  (not a declared attribute)
     if announce:
-        print(connection.description)
+        _announce(connection.description)
     return client
+
+
+#: The announcement as a notebook shows it: printed text's look, broken only between words.
+_ANNOUNCEMENT_HTML = (
+    "<pre style='white-space: pre-wrap; word-break: normal; overflow-wrap: anywhere;"
+    " margin: 0; padding: 0 0 0 1ch; background: none;"
+    " font-size: var(--jp-code-font-size, 13px); line-height: var(--jp-code-line-height, 1.3)'>"
+    "{}</pre>"
+)
+
+
+def _announce(text: str) -> None:
+    """Print ``text``; in a notebook kernel, show it as text that wraps between words.
+
+    JupyterLab and Voilà break a printed line anywhere once it is wider than the output
+    ("No real mo" over "ney moves" on a phone); the HTML keeps the printed look and breaks
+    at spaces. Its text/plain is the printed line, which logs, reports and nbval read.
+    """
+    if not _in_kernel():
+        print(text)
+        return
+    from IPython.display import display
+
+    shown = {"text/plain": text, "text/html": _ANNOUNCEMENT_HTML.format(html.escape(text))}
+    display(shown, raw=True)  # type: ignore[no-untyped-call]
+
+
+def _in_kernel() -> bool:
+    """Whether this runs in a Jupyter kernel (IPython is loaded there, never imported here)."""
+    ipython = sys.modules.get("IPython")
+    shell = None if ipython is None else ipython.get_ipython()
+    return getattr(shell, "kernel", None) is not None
 
 
 def service_settings(env_file: str | Path | None = DEFAULT_ENV_FILE) -> dict[str, str]:

@@ -415,3 +415,38 @@ def split_printed_values(page: Page) -> list[str]:
     """Every date, time or amount of printed output that runs over two lines."""
     found: list[str] = page.evaluate(_SPLIT_IN_PRINTED_TEXT_JS)
     return found
+
+
+#: Words of the line `pixops.connect()` shows ("Using the sandbox: ...") that run over two
+#: lines: Lab and Voilà break printed text anywhere, so it is shown as text of its own.
+_SPLIT_CONNECTION_WORDS_JS = r"""() => {
+  const split = [];
+  for (const pre of document.querySelectorAll("pre")) {
+    const text = pre.firstChild;
+    if (!text || text.nodeType !== Node.TEXT_NODE) continue;
+    if (!/^Using the (sandbox|PIX service)/.test(text.textContent)) continue;
+    for (const match of text.textContent.matchAll(/\S+/g)) {
+      const range = document.createRange();
+      range.setStart(text, match.index);
+      range.setEnd(text, match.index + match[0].length);
+      const tops = new Set(Array.from(range.getClientRects()).map(r => Math.round(r.top)));
+      if (tops.size > 1) split.push(match[0]);
+    }
+  }
+  return split;
+}"""
+
+
+def split_connection_words(page: Page) -> list[str]:
+    """Every word of the connection line that runs over two lines (none when it is not shown)."""
+    found: list[str] = page.evaluate(_SPLIT_CONNECTION_WORDS_JS)
+    return found
+
+
+def connection_lines(page: Page) -> int:
+    """How many connection lines the page shows (so a check of their words checks something)."""
+    count: int = page.evaluate(
+        "() => [...document.querySelectorAll('pre')]"
+        ".filter(e => /^Using the (sandbox|PIX service)/.test(e.textContent)).length"
+    )
+    return count

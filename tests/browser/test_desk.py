@@ -13,10 +13,12 @@ from playwright.sync_api import Page, expect
 from pixops.desk import desk_command, find_investigation_notebook, start, stop
 from tests.browser._lab import (
     Server,
+    connection_lines,
     sandbox_environment,
     screenshot,
     screenshot_at,
     scrolling_tables,
+    split_connection_words,
     widget_button,
 )
 from tests.browser._notebooks import PAYMENT, PAYMENT_AMOUNT_TEXT, PAYMENT_PAYER
@@ -100,6 +102,9 @@ def test_support_reads_every_tab_on_a_phone(page: Page, desk: Server) -> None:
     panel = page.locator(".widget-vbox").filter(has_text="Transaction inspector").first
     expect(panel).to_contain_text(f"Found: MED case {_DISPUTED}")
     assert panel.evaluate(_CUT_TAB_LABELS_JS) == [], "a tab's label is cut on a phone"
+    # "No real mo" over "ney moves": the line saying which service wraps between words.
+    assert connection_lines(page) == 1
+    assert split_connection_words(page) == [], "a word of the connection line is split"
     for tab in ("Summary", "Timeline", "Refunds", "MED", "Receipt", "API shapes"):
         panel.get_by_role("tab", name=tab).click()
         page.wait_for_timeout(300)

@@ -14,12 +14,14 @@ from tests.browser._lab import (
     NARROWEST,
     Server,
     clipped_chart_text,
+    connection_lines,
     legend_over_title,
     narrow_with_file_browser,
     open_notebook,
     run_all_cells,
     screenshot_at,
     screenshot_notebook,
+    split_connection_words,
     split_printed_values,
 )
 from tests.browser._notebooks import notebook_named
@@ -89,6 +91,8 @@ def test_the_month_reads_at_800_px_beside_the_file_browser(
     assert clipped_chart_text(page) == [], "a chart's text runs off its figure"
     assert legend_over_title(page) == [], "a chart's legend covers its title"
     assert split_printed_values(page) == [], "a printed amount breaks over two lines"
+    assert connection_lines(page) == 1
+    assert split_connection_words(page) == [], "a word of the connection line is split"
     # The plot area (plotly's drag rectangle) of the banks' chart, against the figure.
     plot = charts.nth(2).locator("rect.nsewdrag").first.bounding_box()
     figure = charts.nth(2).bounding_box()
