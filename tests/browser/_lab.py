@@ -391,15 +391,16 @@ def legend_over_title(page: Page) -> list[str]:
     return found
 
 
-#: Dates, times and amounts in printed output (a `<pre>`) split over two lines, each
-#: match measured with a Range: Lab breaks a printed line anywhere when it is too long.
-_SPLIT_IN_PRINTED_TEXT_JS = r"""() => {
+#: Matches of ``pattern`` in the `<pre>`s under ``selector`` whose text matches ``only``
+#: that run over two lines, each measured with a Range: Lab and Voilà break a printed
+#: line anywhere when it is too long.
+_SPLIT_MATCHES_JS = r"""([selector, only, pattern]) => {
   const split = [];
-  const pattern = /\d\d\/\d\d\/\d{4}|\d\d:\d\d|-?R\$\s[\d.]+,\d\d/g;
-  for (const pre of document.querySelectorAll(".jp-OutputArea-output pre")) {
+  for (const pre of document.querySelectorAll(selector)) {
     const text = pre.firstChild;
     if (!text || text.nodeType !== Node.TEXT_NODE) continue;
-    for (const match of text.textContent.matchAll(pattern)) {
+    if (!new RegExp(only).test(text.textContent)) continue;
+    for (const match of text.textContent.matchAll(new RegExp(pattern, "g"))) {
       const range = document.createRange();
       range.setStart(text, match.index);
       range.setEnd(text, match.index + match[0].length);
@@ -409,44 +410,32 @@ _SPLIT_IN_PRINTED_TEXT_JS = r"""() => {
   }
   return split;
 }"""
+#: The line `pixops.connect()` shows, which says the service ("Using the sandbox: ...").
+_CONNECTION_LINE = r"^Using the (sandbox|PIX service)"
+
+
+def _split_matches(page: Page, selector: str, only: str, pattern: str) -> list[str]:
+    found: list[str] = page.evaluate(_SPLIT_MATCHES_JS, [selector, only, pattern])
+    return found
 
 
 def split_printed_values(page: Page) -> list[str]:
     """Every date, time or amount of printed output that runs over two lines."""
-    found: list[str] = page.evaluate(_SPLIT_IN_PRINTED_TEXT_JS)
-    return found
-
-
-#: Words of the line `pixops.connect()` shows ("Using the sandbox: ...") that run over two
-#: lines: Lab and Voilà break printed text anywhere, so it is shown as text of its own.
-_SPLIT_CONNECTION_WORDS_JS = r"""() => {
-  const split = [];
-  for (const pre of document.querySelectorAll("pre")) {
-    const text = pre.firstChild;
-    if (!text || text.nodeType !== Node.TEXT_NODE) continue;
-    if (!/^Using the (sandbox|PIX service)/.test(text.textContent)) continue;
-    for (const match of text.textContent.matchAll(/\S+/g)) {
-      const range = document.createRange();
-      range.setStart(text, match.index);
-      range.setEnd(text, match.index + match[0].length);
-      const tops = new Set(Array.from(range.getClientRects()).map(r => Math.round(r.top)));
-      if (tops.size > 1) split.push(match[0]);
-    }
-  }
-  return split;
-}"""
+    values = r"\d\d/\d\d/\d{4}|\d\d:\d\d|-?R\$\s[\d.]+,\d\d"
+    return _split_matches(page, ".jp-OutputArea-output pre", "", values)
 
 
 def split_connection_words(page: Page) -> list[str]:
-    """Every word of the connection line that runs over two lines (none when it is not shown)."""
-    found: list[str] = page.evaluate(_SPLIT_CONNECTION_WORDS_JS)
-    return found
+    """Every word of the connection line that runs over two lines (none when it is not
+    shown): it is text of its own, which wraps between words."""
+    return _split_matches(page, "pre", _CONNECTION_LINE, r"\S+")
 
 
 def connection_lines(page: Page) -> int:
     """How many connection lines the page shows (so a check of their words checks something)."""
     count: int = page.evaluate(
-        "() => [...document.querySelectorAll('pre')]"
-        ".filter(e => /^Using the (sandbox|PIX service)/.test(e.textContent)).length"
+        "only => [...document.querySelectorAll('pre')]"
+        ".filter(e => new RegExp(only).test(e.textContent)).length",
+        _CONNECTION_LINE,
     )
     return count
