@@ -36,6 +36,15 @@ class _InFlight(httpx.BaseTransport):
         return self.inner.handle_request(request)
 
 
+def _send_two_reais(panel: RefundPanel) -> None:
+    """Find the payment, review a R$ 2,00 refund of it and confirm it."""
+    panel.search.value = PAYMENT
+    panel.find_button.click()
+    panel.amount.value = "R$ 2,00"
+    panel.review_button.click()
+    panel.confirm_button.click()
+
+
 def _client(desk: Desk, transport: httpx.BaseTransport) -> object:
     return desk.month.sandbox.client(
         desk.month.api_key, http_client=httpx.Client(transport=transport), retry=NO_RETRY
@@ -45,11 +54,7 @@ def _client(desk: Desk, transport: httpx.BaseTransport) -> object:
 def test_a_refund_still_in_flight_is_confirmed_again_with_its_key(desk: Desk) -> None:
     transport = _InFlight(desk.month.sandbox.transport(), "/pix/refund")
     panel = RefundPanel(_client(desk, transport), now=desk.now)
-    panel.search.value = PAYMENT
-    panel.find_button.click()
-    panel.amount.value = "R$ 2,00"
-    panel.review_button.click()
-    panel.confirm_button.click()
+    _send_two_reais(panel)
     assert "refused" not in panel.status_text
     assert "still working on" in panel.status_text
     assert "press Confirm refund again" in panel.status_text
@@ -101,11 +106,7 @@ def test_follow_up_waits_briefly_then_says_the_refund_is_still_processing(desk: 
     notebook froze, every other button with it, until the kernel was interrupted."""
     client = _Slow(desk.client)
     panel = RefundPanel(client, now=desk.now)
-    panel.search.value = PAYMENT
-    panel.find_button.click()
-    panel.amount.value = "R$ 2,00"
-    panel.review_button.click()
-    panel.confirm_button.click()
+    _send_two_reais(panel)
     panel.follow_button.click()
     assert client.timeouts
     assert all(t is not None and t <= 120 for t in client.timeouts)
@@ -141,11 +142,7 @@ def test_a_refund_accepted_with_an_unreadable_answer_is_not_called_refused(desk:
     confirmed again would have been a second one."""
     transport = _Garbles(desk.month.sandbox.transport())
     panel = RefundPanel(_client(desk, transport), now=desk.now)
-    panel.search.value = PAYMENT
-    panel.find_button.click()
-    panel.amount.value = "R$ 2,00"
-    panel.review_button.click()
-    panel.confirm_button.click()
+    _send_two_reais(panel)
     assert "refused" not in panel.status_text
     assert "accepted the refund" in panel.status_text
     assert [r["amount"] for r in panel.refunds].count(20_000) == 1  # read again: it was made
@@ -189,11 +186,7 @@ def test_a_refused_refund_says_why_in_words_and_what_now(desk: Desk) -> None:
     """Follow up said "Refund PIXRET…: Failed (AC06)." and nothing more: support could
     not tell the payer why, nor whether any money had gone back."""
     panel = RefundPanel(_Refused(desk.client), now=desk.now)
-    panel.search.value = PAYMENT
-    panel.find_button.click()
-    panel.amount.value = "R$ 2,00"
-    panel.review_button.click()
-    panel.confirm_button.click()
+    _send_two_reais(panel)
     panel.follow_button.click()
     status = panel.status_text
     assert "Failed. Account blocked or closed at the payer's bank (code AC06)." in status

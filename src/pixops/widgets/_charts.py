@@ -93,18 +93,23 @@ def _layout(figure: go.Figure, title: str, *, money: bool = True) -> go.Figure:
     return figure
 
 
+def _note_in_the_middle(figure: go.Figure, text: str, *, color: str) -> None:
+    """A sentence across the middle of the plot, for a chart with nothing to draw."""
+    figure.add_annotation(
+        text=text,
+        showarrow=False,
+        xref="paper",
+        yref="paper",
+        x=0.5,
+        y=0.5,
+        font={"size": 14, "color": color},
+    )
+
+
 def _say_when_empty(figure: go.Figure, what: str) -> go.Figure:
     """An empty chart says so in the figure: bare axes read as a chart that failed."""
     if not any(len(trace.x or ()) for trace in figure.data):
-        figure.add_annotation(
-            text=f"Nothing to show: {what}.",
-            showarrow=False,
-            xref="paper",
-            yref="paper",
-            x=0.5,
-            y=0.5,
-            font={"size": 14, "color": "#555"},
-        )
+        _note_in_the_middle(figure, f"Nothing to show: {what}.", color="#555")
         figure.update_xaxes(visible=False)
         figure.update_yaxes(visible=False)
         figure.update_layout(margin_l=70)  # no bank names to leave room for
@@ -365,15 +370,7 @@ def findings_figure(result: ReconResult) -> go.Figure:
     figure.update_yaxes(autorange="reversed", automargin=True)
     title = f"Findings to check ({count_text(matched)} items matched)"
     if not any(counts):  # ten empty rows read as a chart that failed to draw
-        figure.add_annotation(
-            text="Nothing to check: every item matched.",
-            showarrow=False,
-            xref="paper",
-            yref="paper",
-            x=0.5,
-            y=0.5,
-            font={"size": 14, "color": "#2e7d32"},
-        )
+        _note_in_the_middle(figure, "Nothing to check: every item matched.", color="#2e7d32")
     _layout(figure, title, money=False)
     figure.update_layout(height=500, margin_l=10)
     return figure
