@@ -3,11 +3,14 @@ last word says so, instead of "everything reconciled"."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
-from pixops.recon._cli import EXIT_BAD_INPUT, EXIT_CLEAN
+from pixops.recon import _cli
+from pixops.recon._cli import EXIT_ATTENTION, EXIT_BAD_INPUT, EXIT_CLEAN
+from pixops.sandbox import Sandbox
 from tests.recon.test_cli import DATA, recon
 
 
@@ -48,3 +51,22 @@ def test_a_day_with_nothing_on_it_says_so(tmp_path: Path, monkeypatch: pytest.Mo
         f" results in {tmp_path / 'out'}"
     )
     assert "everything reconciled" not in stdout
+
+
+def test_a_key_that_may_not_read_the_balance_still_reconciles(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Today comes from the balance's ``as_of``; a key without that permission (403) takes
+    this machine's today, as the local store does, instead of stopping the run."""
+    sandbox = Sandbox(start=datetime(2026, 1, 20, 12, 0, tzinfo=UTC))
+    merchant = sandbox.create_merchant("Loja", balance_centavos=1_000_000)
+    sandbox.receive_pix(merchant.id, amount_centavos=2_500)
+    sandbox.advance(minutes=5)
+    key = sandbox.issue_api_key(merchant.id, permissions=["statement:read"])
+    monkeypatch.setattr(_cli, "_client", lambda: (sandbox.client(key), "a statement-only key"))
+    status, stdout, err = recon(
+        "--date", "2026-01-20", "--ledger", str(DATA / "sample_ledger.csv"),
+        "--out", str(tmp_path / "out"), "--quiet",
+    )  # fmt: skip
+    assert status in (EXIT_CLEAN, EXIT_ATTENTION), err
+    assert "pixops recon 2026-01-20 (America/Sao_Paulo) against a statement-only key" in stdout

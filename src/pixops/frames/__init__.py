@@ -54,7 +54,7 @@ from pixops.frames._schema import (
     conform_table,
     to_frame,
 )
-from pixops.frames._store import LocalStore, SyncReport
+from pixops.frames._store import LocalStore, SyncReport, service_now
 
 __all__ = [
     "BUSINESS_TZ",
@@ -90,6 +90,7 @@ __all__ = [
     "read_statement",
     "read_transactions",
     "reais_decimal",
+    "service_now",
     "to_frame",
     "zone_meant",
 ]

@@ -24,7 +24,7 @@ from pixops.frames._days import day_window
 from pixops.frames._load import load_statement_table, marked_window, pages_of
 from pixops.frames._schema import STATEMENT_SCHEMA, conform_table, to_frame
 
-__all__ = ["LocalStore", "SyncReport"]
+__all__ = ["LocalStore", "SyncReport", "service_now"]
 
 #: A day is final once synced this long after it ended with nothing in flight. Rows can
 #: appear in a day after it ended: a paid QR's credit row is stored when the payment is
@@ -165,7 +165,7 @@ class LocalStore:
         if not isinstance(progress, bool):
             raise TypeError(f"progress must be True or False, not {progress!r}")
         self._open()
-        moment = _service_now(client) if now is None else now
+        moment = service_now(client) if now is None else now
         if not isinstance(moment, datetime) or moment.tzinfo is None:
             raise ValueError("now must be a time-zone-aware datetime")
         pages_of(client, "statement")  # a wrong client is said even when nothing is due
@@ -311,7 +311,7 @@ def _runs(days: list[date]) -> list[tuple[date, date]]:
     return runs
 
 
-def _service_now(client: object) -> datetime:
+def service_now(client: object) -> datetime:
     """The service's clock (``GET /balance``'s ``as_of``); the wall clock when the key
     may not read the balance or the client has no ``balance()``."""
     reader = getattr(client, "balance", None)

@@ -26,7 +26,13 @@ import pyarrow as pa
 
 from pixops._cli_paths import input_file_problem, output_file_problem, output_folder_problem
 from pixops.errors import PixopsError
-from pixops.frames import LocalStore, day_window, load_statement_table, parse_day
+from pixops.frames import (
+    LocalStore,
+    day_window,
+    load_statement_table,
+    parse_day,
+    service_now,
+)
 from pixops.recon._balances import read_balances
 from pixops.recon._inputs import LedgerError, read_ledger
 from pixops.recon._result import ATTENTION_CATEGORIES, ReconResult
@@ -144,11 +150,11 @@ def _client() -> tuple[Any, str]:
 def _check_day_has_come(options: ReconOptions, client: Any, source: str) -> None:
     """A day after the service's today is refused: reconciled, a day that has not
     happened read "everything reconciled" (exit 0) in a scheduler's log. The dashboard
-    refuses it too. Today is the service's (the sandbox's clock on the demo month)."""
+    refuses it too. Today is the service's (the sandbox's clock on the demo month), or
+    this machine's when the key may not read the balance."""
     from zoneinfo import ZoneInfo
 
-    as_of, _ = balance_snapshot(client)
-    today = as_of.astimezone(ZoneInfo(options.tz)).date()
+    today = service_now(client).astimezone(ZoneInfo(options.tz)).date()
     if options.last > today:
         flag = "--date" if options.first == options.last else "--to"
         raise _BadInputError(
