@@ -20,6 +20,7 @@ streamed page by page (target: < 500 MB for 1,000,000).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import io
 import json
 import os
@@ -120,26 +121,20 @@ def peak_rss_mib() -> float:
     kernel's ``VmHWM`` belongs to the new program's memory only."""
     import resource
 
-    try:
-        with open("/proc/self/status", encoding="ascii") as status:
-            for line in status:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) / 1024
-    except OSError:
-        pass
+    with contextlib.suppress(OSError), open("/proc/self/status", encoding="ascii") as status:
+        for line in status:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def status_mib(field: str) -> float:
     """A line of this process's ``/proc/self/status`` (``RssAnon``, ``RssFile``...) in MiB;
     0 where the kernel gives none."""
-    try:
-        with open("/proc/self/status", encoding="ascii") as status:
-            for line in status:
-                if line.startswith(f"{field}:"):
-                    return int(line.split()[1]) / 1024
-    except OSError:
-        pass
+    with contextlib.suppress(OSError), open("/proc/self/status", encoding="ascii") as status:
+        for line in status:
+            if line.startswith(f"{field}:"):
+                return int(line.split()[1]) / 1024
     return 0.0
 
 
