@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 import sqlite3
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -90,12 +90,23 @@ def printed(notebook: Any) -> list[tuple[int, str]]:
     return found
 
 
-def run_on_server(name: str, settings: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> Any:
+def run_on_server(
+    name: str,
+    settings: dict[str, str],
+    monkeypatch: pytest.MonkeyPatch,
+    on_cell_execute: Callable[..., None] | None = None,
+) -> Any:
+    """The notebook run on the served month; ``on_cell_execute(cell=, cell_index=)`` is
+    called as each cell starts (nbclient's hook)."""
     for variable, value in settings.items():
         monkeypatch.setenv(variable, value)  # the kernel inherits this process's environment
     notebook = nbformat.read(NOTEBOOKS / name, as_version=4)
     NotebookClient(
-        notebook, timeout=240, kernel_name="python3", resources={"metadata": {"path": NOTEBOOKS}}
+        notebook,
+        timeout=240,
+        kernel_name="python3",
+        resources={"metadata": {"path": NOTEBOOKS}},
+        on_cell_execute=on_cell_execute,
     ).execute()
     return notebook
 
@@ -130,18 +141,23 @@ def test_the_quickstart_waits_for_the_customer_to_pay_the_qr(
 ) -> None:
     name = "01_quickstart.ipynb"
     stop = threading.Event()
+    waiting = threading.Event()
     failures: list[BaseException] = []
+
+    def started(cell: Any, cell_index: int) -> None:
+        if "wait_until_final" in cell.source:
+            waiting.set()
 
     def customer_pays() -> None:
         try:
-            _pay_when_shown(server, served, stop)
+            _pay_when_shown(server, served, stop, waiting)
         except BaseException as error:  # reported by the test below, not lost in a thread
             failures.append(error)
 
     customer = threading.Thread(target=customer_pays)
     customer.start()
     try:
-        ran = run_on_server(name, served, monkeypatch)
+        ran = run_on_server(name, served, monkeypatch, on_cell_execute=started)
     finally:
         stop.set()
         customer.join(30)
@@ -154,8 +170,17 @@ def test_the_quickstart_waits_for_the_customer_to_pay_the_qr(
     assert "not paid" not in text.lower()
 
 
-def _pay_when_shown(server: ServerProcess, served: dict[str, str], stop: threading.Event) -> None:
-    """The customer: once the quickstart's QR exists, pay it (the sandbox's test helper)."""
+def _pay_when_shown(
+    server: ServerProcess, served: dict[str, str], stop: threading.Event, waiting: threading.Event
+) -> None:
+    """The customer: once the quickstart's cell that waits for the payment has begun, pay
+    its QR (the sandbox's test helper). That cell first reads the charge (one request on
+    loopback) and shows the copia e cola only while it is unpaid: paid as soon as the QR
+    existed, it was sometimes paid before that read, and rightly showed no code to pay."""
+    while not waiting.wait(0.2):
+        if stop.is_set():
+            return
+    stop.wait(1.0)  # the cell's read and its line come first, then it polls every 5 s
     token = _banner(server, r"^admin token: (\S+)$")
     admin = {"Authorization": f"Bearer {token}"}
     client_id, secret = served["PIXOPS_CLIENT_ID"], served["PIXOPS_CLIENT_SECRET"]
