@@ -153,6 +153,22 @@ def test_the_month_gives_its_first_and_last_day() -> None:
             month_days(typed)
 
 
+def test_a_month_not_yet_begun_stops_in_one_line() -> None:
+    """The month 2026-03 on the demo month (its clock at 12/02/2026) gave empty charts and zeros
+    with nothing to say why; the month that has begun, and earlier ones, still run."""
+    from datetime import date
+
+    from pixops.demo import demo_month
+    from pixops.widgets import Stopped, month_days
+
+    month = demo_month()
+    client = month.sandbox.client(month.api_key)
+    with pytest.raises(Stopped, match=r"month 2026-03 has not begun yet: today is 12/02/2026"):
+        month_days("2026-03", client=client)
+    assert month_days("2026-02", client=client) == (date(2026, 2, 1), date(2026, 2, 28))
+    assert month_days("2025-12", client=client) == (date(2025, 12, 1), date(2025, 12, 31))
+
+
 def test_a_month_without_payments_received_has_no_average(
     capsys: pytest.CaptureFixture[str],
 ) -> None:

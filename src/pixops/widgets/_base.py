@@ -180,22 +180,34 @@ class Stopped(PixopsError):  # noqa: N818  (what the reader sees: "Stopped")
         return [str(self)]
 
 
-def month_days(month: object) -> tuple[date, date]:
+def month_days(month: object, *, client: Any = None) -> tuple[date, date]:
     """The first and the last day of a month written ``yyyy-mm`` (``"2026-01"``, a
     notebook's ``month`` setting); anything else stops a notebook's Run All in one line
-    (`Stopped`) naming the setting and an example."""
+    (`Stopped`) naming the setting and an example. With ``client``, a month that has not
+    begun on the service's clock stops it too: its page would be empty charts and zeros
+    with nothing to say why."""
     import calendar
     import re
 
-    found = (
-        re.fullmatch(r"([0-9]{4})-([0-9]{2})", month.strip()) if isinstance(month, str) else None
-    )
+    typed = month.strip() if isinstance(month, str) else ""
+    found = re.fullmatch(r"([0-9]{4})-([0-9]{2})", typed)
     year, number = (0, 0) if found is None else (int(found.group(1)), int(found.group(2)))
     if year < 1 or not 1 <= number <= 12:
         raise Stopped(
             f"month must be a year and a month written yyyy-mm, like 2026-01, not {month!r}."
         )
-    return date(year, number, 1), date(year, number, calendar.monthrange(year, number)[1])
+    first = date(year, number, 1)
+    if client is not None:
+        from pixops.frames import service_now
+        from pixops.widgets._format import BUSINESS_TZ
+
+        today = service_now(client).astimezone(BUSINESS_TZ).date()
+        if first > today:
+            raise Stopped(
+                f"month {typed} has not begun yet: today is {today:%d/%m/%Y} on"
+                f" the service (São Paulo). Give a month up to {today:%Y-%m}."
+            )
+    return first, date(year, number, calendar.monthrange(year, number)[1])
 
 
 def check_service(client: Any) -> None:
