@@ -41,6 +41,7 @@ __all__ = [
     "plural",
     "problem",
     "readable",
+    "table_shell",
     "text_of",
     "wire_json",
 ]
@@ -359,6 +360,11 @@ def html_table(
         body.append("<tr>" + "".join(cells) + "</tr>")
     if not body:
         return f"<p><i>{html.escape(empty)}</i></p>"
+    return table_shell(head, "".join(body))
+
+
+def table_shell(head: str, body: str) -> str:
+    """A table's header cells and rows in the box every panel table sits in."""
     return (
         # `width:0; min-width:100%`: the table adds no width to the boxes around it (which
         # would grow past the notebook and clip it), yet fills them and scrolls sideways.
@@ -366,7 +372,7 @@ def html_table(
         '<div class="tex2jax_ignore mathjax_ignore"'
         ' style="overflow-x:auto;width:0;min-width:100%">'
         '<table style="border-collapse:collapse;font-size:13px;line-height:1.45">'
-        f"<thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table></div>"
+        f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>"
     )
 
 

@@ -20,7 +20,7 @@ from collections.abc import Iterable
 from typing import Any, Final
 
 from pixops.widgets._api import Record
-from pixops.widgets._format import ID_STYLE, brl, label, local_time
+from pixops.widgets._format import ID_STYLE, brl, label, local_time, table_shell
 
 __all__ = ["TABS_CLASS", "TAB_STYLE", "refunds_table", "timeline_table"]
 
@@ -104,11 +104,4 @@ def _table(
         f"{html.escape(title)}</th>"
         for title in headers
     )
-    body = "".join(f"<tr>{row}</tr>" for row in rows)
-    return (
-        # `width:0; min-width:100%`: the table adds no width to the boxes around it, yet
-        # fills them. The classes keep JupyterLab's math typesetting off ("R$ 1 … R$ 2").
-        '<div class="tex2jax_ignore mathjax_ignore" style="overflow-x:auto;width:0;'
-        'min-width:100%"><table style="border-collapse:collapse;font-size:13px;'
-        f'line-height:1.45"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>'
-    )
+    return table_shell(head, "".join(f"<tr>{row}</tr>" for row in rows))
