@@ -182,6 +182,28 @@ def test_a_double_click_on_submit_sends_once_and_keeps_the_answer(desk: Desk) ->
     assert "received; case now Acknowledged" in panel.status.value
 
 
+def test_a_second_click_handled_while_the_first_is_sent_changes_nothing(desk: Desk) -> None:
+    """Under load the kernel handed the double click's second click to the panel halfway
+    through the first (the text cleared, the list being read again): it said "Write the
+    defense first" over the answer."""
+    two_cases(desk)
+    panel = MedDefensePanel(desk.client, now=desk.now)
+    panel.defense.value = "Produto entregue; nota fiscal 123."
+    clicks: list[object] = []
+
+    def clicked_meanwhile(change: object) -> None:
+        if not clicks:  # served while the first click's action is reading the list again
+            clicks.append(change)
+            panel.submit_button.click()
+
+    panel.case_picker.observe(clicked_meanwhile, names="value")
+    panel.submit_button.click()
+    assert clicks
+    assert len(desk.posts()) == 1
+    assert "received; case now Acknowledged" in panel.status.value
+    assert "Write the defense first" not in panel.status.value
+
+
 def test_a_decided_case_says_why_it_takes_no_defense(desk: Desk) -> None:
     _, second = two_cases(desk)
     desk.month.sandbox.resolve_med_case(second, "DISAGREED")

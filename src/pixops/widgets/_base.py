@@ -100,21 +100,28 @@ def when_clicked(button: Any, action: Callable[[], None], *, busy: bool = False)
     disabled the button (a refund sent, a defense submitted), and must change nothing,
     least of all replace the answer with a complaint.
 
+    Nor on a click handled while its own action still runs: a kernel that serves widget
+    messages while the action waits (seen under load) handed the second click to a panel
+    halfway through the first, with the text already cleared ("Write the defense first").
+
     With `busy`, the button is disabled while the action runs (the browser greys it, so a
     person sees the click was taken) and enabled again afterwards.
     """
+    running = False
 
     def clicked(_: Any) -> None:
-        if button.disabled:
+        nonlocal running
+        if button.disabled or running:
             return
-        if not busy:
-            action()
-            return
-        button.disabled = True
+        running = True
+        if busy:
+            button.disabled = True
         try:
             action()
         finally:
-            button.disabled = False
+            running = False
+            if busy:
+                button.disabled = False
 
     button.on_click(clicked)
 
