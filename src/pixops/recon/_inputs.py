@@ -28,8 +28,10 @@ from pixops.money import MoneyError, check_int64, parse_base
 from pixops.recon._arrow import frame_table
 from pixops.recon._database import cursor
 from pixops.recon._encoding import UTF8, csv_encoding, csv_separator, not_text_message
+from pixops.recon._ledger_extras import extra_columns
 from pixops.recon._mapping import (
     CANONICAL_MAPPING,
+    MATCH_WITHOUT_REFERENCE,
     PER_UNIT,
     LedgerError,
     LedgerMapping,
@@ -316,7 +318,9 @@ def read_ledger(
     *,
     tz: str | tzinfo | None = "America/Sao_Paulo",
 ) -> pa.Table:
-    """The ledger as a table of `LEDGER_SCHEMA` (money in base units), validated.
+    """The ledger as a table of `LEDGER_SCHEMA` (money in base units), validated, then
+    the columns the other rules read that the mapping names (`LedgerMapping`: booked_at,
+    document, name, settlement, kind; an entry may then lack a reference).
 
     Without a mapping, the columns are `LEDGER_SCHEMA`'s names (amounts in base units),
     as in `data/sample_ledger.csv`; extra columns (a memo) are ignored. A CSV file is
@@ -355,18 +359,34 @@ def read_ledger(
         else _choice(_text(table, mapping.status, trim=False), _STATUSES, mapping.status)
     )
     booked_on = _days(table, mapping.booked_on, zone)
+    extras = extra_columns(table, mapping, zone, from_file=from_file)
+    optional = [name for name in MATCH_WITHOUT_REFERENCE if getattr(mapping, name) is not None]
+    schema = LEDGER_SCHEMA
+    if optional:  # an entry may go without a reference: another rule can match it
+        reference = pc.if_else(pc.equal(reference, ""), pa.scalar(None, pa.string()), reference)
+        schema = schema.set(1, schema.field("reference").with_nullable(True))
+    for field_, _ in extras:
+        schema = schema.append(field_)
     ledger = pa.Table.from_arrays(
-        [entry_id, reference, direction, amount, fee, status, booked_on], schema=LEDGER_SCHEMA
+        [entry_id, reference, direction, amount, fee, status, booked_on]
+        + [values for _, values in extras],
+        schema=schema,
     )
-    _check_ledger(ledger)
+    _check_ledger(ledger, optional)
     return ledger
 
 
-def _check_ledger(ledger: pa.Table) -> None:
-    for field_ in LEDGER_SCHEMA:
+def _check_ledger(ledger: pa.Table, optional: Sequence[str] = ()) -> None:
+    for field_ in ledger.schema:
         nulls = ledger.column(field_.name).null_count
         if not field_.nullable and nulls:
-            raise LedgerError(f"{nulls} ledger rows without {field_.name}")
+            hint = (
+                "; to match entries without one, name the ledger's booked_at, document,"
+                " name, settlement or kind column in the LedgerMapping"
+                if field_.name == "reference"
+                else ""
+            )
+            raise LedgerError(f"{nulls} ledger rows without {field_.name}{hint}")
     empty = pc.sum(pc.equal(ledger.column("reference"), "")).as_py() or 0
     if empty:
         raise LedgerError(f"{empty} ledger rows with an empty reference")

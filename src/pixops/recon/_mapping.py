@@ -11,6 +11,7 @@ from pixops.errors import PixopsError
 
 __all__ = [
     "CANONICAL_MAPPING",
+    "MATCH_WITHOUT_REFERENCE",
     "PER_UNIT",
     "LedgerError",
     "LedgerMapping",
@@ -20,6 +21,20 @@ __all__ = [
 
 Unit = Literal["base", "centavos", "reais"]
 PER_UNIT: Final[dict[str, int]] = {"base": 1, "centavos": 100, "reais": 10_000}
+
+
+_OPTIONAL: Final = (
+    "direction",
+    "fee",
+    "status",
+    "booked_at",
+    "document",
+    "name",
+    "settlement",
+    "kind",
+)
+#: Mapped columns that let an entry match without a reference.
+MATCH_WITHOUT_REFERENCE: Final = ("booked_at", "document", "name", "settlement", "kind")
 
 
 class LedgerError(PixopsError, ValueError):
@@ -43,6 +58,20 @@ class LedgerMapping:
       pt-BR ``DD/MM/YYYY`` text, a naive midnight as ``pd.to_datetime`` gives, or a
       time-zone-aware timestamp, read as a day in the reconciliation's time zone).
 
+    Columns the other matching rules read (None: the ledger keeps none):
+
+    - ``booked_at``: when the payment was recorded (a time-zone-aware timestamp, or ISO
+      text; text without an offset is read in the reconciliation's time zone): the time an
+      inferred pair is judged by (`Tolerances.inferred_seconds`).
+    - ``document``: the counterparty's CPF or CNPJ (punctuation ignored) and ``name``:
+      their name; an inferred pair needs them to agree where both sides have one.
+    - ``settlement``: a settlement key: the entry is matched as a group against every
+      statement row carrying that key (in any identifier), e.g. a payout batch.
+    - ``kind``: ``fees``, ``inbound`` or ``outbound``: the entry books one business day's
+      fees, or that day's movements of one direction no other entry booked, as one line.
+
+    An entry may leave ``reference`` empty when the mapping names one of these columns.
+
     Amounts may be integers, text (``"1.234,56"`` in reais) or ``Decimal`` (a Parquet
     decimal column, `pixops.frames.reais_decimal`), converted exactly; floats are refused.
     """
@@ -55,6 +84,11 @@ class LedgerMapping:
     status: str | None = "status"
     booked_on: str = "booked_on"
     amount_unit: Unit = "base"
+    booked_at: str | None = None
+    document: str | None = None
+    name: str | None = None
+    settlement: str | None = None
+    kind: str | None = None
 
     def __post_init__(self) -> None:
         if self.amount_unit not in PER_UNIT:
@@ -62,7 +96,7 @@ class LedgerMapping:
         for name in ("entry_id", "reference", "amount", "booked_on"):
             if not isinstance(getattr(self, name), str) or not getattr(self, name):
                 raise LedgerError(f"mapping.{name} must name a column")
-        for name in ("direction", "fee", "status"):
+        for name in _OPTIONAL:
             value = getattr(self, name)
             if value is not None and (not isinstance(value, str) or not value):
                 raise LedgerError(f"mapping.{name} must name a column or be None")
@@ -82,10 +116,12 @@ _HOLDS: Final = {
     "fee": "the expected fee",
     "status": "the expected status (settled, rejected, failed or processing)",
     "booked_on": "the day the entry was booked",
+    "booked_at": "the time the payment was recorded",
+    "document": "the counterparty's CPF or CNPJ",
+    "name": "the counterparty's name",
+    "settlement": "the settlement key the statement rows of a group carry",
+    "kind": "the kind of a day's line: fees, inbound or outbound",
 }
-
-
-_OPTIONAL: Final = ("direction", "fee", "status")
 
 
 def check_columns(table: pa.Table, mapping: LedgerMapping) -> None:

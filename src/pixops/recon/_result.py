@@ -30,7 +30,7 @@ import html
 import os
 import tempfile
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
@@ -42,6 +42,7 @@ import pyarrow.parquet as pq
 
 from pixops.money import format_brl_base, format_brl_display
 from pixops.recon._staging import destination, staged_directory, writing
+from pixops.recon._tolerances import Tolerances
 
 if TYPE_CHECKING:
     import plotly.graph_objects as go
@@ -63,6 +64,7 @@ ATTENTION_CATEGORIES: Final = (
     "unbooked_refund",
     "unit_error",
     "balance_difference",
+    "needs_review",
 )
 CATEGORIES: Final = ("matched", *ATTENTION_CATEGORIES)
 
@@ -79,6 +81,7 @@ CATEGORY_LABELS: Final[dict[str, str]] = {
     "unbooked_refund": "Refund not booked",
     "unit_error": "Unit error (100x or 10000x)",
     "balance_difference": "Balance does not close",
+    "needs_review": "Needs review (two equally good candidates)",
 }
 
 #: The Excel-friendly file's header of each discrepancies column.
@@ -98,6 +101,8 @@ EXCEL_HEADERS: Final[dict[str, str]] = {
     "booked_on": "Booked on",
     "business_date": "Business day",
     "detail": "Detail",
+    "rule": "Matched by",
+    "tolerance": "Tolerance used",
 }
 
 _FRAMES: Final = ("matched", "discrepancies", "refunds", "rollforward", "summary")
@@ -115,6 +120,7 @@ class ReconResult:
     first_day: date | None
     last_day: date | None
     tz: str
+    tolerances: Tolerances = field(default_factory=Tolerances)
 
     @property
     def counts(self) -> dict[str, int]:
@@ -307,6 +313,7 @@ class ReconResult:
         return (
             f"<p><b>Reconciliation</b> {title}</p>"
             f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+            f"<p>Tolerances: {html.escape(self.tolerances.describe())}</p>"
         )
 
     def _period(self) -> str:
@@ -330,6 +337,7 @@ class ReconResult:
                 f"  statement {money_or_dash(row['statement_amount_base'], format_brl_display):>18}"
                 f"  difference {format_brl_display(int(row['difference_base'])):>14}"
             )
+        lines.append(f"Tolerances: {self.tolerances.describe()}")
         zone = ZoneInfo(self.tz)
         for row in self.rollforward.to_dict(orient="records"):
             opening = row["opening_at"].astimezone(zone)
