@@ -234,7 +234,7 @@ SELECT 'amount_mismatch', g.ln, CAST(NULL AS BIGINT), l.amount_base, g.amount_su
               COALESCE(l.settlement, ''), ' does not close: ',
               CASE WHEN g.amount_closes THEN 'the fees differ'
                    ELSE 'the difference is what remains' END)
-FROM ref_groups g JOIN led l ON l.ln = g.ln
+FROM ref_groups g JOIN few_led l ON l.ln = g.ln
 WHERE g.explicit AND NOT (g.amount_closes AND g.fee_closes) AND l.in_scope
 UNION ALL
 SELECT 'amount_mismatch', t.ln, CAST(NULL AS BIGINT), t.amount_base, t.sum_base,
@@ -242,7 +242,7 @@ SELECT 'amount_mismatch', t.ln, CAST(NULL AS BIGINT), t.amount_base, t.sum_base,
        CAST(NULL AS STRING), l.booked_on, t.booked_on,
        CONCAT('group of ', CAST(t.rows_in_group AS STRING), ' rows = ', t.kind, ' of ',
               CAST(t.booked_on AS STRING), ' does not close: the difference is what remains')
-FROM day_totals t JOIN led l ON l.ln = t.ln
+FROM day_totals t JOIN few_led l ON l.ln = t.ln
 WHERE NOT t.closes
 UNION ALL
 SELECT 'balance_difference', CAST(NULL AS BIGINT), CAST(NULL AS BIGINT),

@@ -17,6 +17,9 @@ __all__ = [
     "DAY_TOTALS",
     "DECISIONS",
     "ENTRY_GROUPS",
+    "FEW_LED",
+    "FEW_SN",
+    "FEW_STMT",
     "GROUP_EXTRA",
     "INFERRED",
     "INFER_CAND",
@@ -33,8 +36,10 @@ __all__ = [
 DECISIONS = """
 SELECT l.ln, s.sn, d.decision, d.decided_by, d.decided_at
 FROM decisions_in d
-JOIN ledger_in l ON l.entry_id = d.entry_id
-JOIN statement_in s ON s.id = d.statement_id
+JOIN (SELECT ln, entry_id FROM ledger_in
+      WHERE entry_id IN (SELECT entry_id FROM decisions_in)) l ON l.entry_id = d.entry_id
+JOIN (SELECT sn, id FROM statement_in
+      WHERE id IN (SELECT statement_id FROM decisions_in)) s ON s.id = d.statement_id
 LEFT JOIN copies c ON c.sn = s.sn
 WHERE c.sn IS NULL
 """
@@ -45,6 +50,33 @@ GROUP_EXTRA = """
 SELECT x.sn, MIN(x.ln) AS ln
 FROM (SELECT DISTINCT c.ln, c.sn FROM cand c JOIN unclaimed u ON u.sn = c.sn) x
 GROUP BY x.sn
+"""
+
+# The few entries and rows the rules below look at (those an identifier left unpaired,
+# and the pairs of possible groups), with what they compare: every rule joins these, not
+# the million rows (a semi-join on a small set first, then the join).
+FEW_LED = """
+SELECT l.* FROM led l
+WHERE l.ln IN (SELECT ln FROM unpicked
+               UNION ALL SELECT ln FROM group_extra
+               UNION ALL SELECT ln FROM picks
+                         WHERE sn IN (SELECT sn FROM claims WHERE claimants > 1))
+"""
+
+FEW_STMT = """
+SELECT s.*, t.created_s,
+       CASE WHEN s.direction = 'outbound' THEN t.recipient_document
+            ELSE t.payer_document END AS document,
+       LOWER(TRIM(t.counterparty_name)) AS name
+FROM (SELECT * FROM stmt WHERE sn IN (SELECT sn FROM few_sn)) s
+JOIN (SELECT sn, created_s, payer_document, recipient_document, counterparty_name
+      FROM statement_in WHERE sn IN (SELECT sn FROM few_sn)) t ON t.sn = s.sn
+"""
+
+FEW_SN = """
+SELECT sn FROM unclaimed
+UNION SELECT sn FROM claims WHERE claimants > 1
+UNION SELECT c.sn FROM claims c WHERE c.ln IN (SELECT ln FROM group_extra)
 """
 
 # One entry against the rows its reference names (when `rules_in.by_reference`) or its
@@ -69,8 +101,8 @@ FROM (
         UNION ALL
         SELECT c.ln, c.sn FROM claims c WHERE c.ln IN (SELECT ln FROM group_extra)
     ) m
-    JOIN ledger_in e ON e.ln = m.ln
-    JOIN stmt s ON s.sn = m.sn
+    JOIN few_led e ON e.ln = m.ln
+    JOIN few_stmt s ON s.sn = m.sn
     CROSS JOIN rules_in r
     WHERE (r.by_reference OR e.settlement IS NOT NULL)
       AND s.payment_status = 'settled'
@@ -78,7 +110,7 @@ FROM (
     GROUP BY m.ln
     HAVING COUNT(*) > 1
 ) g
-JOIN led l ON l.ln = g.ln
+JOIN few_led l ON l.ln = g.ln
 CROSS JOIN rules_in r
 """
 
@@ -91,17 +123,18 @@ FROM (
     SELECT p.sn, COUNT(*) AS entries_in_group,
            CAST(SUM(l.amount_base) AS BIGINT) AS amount_sum_base,
            MIN(CASE WHEN l.settlement IS NULL THEN 0 ELSE 1 END) = 1 AS explicit
-    FROM picks p
-    JOIN (SELECT sn FROM claims WHERE claimants > 1) c ON c.sn = p.sn
-    JOIN ledger_in l ON l.ln = p.ln
-    JOIN stmt s ON s.sn = p.sn
+    FROM (SELECT ln, sn FROM picks
+          WHERE sn IN (SELECT sn FROM claims WHERE claimants > 1)) p
+    JOIN few_led l ON l.ln = p.ln
+    JOIN few_stmt s ON s.sn = p.sn
     WHERE s.payment_status = 'settled'
       AND (l.direction IS NULL OR l.direction = s.direction)
     GROUP BY p.sn
 ) g
-JOIN picks p ON p.sn = g.sn
-JOIN ledger_in l ON l.ln = p.ln
-JOIN stmt s ON s.sn = g.sn
+JOIN (SELECT ln, sn FROM picks WHERE sn IN (SELECT sn FROM claims WHERE claimants > 1)) p
+  ON p.sn = g.sn
+JOIN few_led l ON l.ln = p.ln
+JOIN few_stmt s ON s.sn = g.sn
 CROSS JOIN rules_in r
 WHERE (r.by_reference OR g.explicit)
   AND (ABS(g.amount_sum_base - s.amount_base) <= r.amount_base
@@ -119,7 +152,7 @@ FROM (
     SELECT l.ln, l.kind, l.booked_on,
            ROW_NUMBER() OVER (PARTITION BY l.kind, l.booked_on ORDER BY l.ln ASC NULLS LAST)
                AS nth
-    FROM led l JOIN unpicked u ON u.ln = l.ln
+    FROM few_led l JOIN unpicked u ON u.ln = l.ln
     WHERE l.in_scope AND l.kind IS NOT NULL
 ) e
 JOIN (
@@ -127,7 +160,7 @@ JOIN (
     FROM stmt s WHERE s.payment_status = 'settled'
     UNION ALL
     SELECT s.sn, s.direction, s.amount_base, s.fee_base, s.business_date, s.direction
-    FROM stmt s JOIN unclaimed u ON u.sn = s.sn
+    FROM few_stmt s JOIN unclaimed u ON u.sn = s.sn
     LEFT JOIN group_extra x ON x.sn = s.sn
     WHERE s.payment_status = 'settled' AND x.sn IS NULL
 ) t ON t.business_date = e.booked_on AND t.kind = e.kind
@@ -147,7 +180,7 @@ FROM (
     SELECT d.ln, d.kind, d.booked_on, l.amount_base, COUNT(*) AS rows_in_group,
            CAST(SUM(CASE WHEN d.kind = 'fees' THEN d.fee_base ELSE d.amount_base END)
                 AS BIGINT) AS sum_base
-    FROM day_groups d JOIN led l ON l.ln = d.ln
+    FROM day_groups d JOIN few_led l ON l.ln = d.ln
     GROUP BY d.ln, d.kind, d.booked_on, l.amount_base
 ) t
 CROSS JOIN rules_in r
@@ -176,7 +209,7 @@ FROM (
     FROM (
         SELECT l.*, l.amount_base - r.amount_base AS amount_lo,
                l.amount_base + r.amount_base AS amount_hi
-        FROM led l
+        FROM few_led l
         JOIN unpicked u ON u.ln = l.ln
         CROSS JOIN rules_in r
         LEFT JOIN (SELECT ln FROM decisions WHERE decision = 'confirmed') d ON d.ln = l.ln
@@ -184,13 +217,9 @@ FROM (
     ) e
     JOIN (
         SELECT s.sn, s.direction, s.payment_status, s.amount_base, s.fee_base,
-               s.business_date, t.created_s,
-               CASE WHEN s.direction = 'outbound' THEN t.recipient_document
-                    ELSE t.payer_document END AS document,
-               LOWER(TRIM(t.counterparty_name)) AS name
-        FROM stmt s
+               s.business_date, s.created_s, s.document, s.name
+        FROM few_stmt s
         JOIN unclaimed u ON u.sn = s.sn
-        JOIN statement_in t ON t.sn = s.sn
         LEFT JOIN group_extra x ON x.sn = s.sn
         LEFT JOIN (SELECT DISTINCT sn FROM day_groups WHERE kind <> 'fees') g ON g.sn = s.sn
         LEFT JOIN (SELECT sn FROM decisions WHERE decision = 'confirmed') d ON d.sn = s.sn
@@ -259,8 +288,8 @@ FROM (
     SELECT c.ln, c.sn FROM claims c WHERE c.ln IN (SELECT ln FROM group_extra)
 ) m
 JOIN ref_groups g ON g.ln = m.ln
-JOIN led l ON l.ln = m.ln
-JOIN stmt s ON s.sn = m.sn
+JOIN few_led l ON l.ln = m.ln
+JOIN few_stmt s ON s.sn = m.sn
 WHERE (g.explicit OR (g.amount_closes AND g.fee_closes))
   AND s.payment_status = 'settled' AND (l.direction IS NULL OR l.direction = s.direction)
 UNION ALL
@@ -268,7 +297,7 @@ SELECT 'group', g.ln, g.sn, g.amount_base, g.fee_base, l.booked_on, s.business_d
        CONCAT('group of ', CAST(g.entries_in_group AS STRING), ' entries = movement ',
               COALESCE(l.reference, '')),
        TRUE, g.tolerated
-FROM entry_groups g JOIN stmt s ON s.sn = g.sn JOIN led l ON l.ln = g.ln
+FROM entry_groups g JOIN few_stmt s ON s.sn = g.sn JOIN few_led l ON l.ln = g.ln
 UNION ALL
 SELECT 'day', d.ln, d.sn, d.amount_base, d.fee_base, d.booked_on, d.business_date,
        CONCAT('group of ', CAST(t.rows_in_group AS STRING), ' rows = ', d.kind, ' of ',
@@ -305,8 +334,8 @@ SELECT 'confirmed', d.ln, d.sn, s.amount_base, s.fee_base, l.booked_on, s.busine
 FROM decisions d
 JOIN unpicked u ON u.ln = d.ln
 JOIN unclaimed c ON c.sn = d.sn
-JOIN led l ON l.ln = d.ln
-JOIN stmt s ON s.sn = d.sn
+JOIN few_led l ON l.ln = d.ln
+JOIN few_stmt s ON s.sn = d.sn
 WHERE d.decision = 'confirmed' AND l.in_scope
 """  # noqa: S608 (fixed fragments of this module, no input)
 
