@@ -13,13 +13,22 @@ from pyspark.sql import SparkSession
 from pixops.recon.spark import spark_session
 
 
+#: For a few thousand rows: the JVM's quick compiler only (a short run never repays the
+#: optimising one), no adaptive re-planning of stages this small, no web UI.
+TEST_SETTINGS = {
+    "spark.driver.extraJavaOptions": "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC",
+    "spark.sql.adaptive.enabled": "false",
+    "spark.ui.enabled": "false",
+}
+
+
 def local_spark() -> Iterator[SparkSession]:
     if shutil.which("java") is None:
         pytest.fail(
             "the Spark tests need Java 17: as root `apt-get install openjdk-17-jre-headless`"
             " (python3 .ci/dev.py test does it), or set PIXOPS_SKIP_SPARK=1 to leave them out"
         )
-    spark = spark_session("local[2]", shuffle_partitions=2)
+    spark = spark_session("local[2]", shuffle_partitions=2, config=TEST_SETTINGS)
     try:
         yield spark
     finally:
