@@ -12,7 +12,6 @@ from pyspark.sql import SparkSession
 
 from pixops.recon.spark import spark_session
 
-
 #: For a few thousand rows: the JVM's quick compiler only (a short run never repays the
 #: optimising one), no adaptive re-planning of stages this small, no web UI.
 TEST_SETTINGS = {
