@@ -12,7 +12,7 @@ from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pixops._cli_paths import input_file_problem, output_file_problem
+from pixops._paths import input_file_problem, output_file_problem
 from pixops.report._daily import DEFAULT_TIMEZONE, daily_report, find_daily_notebook
 from pixops.report._errors import ReportError
 from pixops.report._render import render_report

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from datetime import UTC, date, datetime
 from typing import Any, Final
 
-from pixops._connect import connection_of
+from pixops._connection import connection_of
 from pixops.errors import PixopsError
 from pixops.widgets._api import Record
 
