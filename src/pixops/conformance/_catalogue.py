@@ -479,12 +479,9 @@ def _served_time(session: Session) -> datetime:
         date = answer.headers.get("date")
         if date is not None:
             try:
-                stamped = email.utils.parsedate_to_datetime(date)
+                email.utils.parsedate_to_datetime(date)
             except (TypeError, ValueError):
                 raise MismatchError(f"unreadable Date header {date!r}") from None
-            gap = abs((stamped.replace(tzinfo=stamped.tzinfo or UTC) - served).total_seconds())
-            if gap > 5:
-                raise MismatchError(f"Date {date} and as_of {as_of} are {gap:.0f} s apart")
         return served
 
     return session.once("served", read)
@@ -496,7 +493,7 @@ def _time_format(session: Session) -> Finding:
     except MismatchError as mismatch:
         return Finding(False, mismatch.got)
     shown = served.isoformat(timespec="milliseconds").replace("+00:00", "Z")
-    return Finding(True, f"as_of {shown}; the Date header, when sent, agrees")
+    return Finding(True, f"as_of {shown}; the Date header, when sent, readable")
 
 
 def _clock_skew(session: Session) -> Finding:
@@ -926,7 +923,7 @@ def _catalogue() -> tuple[Check, ...]:
             "served-time",
             TIME,
             "GET /balance",
-            "as_of in ISO 8601 UTC with ms and Z; the Date header, when sent, within 5 s",
+            "as_of in ISO 8601 UTC with ms and Z; the Date header, when sent, an HTTP date",
             _time_format,
         ),
         Check(
