@@ -24,14 +24,14 @@ from typing import Any
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from pixops.engine.http import encode_json
+from pixops.wire import compact_json
 
 __all__ = ["CoalescedWrites", "JsonH11Protocol", "invalid_request_body", "protocol_class"]
 
 
 def invalid_request_body(message: str) -> bytes:
     """The pipeline's error shape for a request the HTTP parser refused."""
-    return encode_json({"error": {"status": 400, "message": message}})
+    return compact_json({"error": {"status": 400, "message": message}})
 
 
 class CoalescedWrites:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -57,6 +58,7 @@ from pixops.client._reasons import PaymentFailedError
 from pixops.client._receive import aread_capped
 from pixops.client._retry import DEFAULT_RETRY, RetryPolicy, check_policy
 from pixops.client._retry_after import retry_after_seconds
+from pixops.client._served import ServedClock
 from pixops.client._signatures import check_signatures, share_docs
 from pixops.client._sync import DEFAULT_WAIT_SECONDS, Client
 from pixops.schema import (
@@ -114,6 +116,7 @@ class AsyncClient:
         self._sleep = sleep
         self._advance_clock = advance_clock
         self._owns_http = http_client is None
+        self._served = ServedClock()
         self._http = http_client or httpx.AsyncClient(
             transport=transport, timeout=timeout, follow_redirects=False
         )
@@ -197,6 +200,7 @@ class AsyncClient:
             attempt += 1
             try:
                 response = await self._http.send(request, stream=True)
+                self._served.note(response.headers)
                 retry_after = retry_after_seconds(response.headers)
                 wait = self._retry.after_status(
                     call.method, key, response.status_code, attempt, retry_after
@@ -244,6 +248,11 @@ class AsyncClient:
 
     async def balance(self) -> Balance:
         return await self._run(ops.balance())
+
+    async def service_time(self) -> datetime:
+        if not self._served.known:
+            await (await self.request("GET", "/balance")).aclose()
+        return self._served.now() or datetime.now(UTC)
 
     async def wait_until_final(
         self,

@@ -24,7 +24,7 @@ from typing import Any, TextIO
 
 import pyarrow as pa
 
-from pixops._cli_paths import input_file_problem, output_file_problem, output_folder_problem
+from pixops._paths import input_file_problem, output_file_problem, output_folder_problem
 from pixops.errors import PixopsError
 from pixops.frames import (
     LocalStore,

@@ -12,7 +12,7 @@ from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pixops._cli_paths import input_file_problem, output_file_problem
+from pixops._paths import input_file_problem, output_file_problem
 from pixops.report._daily import DEFAULT_TIMEZONE, daily_report, find_daily_notebook
 from pixops.report._errors import ReportError
 from pixops.report._render import render_report
@@ -40,7 +40,9 @@ def register(commands: Commands) -> None:
         type=Path,
         help="balance snapshots CSV to roll forward (default data/balances.csv)",
     )
-    daily.add_argument("--notebooks", type=Path, help="notebooks folder (default ./notebooks)")
+    daily.add_argument(
+        "--notebooks", type=Path, help="notebooks folder (default ./notebooks, else pixops' own)"
+    )
     daily.add_argument("--html", type=Path, required=True, help="where to write the report")
 
     run_help = "any notebook; -p sets the variables of its cell tagged `parameters`"
