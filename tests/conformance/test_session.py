@@ -101,18 +101,3 @@ def test_a_target_never_shows_its_secret() -> None:
     target = Target(ROOT, "cli_1", "sk_very_secret")
     assert "sk_very_secret" not in repr(target)
     assert "sk_very_secret" not in json.dumps(str(target))
-
-
-def test_the_kit_never_loads_the_engine() -> None:
-    """It measures a service through HTTP only: importing it loads no engine module."""
-    import subprocess
-    import sys
-
-    script = (
-        "import sys, pixops.conformance, pixops.conformance._cli\n"
-        "print([m for m in sys.modules if m.startswith(('pixops.engine', 'pixops.sandbox'))])"
-    )
-    result = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, check=True
-    )
-    assert result.stdout.strip() == "[]"
