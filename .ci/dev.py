@@ -97,7 +97,7 @@ def test(python: Path, pytest_args: list[str]) -> None:
         )
     else:
         ensure_chromium()
-    linted = ["src", "tests", "benchmarks", "notebooks", ".ci"]
+    linted = ["src", "tests", "benchmarks", "notebooks", "scripts", ".ci"]
     run([python, "-m", "ruff", "check", *linted])
     run([python, "-m", "ruff", "format", "--check", *linted])
     run([python, "-m", "mypy", "--strict", "src"])
