@@ -11,6 +11,7 @@ with pixops.Client.from_env() as client:  # or Client(base_url=..., ...)
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -51,6 +52,7 @@ from pixops.client._receive import read_capped
 from pixops.client._resources import Cpf, Med, Pix, Statement, Transactions, Webhooks
 from pixops.client._retry import DEFAULT_RETRY, RetryPolicy, check_policy
 from pixops.client._retry_after import retry_after_seconds
+from pixops.client._served import ServedClock
 from pixops.client._signatures import check_signatures
 from pixops.schema import (
     Balance,
@@ -108,6 +110,7 @@ class Client:
         self._sleep = sleep
         self._advance_clock = advance_clock
         self._owns_http = http_client is None
+        self._served = ServedClock()
         self._http = http_client or httpx.Client(
             transport=transport, timeout=timeout, follow_redirects=False
         )
@@ -194,6 +197,7 @@ class Client:
             attempt += 1
             try:
                 response = self._http.send(request, stream=True)
+                self._served.note(response.headers)
                 retry_after = retry_after_seconds(response.headers)
                 wait = self._retry.after_status(
                     call.method, key, response.status_code, attempt, retry_after
@@ -239,6 +243,16 @@ class Client:
     def balance(self) -> Balance:
         """`GET /balance`: every figure an `Amount` in base units."""
         return self._run(ops.balance())
+
+    def service_time(self) -> datetime:
+        """The service's current time (aware, UTC): the ``Date`` of its latest answer plus
+        the seconds since; before any answer, one `GET /balance` is asked (any answer
+        carries a ``Date``, a refusal too). The sandbox's virtual time on a sandbox. A
+        service that sends no ``Date`` leaves this machine's clock as the best guess."""
+        if not self._served.known:
+            answer = self.request("GET", "/balance")
+            answer.close()
+        return self._served.now() or datetime.now(UTC)
 
     def wait_until_final(
         self,

@@ -40,7 +40,9 @@ def register(commands: Commands) -> None:
         type=Path,
         help="balance snapshots CSV to roll forward (default data/balances.csv)",
     )
-    daily.add_argument("--notebooks", type=Path, help="notebooks folder (default ./notebooks)")
+    daily.add_argument(
+        "--notebooks", type=Path, help="notebooks folder (default ./notebooks, else pixops' own)"
+    )
     daily.add_argument("--html", type=Path, required=True, help="where to write the report")
 
     run_help = "any notebook; -p sets the variables of its cell tagged `parameters`"

@@ -43,15 +43,41 @@ def check_client(client: Any, *needs: str) -> None:
 
 
 def clock_for(client: Any, now: Clock | None) -> Clock:
-    """The given clock, else the connection's (the sandbox's virtual time), else UTC now."""
+    """The given clock, else the service's: the sandbox's virtual clock of a `connect()`
+    client, else the time the client reads from the service's answers
+    (`Client.service_time`); this machine's clock only for a client that has neither.
+
+    A panel on `Sandbox.client(...)` lives in the sandbox's January, not in this
+    machine's November: refunds and MED deadlines are judged on the service's time.
+    """
     if now is not None:
         if not callable(now):
             raise TypeError("now must be a callable returning an aware datetime")
         return now
     connection = connection_of(client)
-    if connection is not None:
-        return connection.now
+    if connection is not None and connection.clock is not None:
+        return connection.clock
+    served = getattr(client, "service_time", None)
+    if callable(served):
+        return _served_clock(served)
     return lambda: datetime.now(UTC)
+
+
+def _served_clock(served: Callable[[], datetime]) -> Clock:
+    """The client's reading of the service's time. Unreachable before its first answer,
+    the service has no time to give: this machine's is the guess, and the panel's own
+    request then says what is wrong."""
+
+    def now() -> datetime:
+        try:
+            moment = served()
+        except PixopsError:
+            return datetime.now(UTC)
+        if not isinstance(moment, datetime) or moment.tzinfo is None:
+            raise TypeError(f"service_time() must return an aware datetime, not {moment!r}")
+        return moment
+
+    return now
 
 
 def inbox_for(client: Any, inbox: Any) -> Any:

@@ -1,0 +1,47 @@
+"""`pixops conformance`: measure a PIX service (or the sandbox) against `docs/api.md`.
+
+    from pixops.conformance import Target, run_conformance, select_checks
+    report = run_conformance(Target("https://pix.example.com/api/external", cid, secret))
+    report.passed, report.summary()
+
+Each check names the rule of the spec it measures and says what it expected and what
+it got; `transport=` runs the same checks in-process (`Sandbox.transport()`). Read-only
+unless `select_checks(write=True)` adds the checks that leave a R$ 0,01 QR charge to
+expire. Nothing secret reaches a result: the session redacts the key's secret.
+"""
+
+from pixops.conformance._catalogue import CHECK_NAMES, CHECKS
+from pixops.conformance._model import (
+    CannotCheckError,
+    Check,
+    Finding,
+    Probe,
+    Report,
+    Result,
+    Verdict,
+)
+from pixops.conformance._runner import (
+    UnknownCheckError,
+    run_conformance,
+    select_checks,
+    write_plan,
+)
+from pixops.conformance._session import Session, Target
+
+__all__ = [
+    "CHECKS",
+    "CHECK_NAMES",
+    "CannotCheckError",
+    "Check",
+    "Finding",
+    "Probe",
+    "Report",
+    "Result",
+    "Session",
+    "Target",
+    "UnknownCheckError",
+    "Verdict",
+    "run_conformance",
+    "select_checks",
+    "write_plan",
+]
