@@ -107,7 +107,7 @@ def test(python: Path, pytest_args: list[str]) -> None:
         os.environ[SKIP_SPARK_VARIABLE] = "1"
     if os.environ.get(SKIP_SPARK_VARIABLE) != "1":
         ensure_java()
-    linted = ["src", "tests", "benchmarks", "notebooks", ".ci"]
+    linted = ["src", "tests", "benchmarks", "notebooks", "scripts", ".ci"]
     run([python, "-m", "ruff", "check", *linted])
     run([python, "-m", "ruff", "format", "--check", *linted])
     run([python, "-m", "mypy", "--strict", "src"])

@@ -3,6 +3,8 @@
 pixops recon --date 2026-01-31 [--tz America/Sao_Paulo] --ledger PATH --out DIR
 pixops recon --from 2026-01-01 --to 2026-01-31 --ledger PATH --out DIR
              [--balances PATH] [--store FILE.duckdb] [--quiet] [--html FILE]
+             [--ledger-map FILE] [--amount-unit reais|centavos|base] [--decimal comma|point]
+             [--date-format dd/mm/yyyy] [--separator semicolon] [--encoding windows-1252]
 pixops recon --engine spark [--spark-master local[2] | --spark-remote sc://HOST]
              --statement PARQUET --date 2026-01-31 --ledger PATH --out DIR
 
@@ -15,6 +17,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from pixops._cli_ledger import add_ledger_options
 
 if TYPE_CHECKING:
     from pixops.cli import Commands
@@ -74,6 +78,7 @@ def register(commands: Commands) -> None:
     parser.add_argument(
         "--html", type=Path, help="also write the daily notebook as an offline HTML report"
     )
+    add_ledger_options(parser)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -21,7 +21,7 @@ import duckdb
 import pandas as pd
 import pyarrow as pa
 
-from pixops._cli_paths import output_file_problem, output_folder_problem
+from pixops._paths import output_file_problem, output_folder_problem
 from pixops.errors import PixopsError
 from pixops.frames._days import day_window
 from pixops.frames._load import load_statement_table, marked_window, pages_of

@@ -24,7 +24,9 @@ ties deterministically, and once identifiers are matched every join is on them):
 - ``ledger_in``: ``ln`` plus `pixops.recon.LEDGER_SCHEMA`.
 - ``webhooks_in``: event_type, transaction_id, original_transaction_id, created_at.
 - ``balances_in``: as_of (timestamp), balance_base.
-- ``scope_in``: one row, first_day and last_day (DATE, NULL = open).
+- ``scope_in``: one row, first_day and last_day (DATE, NULL = open) and
+  ledger_step_base (BIGINT: the precision the ledger keeps, 1 base unit or 100 for one
+  in centavos; an amount or fee that differs by less is ``rounding``, not a difference).
 - ``categories_in``: category, position (the categories reported, in order).
 """
 
