@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Final
 
 from pixops._bundled import BundleMissingError, bundle_root, bundled_files
-from pixops._cli_paths import output_folder_problem
+from pixops._paths import output_folder_problem
 from pixops._version import __version__
 from pixops.errors import PixopsError
 

@@ -13,6 +13,7 @@ pixops report run NOTEBOOK --html FILE [-p NAME=VALUE ...]
 pixops recon --date DAY | --from DAY --to DAY  --ledger PATH --out DIR [--balances PATH]
 pixops doctor [--base-url URL] [--client-id ID] [--env-file PATH]
 pixops api METHOD PATH [JSON] [--camel] [--idempotency-key KEY]
+pixops conformance [--write] [--only NAME] [--skip NAME] [--json FILE] [--html FILE]
 
 `pixops --help` lists them, `pixops COMMAND --help` gives each one's options.
 
@@ -61,6 +62,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "pixops.report",
     "pixops._cli_recon",
     "pixops._cli_api",
+    "pixops._cli_conformance",
 )
 """Modules whose `register(commands: Commands) -> None` adds subcommands, in `--help` order."""
 
