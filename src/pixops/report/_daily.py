@@ -38,12 +38,16 @@ def daily_report(
     timezone: str = DEFAULT_TIMEZONE,
     ledger: str | Path | None = None,
     balances: str | Path | None = None,
+    without_balances: bool = False,
     say: Callable[[str], object] | None = None,
+    findings: Callable[[int | None], object] | None = None,
 ) -> Path:
     """Run the daily reconciliation notebook for `business_date` and write its HTML report.
 
-    `ledger` and `balances` replace the notebook's own defaults when given; ``say`` gets
-    the notebook's headline, line by line (`render_report`).
+    `ledger` and `balances` replace the notebook's own defaults when given;
+    ``without_balances`` runs it with none (`pixops recon --html` of a run without
+    ``--balances``: one run, one set of inputs, one verdict). ``say`` gets the notebook's
+    headline, line by line, and ``findings`` its number of findings (`render_report`).
     """
     if not isinstance(business_date, date) or isinstance(business_date, datetime):
         raise ReportError(f"business_date must be a date, not {business_date!r}")
@@ -58,6 +62,10 @@ def daily_report(
         if not ledger.is_file():
             raise ReportError(f"no such ledger file: {ledger}")
         parameters[LEDGER_PARAMETER] = str(ledger.resolve())
+    if without_balances and balances is not None:
+        raise ReportError("give balances or without_balances, not both")
+    if without_balances:
+        parameters[BALANCES_PARAMETER] = ""  # the notebook's cue: no balances to check
     if balances is not None:
         balances = Path(balances)
         if not balances.is_file():
@@ -67,7 +75,9 @@ def daily_report(
 
     # The reader's words for the zone ("São Paulo time"), as the notebook's heading says it.
     title = f"Reconciliation {business_date:%d/%m/%Y} ({zone_text(timezone)})"
-    return render_report(notebook, out, parameters=parameters, title=title, say=say)
+    return render_report(
+        notebook, out, parameters=parameters, title=title, say=say, findings=findings
+    )
 
 
 def recon_html_report(
@@ -80,7 +90,8 @@ def recon_html_report(
     balances: Path | None = None,
     notebooks: Path | None = None,
 ) -> Path:
-    """`pixops recon --html`: the daily notebook of the day just reconciled, as a page."""
+    """`pixops recon --html`: the daily notebook of the day just reconciled, as a page,
+    from the run's own inputs (no balances given: none read, the balance not checked)."""
     from pixops.desk import ServerError, default_notebooks_dir
 
     if first != last:
@@ -91,5 +102,11 @@ def recon_html_report(
         raise ReportError(str(error)) from None
     notebook = find_daily_notebook(folder)
     return daily_report(
-        first, out, notebook=notebook, timezone=timezone, ledger=ledger, balances=balances
+        first,
+        out,
+        notebook=notebook,
+        timezone=timezone,
+        ledger=ledger,
+        balances=balances,
+        without_balances=balances is None,
     )
