@@ -12,7 +12,7 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
 from pixops.engine import notifications, openapi, pipeline, scheduler
-from pixops.engine.clock import Clock, ManualClock, last_recorded
+from pixops.engine.clock import Clock, ManualClock, http_date, last_recorded
 from pixops.engine.config import EngineConfig
 from pixops.engine.durability import DurabilityError
 from pixops.engine.http import Request, Response, encode_json
@@ -122,7 +122,27 @@ class Engine:
         peer: str,
     ) -> tuple[Response, int]:
         """The answer and the store's commit point it must not be sent before (see
-        `Store.commit_point`): callers wait for it, as `handle` and `handle_async` do."""
+        `Store.commit_point`): callers wait for it, as `handle` and `handle_async` do.
+
+        Every answer carries a ``Date`` header on the engine's clock (RFC 9110 §6.6.1): a
+        client reads the service's time from it, the sandbox's virtual time included."""
+        response, point = self._answer(method, target, headers, body, peer)
+        return self.dated(response), point
+
+    def dated(self, response: Response) -> Response:
+        """The answer with its ``Date`` on the engine's clock (also for an answer given
+        before the engine is reached, as the ASGI app's early 413)."""
+        dated = [*response.headers, ("date", http_date(self.clock.now()))]
+        return Response(response.status, dated, response.body)
+
+    def _answer(
+        self,
+        method: str,
+        target: str,
+        headers: list[tuple[str, str]],
+        body: bytes,
+        peer: str,
+    ) -> tuple[Response, int]:
         request = Request.build(method, target, headers, body, peer)
         if len(body) > self.config.max_body_bytes:
             return too_large(self.config.max_body_bytes), 0

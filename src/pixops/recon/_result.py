@@ -39,6 +39,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from pixops.money import format_brl_base
+from pixops.recon._mapping import PER_UNIT
+from pixops.recon._reading import LedgerReading
 from pixops.recon._spreadsheet import atomic_text_file, spreadsheet_money, spreadsheet_text
 from pixops.recon._staging import destination, staged_directory, writing
 
@@ -69,11 +71,15 @@ ATTENTION_CATEGORIES: Final = (
     "unit_error",
     "balance_difference",
 )
-CATEGORIES: Final = ("matched", *ATTENTION_CATEGORIES)
+#: ``rounding``: pairs that agree at the ledger's precision only (a fee of R$ 0,1305 kept
+#: as R$ 0,13 in a ledger in centavos): counted apart, never a finding; in the summary
+#: only of a ledger coarser than the statement.
+CATEGORIES: Final = ("matched", "rounding", *ATTENTION_CATEGORIES)
 
 #: What each category means, for people (reports, the dashboard, the CLI).
 CATEGORY_LABELS: Final[dict[str, str]] = {
     "matched": "Matched",
+    "rounding": "Rounding (under the ledger's precision)",
     "missing_in_statement": "In the ledger, not in the statement",
     "missing_in_ledger": "In the statement, not in the ledger",
     "amount_mismatch": "Amount differs",
@@ -110,6 +116,16 @@ EXCEL_HEADERS: Final[dict[str, str]] = {
 NOT_CHECKED: Final = "not checked (no balances given)"
 
 _FRAMES: Final = ("matched", "discrepancies", "refunds", "rollforward", "summary")
+#: The findings that name both sides of a pair (the unit hint counts them as pairs).
+_PAIR_CATEGORIES: Final = (
+    "rounding",
+    "amount_mismatch",
+    "fee_mismatch",
+    "status_mismatch",
+    "timing_difference",
+    "unit_error",
+)
+_UNIT_NAMES: Final = {"base": "base units", "centavos": "centavos", "reais": "reais"}
 
 
 @dataclass(frozen=True)
@@ -124,14 +140,52 @@ class ReconResult:
     first_day: date | None
     last_day: date | None
     tz: str
+    #: How the ledger was read (`LedgerReading.line`); None for a result built by hand.
+    ledger_reading: LedgerReading | None = None
 
     @property
     def counts(self) -> dict[str, int]:
         """Items per category, every category present (zero when clean)."""
-        return {
+        found = {
             str(category): int(items)
             for category, items in zip(self.summary["category"], self.summary["items"], strict=True)
         }
+        return {category: found.get(category, 0) for category in CATEGORIES}
+
+    def unit_hint(self, how: str = "--amount-unit {unit}") -> str | None:
+        """One line when most pairs differ by exactly 100x or 10000x: the ledger's unit
+        looks wrong, what its amounts look like, and the setting that reads them so
+        (``how``, with ``{unit}``: ``--amount-unit {unit}`` on the command line,
+        ``amount_unit = "{unit}"`` in a notebook). None otherwise."""
+        rows = self.discrepancies
+        units = rows[rows["category"] == "unit_error"]
+        paired = rows[rows["category"].isin(_PAIR_CATEGORIES)]["entry_id"].dropna().nunique()
+        pairs = len(self.matched) + int(paired)
+        if not len(units) or 2 * len(units) <= pairs:
+            return None
+        ratios: dict[tuple[int, int], int] = {}
+        for ledger_base, statement_base in zip(
+            units["ledger_amount_base"], units["statement_amount_base"], strict=True
+        ):
+            big, small = int(statement_base), int(ledger_base)
+            key = (big // small, 1) if big > small else (1, small // max(big, 1))
+            ratios[key] = ratios.get(key, 0) + 1
+        (up, down), _ = max(ratios.items(), key=lambda item: item[1])
+        read = self.ledger_reading.amount_unit if self.ledger_reading else "base"
+        factor = PER_UNIT[read] * up // down if (PER_UNIT[read] * up) % down == 0 else 0
+        real = next((unit for unit, per in PER_UNIT.items() if per == factor), None)
+        times = f"{max(up, down):,}".replace(",", ".")
+        way = "smaller" if up > 1 else "larger"
+        said = (
+            f"The ledger's unit looks wrong: {len(units)} of {pairs} pairs differ by exactly"
+            f" {times}x (the ledger's amounts {times}x {way} than the statement's)"
+        )
+        if real is None:
+            return f"{said}; check the unit its amounts are written in."
+        return (
+            f"{said}: its amounts look like {_UNIT_NAMES[real]}, read as"
+            f" {_UNIT_NAMES[read]}; give {how.format(unit=real)}."
+        )
 
     @property
     def balances_checked(self) -> bool:

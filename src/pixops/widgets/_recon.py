@@ -18,12 +18,14 @@ import ipywidgets as w
 from pixops.errors import PixopsError
 from pixops.widgets._base import (
     Clock,
+    InvalidTextError,
     Stopped,
     check_client,
     clock_for,
     date_echo,
     fitted,
     side_by_side,
+    valid_text,
     when_clicked,
     zone_hint,
 )
@@ -182,6 +184,11 @@ class ReconDashboard(w.VBox):  # type: ignore[misc]
             return
         if not tz:
             self._refuse("Type the time zone the days are counted in, like America/Sao_Paulo.")
+            return
+        try:
+            valid_text(tz, "time zone")
+        except InvalidTextError as error:
+            self._refuse(str(error))
             return
         try:
             parse_tz(tz)
@@ -408,6 +415,10 @@ class ReconDashboard(w.VBox):  # type: ignore[misc]
         typed = " ".join(self.filter.value.split())
         if not typed or self.result is None or self.category.value is None:
             return "No rows."
+        try:
+            valid_text(typed, "filter")
+        except InvalidTextError as error:
+            return f"No rows. {error}"
         total = len(self.result.category(self.category.value))
         if not total:
             return "No rows."
