@@ -49,6 +49,7 @@ from pixops.recon._result import (
     ATTENTION_CATEGORIES,
     CATEGORIES,
     CATEGORY_LABELS,
+    NOT_CHECKED,
     SAMPLE_LEDGER_NAME,
     ReconResult,
 )
@@ -62,6 +63,7 @@ __all__ = [
     "CATEGORY_LABELS",
     "LEDGER_SCHEMA",
     "LOOKUPS",
+    "NOT_CHECKED",
     "OUTPUTS",
     "SAMPLE_LEDGER_NAME",
     "STEPS",

@@ -47,7 +47,13 @@ from pixops.recon._staging import destination, staged_directory, writing
 if TYPE_CHECKING:
     import plotly.graph_objects as go
 
-__all__ = ["ATTENTION_CATEGORIES", "CATEGORIES", "SAMPLE_LEDGER_NAME", "ReconResult"]
+__all__ = [
+    "ATTENTION_CATEGORIES",
+    "CATEGORIES",
+    "NOT_CHECKED",
+    "SAMPLE_LEDGER_NAME",
+    "ReconResult",
+]
 
 #: The file name of the demo month's ledger (``data/sample_ledger.csv``).
 SAMPLE_LEDGER_NAME: Final = "sample_ledger.csv"
@@ -104,6 +110,10 @@ EXCEL_HEADERS: Final[dict[str, str]] = {
     "business_date": "Business day",
     "detail": "Detail",
 }
+
+#: What the summary says of the balances when none were given: nothing was checked, which
+#: a "0 items, R$ 0,00" row read as a balance that closes.
+NOT_CHECKED: Final = "not checked (no balances given)"
 
 _FRAMES: Final = ("matched", "discrepancies", "refunds", "rollforward", "summary")
 #: The findings that name both sides of a pair (the unit hint counts them as pairs).
@@ -176,6 +186,19 @@ class ReconResult:
             f"{said}: its amounts look like {_UNIT_NAMES[real]}, read as"
             f" {_UNIT_NAMES[read]}; give {how.format(unit=real)}."
         )
+
+    @property
+    def balances_checked(self) -> bool:
+        """Whether balances were rolled forward: False when no balance snapshots were
+        given, so "Balance does not close" with 0 items means "not checked", not "closes"."""
+        return not self.rollforward.empty
+
+    def category_summary(self, category: str) -> str | None:
+        """What a summary row says instead of its figures: `NOT_CHECKED` for the balance
+        row of a run without balances; None when the row's figures say it."""
+        if category == "balance_difference" and not self.balances_checked:
+            return NOT_CHECKED
+        return None
 
     @property
     def needs_attention(self) -> bool:
@@ -341,6 +364,10 @@ class ReconResult:
         body = []
         for row in self.summary.to_dict(orient="records"):
             cells = [f"<td>{html.escape(CATEGORY_LABELS[str(row['category'])])}</td>"]
+            instead = self.category_summary(str(row["category"]))
+            if instead is not None:
+                body.append("<tr>" + cells[0] + f'<td colspan="4">{instead}</td></tr>')
+                continue
             cells.append(f'<td style="text-align:right">{_count(int(row["items"]))}</td>')
             for column in ("ledger_amount_base", "statement_amount_base", "difference_base"):
                 shown = money_or_dash(row[column], format_brl_base)
@@ -366,8 +393,13 @@ class ReconResult:
         width = max(len(label) for label in CATEGORY_LABELS.values())
         lines = []
         for row in self.summary.to_dict(orient="records"):
+            name = CATEGORY_LABELS.get(str(row["category"]), str(row["category"]))
+            instead = self.category_summary(str(row["category"]))
+            if instead is not None:
+                lines.append(f"{name:<{width}}       -  {instead}")
+                continue
             lines.append(
-                f"{CATEGORY_LABELS.get(str(row['category']), str(row['category'])):<{width}}"
+                f"{name:<{width}}"
                 f" {_count(int(row['items'])):>7}"
                 f"  ledger {money_or_dash(row['ledger_amount_base'], format_brl_base):>18}"
                 f"  statement {money_or_dash(row['statement_amount_base'], format_brl_base):>18}"

@@ -16,6 +16,7 @@
                    balances="data/balances.csv")   # finance's day, explored and exported
     statement = load_statement(client, "2026-01-14", "2026-01-16", tz="America/Sao_Paulo")
     result = reconcile(statement, "data/sample_ledger.csv", start="2026-01-15", end="2026-01-15")
+    summary_table(result)          # a reconciliation per category (balances: checked?)
     findings_table(result)         # a reconciliation's findings, what to check first
 
 The statement charts (`volume_by_day_figure`, `fees_by_day_figure`,
@@ -35,7 +36,7 @@ from pixops.widgets._charts import (
     status_by_day_figure,
     volume_by_day_figure,
 )
-from pixops.widgets._findings_table import findings_table
+from pixops.widgets._findings_table import findings_table, summary_table
 from pixops.widgets._format import (
     brl,
     count_text,
@@ -81,6 +82,7 @@ __all__ = [
     "read_balance_snapshots",
     "received_by_hour_figure",
     "status_by_day_figure",
+    "summary_table",
     "urgency",
     "volume_by_day_figure",
     "zone_text",
