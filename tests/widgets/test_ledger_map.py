@@ -1,0 +1,105 @@
+"""The ledger mapping panel: its logic (`LedgerMapDraft`) without widgets, then the view."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from pixops.recon import LedgerError, find_mapping, read_mapping
+from pixops.widgets import LedgerMapDraft, LedgerMapPanel
+from tests.recon.ptbr_ledger import write_ptbr_ledger
+
+
+@pytest.fixture(scope="module")
+def razao(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return write_ptbr_ledger(tmp_path_factory.mktemp("books") / "razao.csv")
+
+
+def test_a_ptbr_export_starts_on_its_columns_and_previews_reais(tmp_path: Path) -> None:
+    ledger = write_ptbr_ledger(tmp_path / "razao.csv")
+    draft = LedgerMapDraft(ledger)
+    assert draft.columns == ["Documento", "Referência", "Valor", "Tarifa", "Situação", "Data"]
+    assert len(draft.head.rows) == 5
+    assert draft.head.rows[0][2] == "5,70"  # as written
+    assert draft.choices == {
+        "entry_id": "Documento",
+        "reference": "Referência",
+        "amount": "Valor",
+        "fee": "Tarifa",
+        "direction": None,
+        "status": "Situação",
+        "booked_on": "Data",
+    }
+    rows, line = draft.preview()
+    assert line == "read as: semicolon, Windows-1252, decimal comma, dd/mm/yyyy, amounts in reais"
+    assert (rows[0].amount, rows[0].booked_on, rows[0].status) == (
+        "R$ 5,70",
+        "01/01/2026",
+        "settled",
+    )
+    assert rows[0].direction == "received"
+
+
+def test_choosing_another_column_changes_the_preview_and_missing_ones_are_asked(
+    razao: Path,
+) -> None:
+    draft = LedgerMapDraft(razao)
+    draft.choose("amount", "Tarifa")
+    draft.choose("fee", None)
+    rows, _ = draft.preview()
+    assert rows[0].amount != "R$ 5,70"
+    draft.choose("booked_on", None)
+    with pytest.raises(LedgerError, match="Choose the column of: Booked on"):
+        draft.preview()
+    with pytest.raises(LedgerError, match="no column 'Nope'"):
+        draft.choose("amount", "Nope")
+
+
+def test_a_wrong_unit_is_shown_in_the_preview(tmp_path: Path) -> None:
+    ledger = write_ptbr_ledger(tmp_path / "razao.csv", centavos=True)
+    draft = LedgerMapDraft(ledger)
+    with pytest.raises(LedgerError, match="holds whole numbers: say their unit"):
+        draft.preview()
+    draft.set_format("amount_unit", "centavos")
+    rows, line = draft.preview()
+    assert rows[0].amount == "R$ 5,70"
+    assert line.endswith("amounts in centavos (compared to the centavo)")
+    with pytest.raises(LedgerError, match="amount_unit must be one of"):
+        draft.set_format("amount_unit", "dollars")
+
+
+def test_saving_writes_beside_the_ledger_only_when_the_whole_file_reads(tmp_path: Path) -> None:
+    ledger = write_ptbr_ledger(tmp_path / "razao.csv")
+    draft = LedgerMapDraft(ledger)
+    written, line = draft.save()
+    assert written == tmp_path / "razao.mapping.toml"
+    assert find_mapping(ledger) == written
+    saved = read_mapping(written)
+    assert (saved.amount, saved.direction, saved.separator) == ("Valor", None, "semicolon")
+    assert line.startswith("read as: semicolon")
+    again = LedgerMapDraft(ledger)  # the next opening starts from it
+    assert again.saved_from == written
+    assert again.choices["amount"] == "Valor"
+    broken = tmp_path / "broken.csv"
+    broken.write_bytes(ledger.read_bytes() + "X;y;abc;0;Liquidado;01/01/2026\r\n".encode("cp1252"))
+    with pytest.raises(LedgerError, match="'abc'"):
+        LedgerMapDraft(broken).save()
+    assert find_mapping(broken) is None  # nothing written
+
+
+def test_the_panel_is_a_view_of_the_draft(tmp_path: Path) -> None:
+    ledger = write_ptbr_ledger(tmp_path / "razao.csv", centavos=True)
+    saved: list[Path] = []
+    panel = LedgerMapPanel(ledger, on_saved=saved.append)
+    assert "Documento" in panel.head.value
+    assert "holds whole numbers" in panel.read_as.value
+    assert panel.save_button.disabled
+    panel.formats["amount_unit"].value = "centavos"
+    assert "R$ 5,70" in panel.preview.value
+    assert "amounts in centavos" in panel.read_as.value
+    panel.save_button.click()
+    assert saved == [tmp_path / "razao.mapping.toml"]
+    assert "the next Reconcile uses it" in panel.save_status.value
+    missing = LedgerMapPanel(tmp_path / "nope.csv")
+    assert "No such ledger file" in missing.status.value
