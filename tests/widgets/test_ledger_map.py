@@ -7,8 +7,9 @@ from pathlib import Path
 import pytest
 
 from pixops.recon import LedgerError, find_mapping, read_mapping
-from pixops.widgets import LedgerMapDraft, LedgerMapPanel
+from pixops.widgets import LedgerMapDraft, LedgerMapPanel, ReconDashboard
 from tests.recon.ptbr_ledger import write_ptbr_ledger
+from tests.widgets.conftest import Desk
 
 
 @pytest.fixture(scope="module")
@@ -103,3 +104,40 @@ def test_the_panel_is_a_view_of_the_draft(tmp_path: Path) -> None:
     assert "the next Reconcile uses it" in panel.save_status.value
     missing = LedgerMapPanel(tmp_path / "nope.csv")
     assert "No such ledger file" in missing.status.value
+
+
+def test_the_dashboard_reads_a_saved_mapping_and_says_a_wrong_unit_first(
+    desk: Desk, tmp_path: Path
+) -> None:
+    ledger = write_ptbr_ledger(tmp_path / "razao.csv", centavos=True)
+    board = ReconDashboard(desk.client, ledger, day="2026-01-15", now=desk.now)
+    board.run()  # its columns are not named yet: said, no traceback
+    assert "no column 'entry_id' (its columns: Documento" in board.status_text
+    draft = LedgerMapDraft(ledger)
+    draft.set_format("amount_unit", "base")  # the wrong unit, saved
+    draft.save()
+    board.run()
+    assert board.status_text.startswith("The ledger's unit looks wrong:")
+    assert 'give amount_unit = "centavos" in the ledger mapping' in board.status_text
+    assert "read as: semicolon, Windows-1252, whole numbers" in board.ledger_line.value
+    board.mapping_panel.path.value = str(ledger)  # type: ignore[union-attr]
+    board.mapping_panel.open_ledger()  # type: ignore[union-attr]
+    board.mapping_panel.formats["amount_unit"].value = "centavos"  # type: ignore[union-attr]
+    board.mapping_panel.save_button.click()  # type: ignore[union-attr]
+    board.run()
+    assert "unit looks wrong" not in board.status_text
+    assert board.result is not None
+    assert board.result.counts["rounding"] > 200  # sub-centavo fees, counted apart
+
+
+def test_the_dashboard_names_a_column_past_64_bits(desk: Desk, tmp_path: Path) -> None:
+    ledger = tmp_path / "ledger.csv"
+    ledger.write_text(
+        "entry_id,reference,direction,amount_base,fee_base,status,booked_on\n"
+        + "".join(f"L{n},r{n},inbound,{9 * 10**18},0,,2026-01-15\n" for n in range(2)),
+        encoding="utf-8",
+    )
+    board = ReconDashboard(desk.client, ledger, day="2026-01-15", now=desk.now)
+    board.run()
+    assert "olumn 'amount_base': the amounts add up past the 64-bit range" in board.status_text
+    assert "Conversion" not in board.status_text

@@ -71,7 +71,7 @@ class LedgerMapPanel(w.VBox):  # type: ignore[misc]
         self.read_as = w.HTML()
         self.save_button = w.Button(description="Save mapping", icon="save", disabled=True)
         self.save_status = w.HTML()
-        when_clicked(self.open_button, self.open)
+        when_clicked(self.open_button, self.open_ledger)
         when_clicked(self.save_button, self.save)
         for field, dropdown in self.fields.items():
             dropdown.observe(self._field_changed(field), names="value")
@@ -92,9 +92,9 @@ class LedgerMapPanel(w.VBox):  # type: ignore[misc]
             ]
         )
         if str(ledger) and open_now:
-            self.open()
+            self.open_ledger()
 
-    def open(self) -> None:
+    def open_ledger(self) -> None:
         """Read the file's first rows and start a draft (from its saved mapping, if any)."""
         self.save_status.value = ""
         try:

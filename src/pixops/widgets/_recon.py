@@ -251,7 +251,7 @@ class ReconDashboard(w.VBox):  # type: ignore[misc]
 
         def unfolded(change: dict[str, Any]) -> None:
             if change["new"] == 0 and panel.draft is None:
-                panel.open()
+                panel.open_ledger()
 
         fold.observe(unfolded, names="selected_index")
         return [fold]
