@@ -56,10 +56,12 @@ __all__ = [
     "LEDGER_SCHEMA",
     "WEBHOOKS_SCHEMA",
     "LedgerError",
+    "LedgerHead",
     "LedgerMapping",
     "LedgerReading",
     "LoadedLedger",
     "days_or_none",
+    "ledger_head",
     "load_ledger",
     "read_ledger",
     "webhooks_table",
@@ -539,6 +541,42 @@ def _choice(
         first = pc.filter(values, bad)[0].as_py()
         raise LedgerError(f"column {name!r}: {first!r} is not one of {list(allowed)}")
     return lowered
+
+
+@dataclass(frozen=True)
+class LedgerHead:
+    """A ledger file's first rows as they are written (every cell as text), with its
+    columns and, for a CSV file, the separator and encoding it was read with."""
+
+    columns: list[str]
+    rows: list[list[str | None]]
+    table: pa.Table
+    separator: str | None
+    encoding: str | None
+    total_rows: int
+
+
+def ledger_head(
+    source: str | Path | pd.DataFrame | pa.Table,
+    mapping: LedgerMapping | None = None,
+    rows: int = 5,
+) -> LedgerHead:
+    """The first ``rows`` of a ledger before any mapping (what a mapping panel shows);
+    the separator and encoding from ``mapping`` when it says them, else detected."""
+    read = _source(source, CANONICAL_MAPPING if mapping is None else mapping)
+    head = read.table.slice(0, max(rows, 0))
+    cells = [
+        [None if value is None else str(value) for value in row.values()]
+        for row in head.to_pylist()
+    ]
+    return LedgerHead(
+        columns=list(read.table.column_names),
+        rows=cells,
+        table=head,
+        separator=read.separator,
+        encoding=read.encoding,
+        total_rows=read.table.num_rows,
+    )
 
 
 def read_ledger(

@@ -14,6 +14,8 @@
     TransactionInspector(client)   # support: any identifier -> everything about it
     ReconDashboard(client, "data/sample_ledger.csv", day="2026-01-15",
                    balances="data/balances.csv")   # finance's day, explored and exported
+    LedgerMapPanel("razao.csv")    # which column is what, amounts previewed in R$; saves
+                                   # razao.mapping.toml beside it for the next run
     statement = load_statement(client, "2026-01-14", "2026-01-16", tz="America/Sao_Paulo")
     result = reconcile(statement, "data/sample_ledger.csv", start="2026-01-15", end="2026-01-15")
     summary_table(result)          # a reconciliation per category (balances: checked?)
@@ -50,6 +52,8 @@ from pixops.widgets._format import (
 )
 from pixops.widgets._inspector import TransactionInspector
 from pixops.widgets._inspector_html import movement_text
+from pixops.widgets._ledger_map import LedgerMapPanel
+from pixops.widgets._ledger_map_model import LedgerMapDraft
 from pixops.widgets._med import MAX_DEFENSE_CHARS, MedDefensePanel, urgency
 from pixops.widgets._recon import ReconDashboard, read_balance_snapshots
 from pixops.widgets._refund import RefundPanel
@@ -58,6 +62,8 @@ from pixops.widgets._refund_words import REFUND_REASONS, RefundReason
 __all__ = [
     "MAX_DEFENSE_CHARS",
     "REFUND_REASONS",
+    "LedgerMapDraft",
+    "LedgerMapPanel",
     "MedDefensePanel",
     "ReconDashboard",
     "RefundPanel",
