@@ -173,9 +173,10 @@ def test_balances_in_windows_1252_are_read(tmp_path: Path) -> None:
 
 def test_a_file_in_neither_utf8_nor_windows_1252_is_a_clear_error(tmp_path: Path) -> None:
     path = tmp_path / "ledger.csv"
-    # 0xe9 is not UTF-8 here, and 0x81 is a byte Windows-1252 leaves undefined.
+    # 0xe9 is not UTF-8 here but a valid "é" of Windows-1252, which leaves 0x81 undefined:
+    # the byte that makes the file neither is 0x81.
     path.write_bytes(HEADER.encode() + b"L1,p\xe9dido\x81,inbound,1,0,,2026-01-15,\n")
-    message = r"not UTF-8 or Windows-1252 text \(it holds the byte 0xe9\)"
+    message = r"not UTF-8 or Windows-1252 text \(it holds the byte 0x81, which Windows-1252"
     with pytest.raises(LedgerError, match=message) as caught:
         read_ledger(path)
     assert isinstance(caught.value.__cause__, UnicodeDecodeError)  # what a panel looks for
@@ -333,7 +334,7 @@ def test_a_missing_column_says_what_it_holds_and_how_to_name_another() -> None:
         " it needs one with the ledger's own id of each entry;"
         " also missing: 'reference', 'direction', 'fee_base', 'status'."
     )
-    assert text.endswith("or name yours with LedgerMapping(entry_id='...')")
+    assert "or name yours with LedgerMapping(entry_id='...'), --column entry_id=NAME" in text
 
 
 def test_a_missing_optional_column_says_it_may_be_none() -> None:

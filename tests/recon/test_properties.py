@@ -11,7 +11,7 @@ import pyarrow as pa
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pixops.recon import ATTENTION_CATEGORIES, reconcile
+from pixops.recon import CATEGORIES, reconcile
 from tests.recon.builders import ledger_row, ledger_table, statement_row, statement_table
 
 SP = ZoneInfo("America/Sao_Paulo")
@@ -68,7 +68,7 @@ def test_a_statement_against_itself_is_all_matched(
     in_scope = [
         row for row in rows if first is None or row["created_at"].astimezone(SP).date() == first
     ]
-    assert result.counts == dict.fromkeys(ATTENTION_CATEGORIES, 0) | {"matched": len(in_scope)}
+    assert result.counts == dict.fromkeys(CATEGORIES, 0) | {"matched": len(in_scope)}
     assert result.discrepancies.empty
     total = sum(row["amount_base"] for row in in_scope)
     matched = result.summary.set_index("category").loc["matched", "ledger_amount_base"]

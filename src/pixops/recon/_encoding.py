@@ -35,19 +35,27 @@ def csv_separator(header: str) -> str:
     return max(SEPARATORS, key=header.count)
 
 
-def csv_encoding(path: Path) -> str:
-    """`UTF8` or `WINDOWS_1252`: the encoding the whole file decodes in, UTF-8 first.
+def csv_encoding(path: Path, given: str | None = None) -> str:
+    """`UTF8` or `WINDOWS_1252`: ``given`` when the whole file decodes in it, else the
+    encoding it does decode in, UTF-8 first.
 
-    A file in neither raises the `UnicodeDecodeError` of its first byte that UTF-8 cannot
-    read (callers word it with `not_text_message`).
+    A file in neither raises a `UnicodeDecodeError` (callers word it with
+    `not_text_message`): Windows-1252's, naming the byte it leaves undefined (0x81, 0x8d,
+    0x8f, 0x90, 0x9d), when that is why; a file that is not UTF-8 for an accent of
+    Windows-1252 (0xe0, "à") fails for the other byte. A NUL byte fails both.
     """
+    if given is not None:
+        _decodes(path, given)
+        return given
     try:
         _decodes(path, UTF8)
     except UnicodeDecodeError as not_utf8:
         try:
             _decodes(path, WINDOWS_1252)
-        except UnicodeDecodeError:
-            raise not_utf8 from None
+        except UnicodeDecodeError as not_1252:
+            if not_1252.reason == "a NUL byte":
+                raise not_utf8 from None
+            raise
         return WINDOWS_1252
     return UTF8
 
@@ -65,8 +73,12 @@ def _decodes(path: Path, encoding: str) -> None:
 
 
 def not_text_message(path: Path, error: UnicodeDecodeError) -> str:
-    """The words for a file in neither encoding, naming the first byte UTF-8 could not read."""
+    """The words for a file in neither encoding, naming the byte that could not be read:
+    one Windows-1252 leaves undefined, or else the first UTF-8 could not read."""
+    byte = f"0x{error.object[error.start]:02x}"
+    if "undefined" in error.reason:
+        byte += ", which Windows-1252 leaves undefined"
     return (
-        f"{path} is not UTF-8 or Windows-1252 text (it holds the byte"
-        f" 0x{error.object[error.start]:02x}): save it as 'CSV UTF-8'"
+        f"{path} is not UTF-8 or Windows-1252 text (it holds the byte {byte}):"
+        " save it as 'CSV UTF-8'"
     )

@@ -29,7 +29,13 @@ from pixops.frames import WINDOW_ATTR, as_table, local_dates, parse_tz, to_frame
 from pixops.money import MoneyError, check_int64
 from pixops.recon._balances import balances_table
 from pixops.recon._database import cursor
-from pixops.recon._inputs import LedgerMapping, days_or_none, read_ledger, webhooks_table
+from pixops.recon._inputs import (
+    LedgerMapping,
+    LoadedLedger,
+    days_or_none,
+    load_ledger,
+    webhooks_table,
+)
 from pixops.recon._ledger_extras import padded, seconds_since_epoch
 from pixops.recon._result import CATEGORIES, ReconResult
 from pixops.recon._review import Decision, ReviewFile, decisions_table
@@ -42,7 +48,9 @@ __all__ = ["balance_snapshot", "prepare_inputs", "reconcile", "run_steps"]
 #: Rows per chunk of the inputs handed to DuckDB (its scans run one chunk per task).
 CHUNK_ROWS = 65_536
 
-_SCOPE_SCHEMA = pa.schema([("first_day", pa.date32()), ("last_day", pa.date32())])
+_SCOPE_SCHEMA = pa.schema(
+    [("first_day", pa.date32()), ("last_day", pa.date32()), ("ledger_step_base", pa.int64())]
+)
 
 
 def _zone_name(tz: str | tzinfo) -> str:
@@ -55,7 +63,7 @@ def _zone_name(tz: str | tzinfo) -> str:
 
 def reconcile(
     statement: pd.DataFrame | pa.Table,
-    ledger: str | Path | pd.DataFrame | pa.Table,
+    ledger: str | Path | pd.DataFrame | pa.Table | LoadedLedger,
     *,
     webhooks: pd.DataFrame | pa.Table | None = None,
     balances: str | Path | pd.DataFrame | pa.Table | list[tuple[datetime, int]] | None = None,
@@ -70,7 +78,10 @@ def reconcile(
     """Reconcile a statement (`pixops.frames` schema) against a merchant ledger.
 
     - ``ledger``: CSV/Parquet path, DataFrame or Arrow table, read with ``mapping``
-      (`LedgerMapping`; defaults to the columns of `data/sample_ledger.csv`).
+      (`LedgerMapping`, or `read_mapping` of a mapping file; defaults to the columns of
+      `data/sample_ledger.csv`), or a `LoadedLedger`. How it was read is the result's
+      `ledger_reading`; it is compared at the precision it keeps (a ledger in centavos
+      to the centavo: a smaller difference is ``rounding``, counted apart).
     - ``webhooks``: the inbox frame (`pixops.webhooks.Inbox.to_frame`): final statuses
       are checked against the statement and refunds are linked to their originals.
     - ``balances``: balance snapshots (``as_of``, ``balance_base``), e.g. the opening
@@ -106,12 +117,13 @@ def reconcile(
     zone = _zone_name(tz)
     first = days_or_none(start, "start")
     last = days_or_none(end, "end")
-    loaded = _loaded_window(statement)
-    if loaded is not None:
-        _warn_if_not_loaded(loaded, first, last, zone)
+    window = _loaded_window(statement)
+    if window is not None:
+        _warn_if_not_loaded(window, first, last, zone)
+    loaded = ledger if isinstance(ledger, LoadedLedger) else load_ledger(ledger, mapping, tz=zone)
     inputs = prepare_inputs(
         statement,
-        ledger,
+        loaded,
         webhooks=webhooks,
         balances=balances,
         scope=(first, last),
@@ -122,8 +134,8 @@ def reconcile(
     )
     if decisions:
         _warn_of_stale(decisions, inputs, (first, last))
-    if loaded is not None:
-        inputs["balances_in"] = _snapshots_inside(inputs["balances_in"], loaded)
+    if window is not None:
+        inputs["balances_in"] = _snapshots_inside(inputs["balances_in"], window)
     con = cursor() if connection is None else connection
     try:
         outputs = _run(con, zone, inputs)
@@ -141,6 +153,7 @@ def reconcile(
         last_day=last,
         tz=zone,
         tolerances=rules,
+        ledger_reading=loaded.reading,
     )
 
 
@@ -274,7 +287,7 @@ def _warn_of_copies(discrepancies: pd.DataFrame) -> None:
 
 def prepare_inputs(
     statement: pd.DataFrame | pa.Table,
-    ledger: str | Path | pd.DataFrame | pa.Table,
+    ledger: str | Path | pd.DataFrame | pa.Table | LoadedLedger,
     *,
     webhooks: pd.DataFrame | pa.Table | None = None,
     balances: str | Path | pd.DataFrame | pa.Table | list[tuple[datetime, int]] | None = None,
@@ -290,23 +303,32 @@ def prepare_inputs(
     if first is not None and last is not None and last < first:
         raise ValueError(f"end {last} is before start {first}")
     zone = _zone_name(tz)
+    loaded = ledger if isinstance(ledger, LoadedLedger) else load_ledger(ledger, mapping, tz=zone)
     return {
         "statement_in": _numbered(_with_business_date(as_table(statement), zone), "sn"),
-        "ledger_in": _numbered(padded(read_ledger(ledger, mapping, tz=zone)), "ln"),
+        "ledger_in": _numbered(padded(loaded.table), "ln"),
         "rules_in": (Tolerances() if tolerances is None else tolerances).table(),
         "decisions_in": decisions_table(decisions or []),
         "webhooks_in": webhooks_table(webhooks),
         "balances_in": balances_table(balances),
         "scope_in": pa.Table.from_pylist(
-            [{"first_day": first, "last_day": last}], schema=_SCOPE_SCHEMA
+            [{"first_day": first, "last_day": last, "ledger_step_base": loaded.reading.step_base}],
+            schema=_SCOPE_SCHEMA,
         ),
-        "categories_in": pa.table(
-            {
-                "category": pa.array(list(CATEGORIES), pa.string()),
-                "position": pa.array(range(len(CATEGORIES)), pa.int32()),
-            }
-        ),
+        "categories_in": _categories(loaded.reading.step_base),
     }
+
+
+def _categories(step_base: int) -> pa.Table:
+    """The categories reported, in order: ``rounding`` only for a ledger that keeps a
+    coarser precision than the statement (a base-unit ledger cannot round)."""
+    reported = [c for c in CATEGORIES if c != "rounding" or step_base > 1]
+    return pa.table(
+        {
+            "category": pa.array(reported, pa.string()),
+            "position": pa.array(range(len(reported)), pa.int32()),
+        }
+    )
 
 
 @contextmanager

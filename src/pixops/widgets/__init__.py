@@ -14,8 +14,11 @@
     TransactionInspector(client)   # support: any identifier -> everything about it
     ReconDashboard(client, "data/sample_ledger.csv", day="2026-01-15",
                    balances="data/balances.csv")   # finance's day, explored and exported
+    LedgerMapPanel("razao.csv")    # which column is what, amounts previewed in R$; saves
+                                   # razao.mapping.toml beside it for the next run
     statement = load_statement(client, "2026-01-14", "2026-01-16", tz="America/Sao_Paulo")
     result = reconcile(statement, "data/sample_ledger.csv", start="2026-01-15", end="2026-01-15")
+    summary_table(result)          # a reconciliation per category (balances: checked?)
     findings_table(result)         # a reconciliation's findings, what to check first
 
 The statement charts (`volume_by_day_figure`, `fees_by_day_figure`,
@@ -35,7 +38,7 @@ from pixops.widgets._charts import (
     status_by_day_figure,
     volume_by_day_figure,
 )
-from pixops.widgets._findings_table import findings_table
+from pixops.widgets._findings_table import findings_table, summary_table
 from pixops.widgets._format import (
     brl,
     count_text,
@@ -49,6 +52,8 @@ from pixops.widgets._format import (
 )
 from pixops.widgets._inspector import TransactionInspector
 from pixops.widgets._inspector_html import movement_text
+from pixops.widgets._ledger_map import LedgerMapPanel
+from pixops.widgets._ledger_map_model import LedgerMapDraft
 from pixops.widgets._med import MAX_DEFENSE_CHARS, MedDefensePanel, urgency
 from pixops.widgets._recon import ReconDashboard, read_balance_snapshots
 from pixops.widgets._refund import RefundPanel
@@ -57,6 +62,8 @@ from pixops.widgets._refund_words import REFUND_REASONS, RefundReason
 __all__ = [
     "MAX_DEFENSE_CHARS",
     "REFUND_REASONS",
+    "LedgerMapDraft",
+    "LedgerMapPanel",
     "MedDefensePanel",
     "ReconDashboard",
     "RefundPanel",
@@ -81,6 +88,7 @@ __all__ = [
     "read_balance_snapshots",
     "received_by_hour_figure",
     "status_by_day_figure",
+    "summary_table",
     "urgency",
     "volume_by_day_figure",
     "zone_text",

@@ -8,13 +8,18 @@ table or view named by the step (DuckDB: ``CREATE OR REPLACE TEMP TABLE name AS 
 Spark: ``spark.sql(sql).createOrReplaceTempView(name)``), and reads `OUTPUTS`, adding
 their `LOOKUPS`. The text keeps to what DuckDB 2.0 and Spark 4 run the same way: no
 QUALIFY, no integer division, dates only compared or moved by ``± 1``, no double-quoted
-identifiers, ``NULLS LAST``/``FIRST`` always written, money sums cast back to BIGINT.
+identifiers, ``NULLS LAST``/``FIRST`` always written, money sums cast back to BIGINT,
+no ``hash()`` (64-bit in DuckDB, 32-bit in Spark), every nullable ``CONCAT`` argument in
+``COALESCE`` (DuckDB skips a NULL, Spark returns NULL). `pixops.recon.spark` runs the same
+text on Spark; tests/recon/test_spark_parity.py proves the outputs equal row for row.
 
 Inputs (``sn`` and ``ln`` are the rows' positions 1, 2, ..., added by the host: they break
 ties deterministically, and once identifiers are matched every join is on them):
 - ``statement_in``: ``sn``, ``business_date`` (the day of ``created_at`` in the zone, a
   DATE: the host converts the column once, vectorised, as `pixops.frames.local_dates`;
-  Spark: ``to_date(from_utc_timestamp(created_at, zone))``), then the statement schema
+  Spark: ``CAST(created_at AS DATE)`` with ``spark.sql.session.timeZone`` set to the zone,
+  which is exact; ``to_date(from_utc_timestamp(created_at, zone))`` under that setting
+  shifts twice and misdates about one row in eight), then the statement schema
   (`pixops.frames.STATEMENT_SCHEMA`).
   Last, ``created_s``: ``created_at`` as whole seconds since the epoch (BIGINT; Spark:
   ``unix_seconds(created_at)``), the form inferred pairs compare times in.
@@ -27,7 +32,9 @@ ties deterministically, and once identifiers are matched every join is on them):
   decided_by, decided_at as text).
 - ``webhooks_in``: event_type, transaction_id, original_transaction_id, created_at.
 - ``balances_in``: as_of (timestamp), balance_base.
-- ``scope_in``: one row, first_day and last_day (DATE, NULL = open).
+- ``scope_in``: one row, first_day and last_day (DATE, NULL = open) and
+  ledger_step_base (BIGINT: the precision the ledger keeps, 1 base unit or 100 for one
+  in centavos; an amount or fee that differs by less is ``rounding``, not a difference).
 - ``categories_in``: category, position (the categories reported, in order).
 """
 
@@ -42,6 +49,7 @@ from pixops.recon._sql._findings import (
     HOOK_HITS,
     HOOK_STATUS,
     MATCHED,
+    NEAR_PAIRS,
     ORIGINALS,
     PAIR_ISSUES,
     REFUND_ENTRIES,
@@ -117,7 +125,8 @@ STEPS: Final[tuple[tuple[str, str, bool], ...]] = (
     ("rule_entries", RULE_ENTRIES, False),
     ("rule_rows", RULE_ROWS, False),
     ("rule_matched", RULE_MATCHED, False),
-    ("pair_issues", PAIR_ISSUES, True),
+    ("near_pairs", NEAR_PAIRS, True),
+    ("pair_issues", PAIR_ISSUES, False),
     ("double_booked", DOUBLE_BOOKED, False),
     ("unpaired", UNPAIRED, True),
     ("hook_status", HOOK_STATUS, True),

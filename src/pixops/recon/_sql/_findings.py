@@ -11,6 +11,7 @@ __all__ = [
     "HOOK_HITS",
     "HOOK_STATUS",
     "MATCHED",
+    "NEAR_PAIRS",
     "ORIGINALS",
     "PAIR_ISSUES",
     "REFUNDS",
@@ -27,9 +28,25 @@ __all__ = [
 #: The detail of a statement row whose id an earlier row already has (`reconcile` warns).
 COPY_DETAIL = "the same statement id is listed more than once"
 
-# Pairs in scope that differ in anything (few), with both sides' values and what differs.
-PAIR_ISSUES = """
-SELECT p.ln, p.sn, p.in_scope,
+# Pairs in scope that differ in anything (few; a ledger kept in centavos: each pair whose
+# fee has a fraction of a centavo), with both sides' values and what differs: by the
+# ledger's precision or more (``amount_differs``, ``fee_differs``), or by less
+# (``amount_rounded``, ``fee_rounded``: rounding, counted apart); ``tolerated``: the pair
+# agrees within the tolerances of ``rules_in`` (beyond rounding: it is matched). A pair a
+# rule other than the identifier placed is left out.
+NEAR_PAIRS = """
+SELECT p.ln, p.sn, p.in_scope, l.step_base,
+       p.rounded
+       AND NOT (l.amount_base <> s.amount_base
+                AND ABS(l.amount_base - s.amount_base) < l.step_base)
+       AND NOT (l.fee_base IS NOT NULL AND l.fee_base <> s.fee_base
+                AND ABS(l.fee_base - s.fee_base) < l.step_base) AS tolerated,
+       ABS(l.amount_base - s.amount_base) >= l.step_base AS amount_differs,
+       l.amount_base <> s.amount_base
+       AND ABS(l.amount_base - s.amount_base) < l.step_base AS amount_rounded,
+       l.fee_base IS NOT NULL AND ABS(l.fee_base - s.fee_base) >= l.step_base AS fee_differs,
+       l.fee_base IS NOT NULL AND l.fee_base <> s.fee_base
+       AND ABS(l.fee_base - s.fee_base) < l.step_base AS fee_rounded,
        l.amount_base AS ledger_amount_base, s.amount_base AS statement_amount_base,
        l.fee_base AS ledger_fee_base, s.fee_base AS statement_fee_base,
        l.booked_on, s.business_date,
@@ -46,8 +63,11 @@ FROM pairs p
 JOIN led l ON l.ln = p.ln
 JOIN stmt s ON s.sn = p.sn
 LEFT JOIN rule_entries x ON x.ln = p.ln
-WHERE p.in_scope AND NOT p.agrees AND x.ln IS NULL
+WHERE p.in_scope AND (NOT p.agrees OR p.rounded) AND x.ln IS NULL
 """
+
+# The pairs that differ in something but no tolerance allows: what the findings show.
+PAIR_ISSUES = "SELECT * FROM near_pairs WHERE NOT tolerated"
 
 # Statement rows in scope that moved money and are paired with no entry (few rows); a
 # rule may still place them (`pixops.recon._sql._rules`).
@@ -136,19 +156,35 @@ FROM pair_issues p WHERE p.in_scope AND p.unit_error
 UNION ALL
 SELECT 'amount_mismatch', {_PAIR_COLUMNS},
        CASE WHEN p.direction_differs
-            THEN CONCAT('direction ', p.ledger_direction, ' in the ledger, ',
-                        p.statement_direction, ' in the statement')
+            THEN CONCAT('direction ', COALESCE(p.ledger_direction, ''), ' in the ledger, ',
+                        COALESCE(p.statement_direction, ''), ' in the statement')
             ELSE 'amounts differ' END
 FROM pair_issues p
-WHERE p.in_scope AND ((p.ledger_amount_base <> p.statement_amount_base AND NOT p.unit_error)
-                      OR p.direction_differs)
+WHERE p.in_scope AND ((p.amount_differs AND NOT p.unit_error) OR p.direction_differs)
 UNION ALL
 SELECT 'fee_mismatch', {_PAIR_COLUMNS}, 'fees differ'
 FROM pair_issues p
-WHERE p.in_scope AND p.ledger_fee_base IS NOT NULL AND p.ledger_fee_base <> p.statement_fee_base
+WHERE p.in_scope AND p.fee_differs
+UNION ALL
+SELECT 'rounding', {_PAIR_COLUMNS},
+       CONCAT(CASE WHEN p.amount_rounded AND p.fee_rounded THEN 'amount and fee'
+                   WHEN p.amount_rounded THEN 'amount' ELSE 'fee' END,
+              ' rounded ',
+              CASE WHEN (CASE WHEN p.amount_rounded THEN p.statement_amount_base
+                              ELSE p.statement_fee_base END)
+                        > (CASE WHEN p.amount_rounded THEN p.ledger_amount_base
+                                ELSE p.ledger_fee_base END)
+                   THEN 'down' ELSE 'up' END,
+              ' to ',
+              CASE WHEN p.step_base = 100 THEN 'the centavo'
+                   ELSE 'the precision of the ledger' END,
+              ' in the ledger: under its precision, not a difference')
+FROM pair_issues p
+WHERE p.in_scope AND (p.amount_rounded OR p.fee_rounded)
 UNION ALL
 SELECT 'status_mismatch', {_PAIR_COLUMNS},
-       CONCAT('ledger expects ', p.ledger_status, ', statement shows ', p.statement_status)
+       CONCAT('ledger expects ', COALESCE(p.ledger_status, ''), ', statement shows ',
+              COALESCE(p.statement_status, ''))
 FROM pair_issues p WHERE p.in_scope AND p.ledger_status <> p.statement_status
 UNION ALL
 SELECT 'timing_difference', {_PAIR_COLUMNS},
@@ -208,11 +244,12 @@ FROM unpaired s WHERE NOT s.referenced AND s.original_transaction_id IS NULL
 UNION ALL
 SELECT 'unbooked_refund', {_stmt_columns("s")},
        CONCAT(CASE WHEN s.direction = 'outbound' THEN 'refund of ' ELSE 'return of ' END,
-              s.original_transaction_id, ' not booked in the ledger')
+              COALESCE(s.original_transaction_id, ''), ' not booked in the ledger')
 FROM unpaired s WHERE NOT s.referenced AND s.original_transaction_id IS NOT NULL
 UNION ALL
 SELECT 'status_mismatch', {_stmt_columns("s", "s.webhook_status")},
-       CONCAT('webhook says ', s.webhook_status, ', statement shows ', s.payment_status)
+       CONCAT('webhook says ', COALESCE(s.webhook_status, ''), ', statement shows ',
+              COALESCE(s.payment_status, ''))
 FROM hook_hits s
 WHERE s.in_scope AND s.payment_status IN ('settled', 'rejected', 'failed')
   AND s.webhook_status <> s.payment_status
@@ -267,12 +304,12 @@ MATCHED = """
 SELECT s.ln, s.sn, s.amount_base, s.fee_base, s.business_date AS booked_on, s.business_date,
        CAST(NULL AS STRING) AS rule, CAST(NULL AS STRING) AS tolerance
 FROM stmt s
-WHERE s.pair_in_scope AND s.pair_agrees AND NOT s.pair_tolerated
+WHERE s.pair_in_scope AND s.pair_agrees AND NOT s.pair_rounded
 UNION ALL
-SELECT s.ln, s.sn, s.amount_base, s.fee_base, l.booked_on, s.business_date,
-       CAST(NULL AS STRING), r.tolerance_text
-FROM stmt s JOIN led l ON l.ln = s.ln CROSS JOIN rules_in r
-WHERE s.pair_in_scope AND s.pair_agrees AND s.pair_tolerated
+SELECT p.ln, p.sn, p.statement_amount_base, p.statement_fee_base, p.booked_on,
+       p.business_date, CAST(NULL AS STRING), r.tolerance_text
+FROM near_pairs p CROSS JOIN rules_in r
+WHERE p.tolerated
 UNION ALL
 SELECT m.ln, m.sn, m.amount_base, m.fee_base, m.booked_on, m.business_date, m.rule,
        CASE WHEN m.tolerated THEN r.tolerance_text END
@@ -412,8 +449,19 @@ LEFT JOIN (
                     ELSE ledger_amount_base END AS ledger_base,
                CASE WHEN category = 'fee_mismatch' THEN statement_fee_base
                     ELSE statement_amount_base END AS statement_base
-        FROM discrepancies
+        FROM discrepancies WHERE category <> 'rounding'
     ) f GROUP BY category
+    UNION ALL
+    -- Rounding sums what was rounded: the amounts where they were, else the fees (the
+    -- amounts of a pair that also differs in amount are that finding's).
+    SELECT 'rounding', COUNT(*),
+           CAST(SUM(CASE WHEN amount_rounded THEN ledger_amount_base
+                         ELSE ledger_fee_base END) AS BIGINT),
+           CAST(SUM(CASE WHEN amount_rounded THEN statement_amount_base
+                         ELSE statement_fee_base END) AS BIGINT),
+           CAST(SUM(CASE WHEN amount_rounded THEN statement_amount_base - ledger_amount_base
+                         ELSE statement_fee_base - ledger_fee_base END) AS BIGINT)
+    FROM pair_issues WHERE in_scope AND (amount_rounded OR fee_rounded)
     UNION ALL
     SELECT 'matched', COUNT(*), CAST(SUM(amount_base) AS BIGINT),
            CAST(SUM(amount_base) AS BIGINT), 0

@@ -30,8 +30,7 @@ SELECT sn FROM (
                                     ORDER BY s.completed_at DESC NULLS LAST,
                                              s.sn DESC NULLS LAST) AS copy_rank
     FROM statement_in s
-    WHERE hash(s.id) IN (SELECT hash(id) FROM statement_in GROUP BY hash(id)
-                         HAVING COUNT(*) > 1)
+    WHERE s.id IN (SELECT id FROM statement_in GROUP BY id HAVING COUNT(*) > 1)
 ) x
 WHERE x.copy_rank > 1
 """
@@ -44,8 +43,8 @@ STMT = """
 SELECT d.*,
        (sc.first_day IS NULL OR d.business_date >= sc.first_day)
        AND (sc.last_day IS NULL OR d.business_date <= sc.last_day) AS in_scope,
-       p.ln, p.agrees AS pair_agrees, p.in_scope AS pair_in_scope,
-       p.tolerated AS pair_tolerated
+       p.ln, p.agrees AS pair_agrees, p.rounded AS pair_rounded,
+       p.in_scope AS pair_in_scope
 FROM (
     SELECT s.sn, CAST(s.payment_status AS STRING) AS payment_status,
            CAST(s.direction AS STRING) AS direction,
@@ -71,12 +70,15 @@ WHERE (s.original_transaction_id IS NOT NULL OR h.original_transaction_id IS NOT
 
 # The entries, with what the identifier rules compare: ``reference`` is the entry's
 # settlement key when it has one (its group is the rows carrying that key), else its own
-# reference; the name in lower case, without the spaces around it.
+# reference; the name in lower case, without the spaces around it. ``step_base``: the
+# precision the ledger keeps (1 base unit; 100 for a ledger in centavos), at which its
+# amounts and fees are compared (see `cand`).
 LED = """
 SELECT l.ln, l.entry_id, COALESCE(l.settlement, l.reference) AS reference, l.direction,
        l.amount_base, l.fee_base, COALESCE(l.status, 'settled') AS status, l.booked_on,
        (sc.first_day IS NULL OR l.booked_on >= sc.first_day)
        AND (sc.last_day IS NULL OR l.booked_on <= sc.last_day) AS in_scope,
+       sc.ledger_step_base AS step_base,
        l.settlement, l.kind, l.document, LOWER(TRIM(l.name)) AS name, l.booked_at_s
 FROM ledger_in l CROSS JOIN scope_in sc
 """
@@ -110,17 +112,18 @@ FROM (
 # (4), settled (2), the same amount (1), flags above the bits of `sn`; then the first in
 # statement order. Below the rank, what the pair would be (`pair_bits`), decided here so
 # the chosen pairs need no join back to a million rows: the two sides agree on everything
-# (1), agree only within the tolerances of ``rules_in`` (3), or not (2; neither when a
-# side lacks a value to compare: then the pair is neither matched nor an issue), either
-# side's day is in scope (4), the amounts differ (8). So ``pick_key`` = flags * 2^36 +
-# sn * 16 + pair_bits. A join on the text: on 64-bit hashes of it (measured at 1M x 1M)
-# the join saves about what hashing 3M strings costs, and confirming the picked pairs'
-# text afterwards (a collision must never pair two different ids) adds ~0.1 s of CPU.
-# The tolerances are read only for a pair that does not agree exactly (few).
+# (1), agree only at the ledger's precision (an amount or fee differs by less than its
+# `step_base`, which is rounding) or within the tolerances of ``rules_in`` (3), or not (2;
+# none of these when a side lacks a value to compare: then the pair is neither matched
+# nor an issue), either side's day is in scope (4), the amounts differ (8). So
+# ``pick_key`` = flags * 2^36 + sn * 16 + pair_bits. A join on the text: on 64-bit hashes
+# of it (measured at 1M x 1M) the join saves about what hashing 3M strings costs, and
+# confirming the picked pairs' text afterwards (a collision must never pair two different
+# ids) adds ~0.1 s of CPU. The tolerances are read only for a pair that does not agree.
 CAND = """
 SELECT x.ln, x.sn,
        x.rank_key * 16
-       + CASE WHEN x.agrees THEN 1
+       + CASE WHEN x.exact THEN 1 WHEN x.agrees THEN 3
               WHEN x.agrees IS NULL THEN 0
               WHEN (ABS(x.ledger_amount_base - x.amount_base) <= r.amount_base
                     OR CAST(ABS(x.ledger_amount_base - x.amount_base) AS DECIMAL(38, 0))
@@ -147,6 +150,11 @@ FROM (
            l.amount_base <> k.amount_base AS amounts_differ,
            l.amount_base = k.amount_base
            AND (l.fee_base IS NULL OR l.fee_base = k.fee_base)
+           AND l.booked_on = k.business_date
+           AND (l.direction IS NULL OR l.direction = k.direction)
+           AND l.status = k.payment_status AS exact,
+           ABS(l.amount_base - k.amount_base) < l.step_base
+           AND (l.fee_base IS NULL OR ABS(l.fee_base - k.fee_base) < l.step_base)
            AND l.booked_on = k.business_date
            AND (l.direction IS NULL OR l.direction = k.direction)
            AND l.status = k.payment_status AS agrees,
@@ -184,13 +192,13 @@ FROM (SELECT sn, MIN(ln * 16 + pair_bits) AS k, COUNT(*) AS claimants
       FROM picks WHERE sn IS NOT NULL GROUP BY sn) m
 """
 
-# The pairs: the claims with their bits read out (see `cand`); ``tolerated``: they agree
-# only within the tolerances.
+# The pairs: the claims with their bits read out (see `cand`); ``rounded``: they agree
+# only at the ledger's precision or within the tolerances (`near_pairs` tells which).
 PAIRS = """
 SELECT ln, sn,
        CASE WHEN pair_bits % 4 IN (1, 3) THEN TRUE WHEN pair_bits % 4 = 2 THEN FALSE END
            AS agrees,
-       pair_bits % 4 = 3 AS tolerated,
+       pair_bits % 4 = 3 AS rounded,
        pair_bits % 8 >= 4 AS in_scope,
        pair_bits >= 8 AS amounts_differ
 FROM claims
