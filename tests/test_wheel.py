@@ -23,6 +23,7 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
+import nbformat
 import pytest
 
 from pixops._bundled import BUNDLE_FOLDER, bundled_files
@@ -32,6 +33,7 @@ from pixops._version import __version__
 ROOT = Path(__file__).resolve().parents[1]
 DRIVER = Path(__file__).with_name("_installed_notebooks.py")
 DAY = "2026-01-15"
+DAILY = "03_daily_reconciliation.ipynb"
 
 pytestmark = pytest.mark.timeout(420)
 
@@ -190,6 +192,16 @@ def test_an_installed_wheel_works_in_an_empty_folder(
     for name in bundled_files(ROOT):
         assert (folder / name).read_bytes() == (ROOT / name).read_bytes()
 
+    # The daily notebook runs as the scheduled report does (papermill, on nbclient), the
+    # others with nbclient; a line added to the copy shows the report ran the copy.
+    daily = folder / "notebooks" / DAILY
+    notebook = nbformat.read(daily, as_version=4)
+    notebook.cells.append(nbformat.v4.new_markdown_cell(f"Edited in {folder.name}."))
+    nbformat.write(notebook, daily)
+    update = pixops(installed, folder, "notebooks", "init", "--update")
+    assert update.returncode == 0, update.stderr
+    assert f"left alone 1 file you edited: notebooks/{DAILY}" in update.stdout
+
     # The report, the reconciliation and the notebooks run side by side (each its own
     # kernel or process), as a machine with more than one core allows.
     ledger = ["--ledger", "data/sample_ledger.csv", "--balances", "data/balances.csv"]
@@ -198,7 +210,7 @@ def test_an_installed_wheel_works_in_an_empty_folder(
             installed, folder, "report", "daily", "--date", DAY, "--html", "out/day.html"
         ),
         "recon": start(installed, folder, "recon", "--date", DAY, *ledger, "--out", "out/recon"),
-        "notebooks": start(installed, folder, str(DRIVER), python=True),
+        "notebooks": start(installed, folder, str(DRIVER), DAILY, python=True),
     }
     done: dict[str, tuple[int, str, str]] = {}
     for name, process in started.items():
@@ -212,9 +224,8 @@ def test_an_installed_wheel_works_in_an_empty_folder(
     assert Path(found["pixops"]).is_relative_to(site), found["pixops"]
     assert Path(found["kernel_pixops"]).is_relative_to(site), found["kernel_pixops"]
     assert found["requirements"] == []
-    assert sorted(found["notebooks"]) == sorted(
-        Path(name).name for name in bundled_files(ROOT) if name.endswith(".ipynb")
-    )
+    shipped = [Path(name).name for name in bundled_files(ROOT) if name.endswith(".ipynb")]
+    assert sorted([*found["notebooks"], DAILY]) == sorted(shipped)
     for name, result in found["notebooks"].items():
         assert result["errors"] == [], name
         assert "sandbox" in result["text"], name  # the connect() line: the demo month
@@ -223,6 +234,7 @@ def test_an_installed_wheel_works_in_an_empty_folder(
     assert status == 0, err[-3000:]
     page = (folder / "out" / "day.html").read_text(encoding="utf-8")
     assert "Reconciliation 15/01/2026" in page
+    assert f"Edited in {folder.name}." in page
     assert f"report: {(folder / 'out' / 'day.html').resolve()}" in out
 
     status, out, err = done["recon"]

@@ -41,7 +41,7 @@ def probes_stored(sandbox: Sandbox, merchant_id: str) -> list[tuple[str, int, st
     found = []
     for table, amount in (("charges", "amount_base"), ("transactions", "amount_base")):
         rows = conn.execute(
-            f"SELECT {amount}, status FROM {table} WHERE merchant_id = ?"  # noqa: S608
+            f"SELECT {amount}, status FROM {table} WHERE merchant_id = ?"
             " AND external_id LIKE 'pixops-conformance-%'",
             (merchant_id,),
         ).fetchall()

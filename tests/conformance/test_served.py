@@ -53,9 +53,7 @@ def test_pixops_serve_passes_every_check_and_no_output_shows_the_secret(
     monkeypatch.setenv("PIXOPS_BASE_URL", server.base_url)
     monkeypatch.setenv("PIXOPS_CLIENT_ID", key.client_id)
     monkeypatch.setenv("PIXOPS_CLIENT_SECRET", key.client_secret)
-    status = main(
-        ["conformance", "--write", "--json", "report.json", "--html", "report.html"]
-    )
+    status = main(["conformance", "--write", "--json", "report.json", "--html", "report.html"])
     out = capsys.readouterr().out
     report = json.loads((tmp_path / "report.json").read_text("utf-8"))
     page = (tmp_path / "report.html").read_text("utf-8")
@@ -126,7 +124,9 @@ def rewriting(app: Callable[[Scope, Receive, Send], Awaitable[None]], rewrite: R
             body = json.dumps(exchange.answer, separators=(",", ":")).encode()
             headers = [(k, v) for k, v in start["headers"] if k.lower() != b"content-length"]
             headers.append((b"content-length", str(len(body)).encode()))
-            await send({"type": "http.response.start", "status": exchange.status, "headers": headers})
+            await send(
+                {"type": "http.response.start", "status": exchange.status, "headers": headers}
+            )
             await send({"type": "http.response.body", "body": body})
 
         await app(scope, reading, capture)

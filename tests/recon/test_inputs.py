@@ -334,7 +334,7 @@ def test_a_missing_column_says_what_it_holds_and_how_to_name_another() -> None:
         " it needs one with the ledger's own id of each entry;"
         " also missing: 'reference', 'direction', 'fee_base', 'status'."
     )
-    assert "or name yours with LedgerMapping(entry_id='...') or a mapping file" in text
+    assert "or name yours with LedgerMapping(entry_id='...'), --column entry_id=NAME" in text
 
 
 def test_a_missing_optional_column_says_it_may_be_none() -> None:

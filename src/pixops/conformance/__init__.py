@@ -1,8 +1,12 @@
 """`pixops conformance`: measure a PIX service (or the sandbox) against `docs/api.md`.
 
-    from pixops.conformance import Target, run_conformance, select_checks
-    report = run_conformance(Target("https://pix.example.com/api/external", cid, secret))
-    report.passed, report.summary()
+    from pixops.conformance import Target, run_conformance
+    from pixops.sandbox import Sandbox
+    sandbox = Sandbox()
+    key = sandbox.issue_api_key(sandbox.create_merchant("Loja").id)
+    target = Target("http://sandbox/api/external", key.client_id, key.client_secret)
+    report = run_conformance(target, transport=sandbox.transport())
+    report.passed, report.summary()   # against a service: no transport, its address
 
 Each check names the rule of the spec it measures and says what it expected and what
 it got; `transport=` runs the same checks in-process (`Sandbox.transport()`). Read-only

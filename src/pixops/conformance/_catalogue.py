@@ -147,14 +147,20 @@ that writes nothing (every POST body here is refused by validation)."""
 
 
 def _permission_refused(session: Session) -> Finding:
-    held: list[str] = []
+    unanswered: list[str] = []
     for permission, probe in _PERMISSION_PROBES:
-        answer = session.send(probe)
+        try:
+            answer = session.send(probe)
+        except CannotCheckError as exc:
+            unanswered.append(exc.cause)
+            continue
         if answer.status != 403:
-            held.append(permission)
             continue
         want = {"error": "forbidden", "message": f"API key lacks permission: {permission}"}
         return Finding(answer.body == want, f"{probe.method} {probe.path}: {seen(answer)}")
+    if unanswered:
+        causes = list(dict.fromkeys(unanswered))  # in order, once each
+        raise CannotCheckError(f"no refusal seen; not answered: {'; '.join(causes)}")
     raise CannotCheckError(
         "this key holds every permission probed, so no refusal could be seen; run with a"
         " key lacking one (e.g. account:write) to check this rule"

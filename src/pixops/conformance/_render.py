@@ -27,6 +27,7 @@ __all__ = [
 
 _VERDICT_WORDS: Final = {"pass": "PASS", "fail": "FAIL", "unchecked": "UNCHECKED"}
 _COLOURS: Final = {"pass": "#1a7f37", "fail": "#cf222e", "unchecked": "#9a6700"}
+_TINTS: Final = {"pass": "transparent", "fail": "#ffebe9", "unchecked": "#fff8c5"}
 
 
 def _cut(text: str, width: int) -> str:
@@ -116,7 +117,8 @@ def report_dict(report: Report) -> dict[str, Any]:
 
 _STYLE: Final = """
 body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:1.5rem;color:#1f2328}
-h1{font-size:1.3rem;margin:0 0 .3rem}p{margin:.2rem 0 .8rem}
+h1{font-size:1.3rem;margin:0 0 .3rem}p{margin:.2rem 0 .8rem}ul{margin:0 0 1rem;padding-left:1.2rem}
+li{margin:.2rem 0;overflow-wrap:anywhere}
 table{border-collapse:collapse;width:100%;table-layout:fixed}
 th,td{border-bottom:1px solid #d0d7de;padding:.35rem .5rem;text-align:left;vertical-align:top;
 overflow-wrap:anywhere;font-size:.85rem}
@@ -130,7 +132,7 @@ def report_html(report: Report) -> str:
     """One HTML page, no script and nothing fetched: opens offline, prints as it shows."""
     e = html.escape
     rows = "".join(
-        "<tr>"
+        f"<tr id='{e(r.name)}' style='background:{_TINTS[r.verdict]}'>"
         f"<td><code>{e(r.name)}</code></td>"
         f"<td>{e(r.rule)}</td>"
         f"<td><code>{e(r.expected)}</code><br><small>sent: {e(r.sends)}</small></td>"
@@ -141,13 +143,20 @@ def report_html(report: Report) -> str:
     )
     mode = "with --write" if report.write else "read-only"
     client = f", key {e(report.client_id)}" if report.client_id else ""
+    not_passed = "".join(
+        f"<li><a href='#{e(r.name)}'><code>{e(r.name)}</code></a>"
+        f" <b style='color:{_COLOURS[r.verdict]}'>{_VERDICT_WORDS[r.verdict]}</b>: {e(r.got)}</li>"
+        for r in report.results
+        if r.verdict != "pass"
+    )
+    listed = f"<ul>{not_passed}</ul>" if not_passed else ""
     return (
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
         "<meta name='viewport' content='width=device-width,initial-scale=1'>"
         f"<title>pixops conformance: {e(report.base_url)}</title><style>{_STYLE}</style></head>"
         f"<body><h1>pixops conformance</h1><p><code>{e(report.base_url)}</code>{client},"
         f" {e(report.started_at)}, {mode}</p>"
-        f"<p><b>{e(table_footer(report))}</b></p>"
+        f"<p><b>{e(table_footer(report))}</b></p>{listed}"
         "<table><colgroup><col class='c'><col class='r'><col class='e'><col class='g'>"
         "<col class='v'></colgroup><thead><tr><th>check</th><th>rule (docs/api.md)</th>"
         "<th>expected</th><th>got</th><th>verdict</th></tr></thead>"

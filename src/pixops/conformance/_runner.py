@@ -14,6 +14,7 @@ from datetime import UTC, datetime
 import httpx
 
 from pixops.conformance._catalogue import CHECKS
+from pixops.conformance._expect import MismatchError
 from pixops.conformance._model import CannotCheckError, Check, Report, Result
 from pixops.conformance._session import SILENT_LIMIT, Session, Target
 
@@ -75,6 +76,8 @@ def _one(session: Session, check: Check) -> Result:
         finding = check.run(session)
     except CannotCheckError as exc:
         return result(exc.cause, "unchecked")
+    except MismatchError as exc:
+        return result(exc.got, "fail")
     except (KeyError, TypeError, AttributeError, IndexError, ValueError) as exc:
         # The answer was JSON of another shape than the rule's (a list for an object...).
         return result(f"an answer of another shape: {type(exc).__name__}: {exc}", "fail")

@@ -106,6 +106,8 @@ class Session:
         for used in (secret, broken_copy(secret)):
             pair = f"{self.target.client_id}:{used}".encode()
             hidden.add(base64.b64encode(pair).decode("ascii"))
+        # As a JSON string writes them too (a quote or backslash in the secret is escaped).
+        hidden |= {json.dumps(text)[1:-1] for text in list(hidden)}
         return sorted(hidden, key=len, reverse=True)
 
     def redact(self, text: str) -> str:
@@ -113,6 +115,13 @@ class Session:
         for hidden in self._hidden:
             text = text.replace(hidden, REDACTED)
         return text
+
+    def _redact_bytes(self, content: bytes) -> bytes:
+        """An answer's bytes redacted as they arrive, before any check reads or cuts
+        them: a service echoing a header cannot put a piece of the secret in a report."""
+        for hidden in self._hidden:
+            content = content.replace(hidden.encode(), REDACTED.encode())
+        return content
 
     def once(self, name: str, make: Callable[[], T]) -> T:
         """`make()` run once per session (an `CannotCheckError` it raises is raised again)."""
@@ -188,11 +197,10 @@ class Session:
             return f"could not connect to {host} ({exc or type(exc).__name__})"
         return f"no answer from {host} ({type(exc).__name__}: {exc})"
 
-    @staticmethod
-    def _read(probe: Probe, response: httpx.Response) -> Answer:
+    def _read(self, probe: Probe, response: httpx.Response) -> Answer:
         where = f"{probe.method} {probe.path}"
         status = response.status_code
-        content = response.content
+        content = self._redact_bytes(response.content)
         media = response.headers.get("content-type", "").split(";", 1)[0].strip().lower()
         if media == "text/html" or content.lstrip()[:1] == b"<":
             title = _TITLE.search(content)

@@ -19,7 +19,10 @@ Balance snapshots are `(as_of, balance_base)` pairs inside the statement's span;
 The same from a shell, picking the snapshots and the statement for the days and with an
 exit status for schedulers: `pixops recon --help`. The ledger's columns are mapped by
 `LedgerMapping` (its defaults are those of `data/sample_ledger.csv`, described in
-`data/README.md`).
+`data/README.md`), or by a mapping file (`read_mapping`, `write_mapping`; saved beside the
+ledger, `find_mapping` finds it; docs/ledger-mapping.md); `load_ledger` says how a
+ledger was read (`LedgerReading.line`) and `ReconResult.unit_hint` when its unit looks
+wrong.
 
 All rules live in ONE portable SQL text (`STEPS`) run by DuckDB with the inputs
 registered as views and the session time zone set; the same text runs on Spark. The
@@ -35,13 +38,18 @@ from pixops.recon._inputs import (
     WEBHOOKS_SCHEMA,
     LedgerError,
     LedgerMapping,
+    LedgerReading,
+    LoadedLedger,
+    load_ledger,
     read_ledger,
     webhooks_table,
 )
+from pixops.recon._mapping_file import find_mapping, mapping_beside, read_mapping, write_mapping
 from pixops.recon._result import (
     ATTENTION_CATEGORIES,
     CATEGORIES,
     CATEGORY_LABELS,
+    NOT_CHECKED,
     SAMPLE_LEDGER_NAME,
     ReconResult,
 )
@@ -55,19 +63,27 @@ __all__ = [
     "CATEGORY_LABELS",
     "LEDGER_SCHEMA",
     "LOOKUPS",
+    "NOT_CHECKED",
     "OUTPUTS",
     "SAMPLE_LEDGER_NAME",
     "STEPS",
     "WEBHOOKS_SCHEMA",
     "LedgerError",
     "LedgerMapping",
+    "LedgerReading",
+    "LoadedLedger",
     "ReconResult",
     "balance_snapshot",
     "balances_table",
+    "find_mapping",
+    "load_ledger",
+    "mapping_beside",
     "read_balances",
     "read_ledger",
+    "read_mapping",
     "reconcile",
     "webhooks_table",
+    "write_mapping",
 ]
 
 name_errors_by_package(__name__, globals(), __all__)

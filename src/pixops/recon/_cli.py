@@ -24,6 +24,7 @@ from typing import Any, TextIO
 
 import pyarrow as pa
 
+from pixops._cli_ledger import ledger_mapping
 from pixops._paths import input_file_problem, output_file_problem, output_folder_problem
 from pixops.errors import PixopsError
 from pixops.frames import (
@@ -34,7 +35,13 @@ from pixops.frames import (
     service_now,
 )
 from pixops.recon._balances import read_balances
-from pixops.recon._inputs import LedgerError, read_ledger
+from pixops.recon._inputs import (
+    CANONICAL_MAPPING,
+    LedgerError,
+    LedgerMapping,
+    LoadedLedger,
+    load_ledger,
+)
 from pixops.recon._result import ATTENTION_CATEGORIES, ReconResult
 from pixops.recon._run import balance_snapshot, reconcile
 from pixops.recon._staging import staged_directory
@@ -68,6 +75,9 @@ class ReconOptions:
     balances: Path | None
     store: Path | None
     progress: bool
+    mapping: LedgerMapping = CANONICAL_MAPPING
+    #: The mapping file read (``--ledger-map``, or the one saved beside the ledger).
+    mapping_file: Path | None = None
 
 
 def options_from(args: argparse.Namespace) -> ReconOptions:
@@ -90,6 +100,14 @@ def options_from(args: argparse.Namespace) -> ReconOptions:
             raise _BadInputError(f"{name} {path}: {problem}")
     _check_out(args.out)
     _check_html(getattr(args, "html", None), first, last)
+    given = getattr(args, "ledger_map", None)
+    problem = None if given is None else input_file_problem(given)
+    if problem is not None:
+        raise _BadInputError(f"--ledger-map {given}: {problem}")
+    try:
+        mapping, mapping_file = ledger_mapping(args, args.ledger)
+    except LedgerError as error:
+        raise _BadInputError(f"--ledger-map: {error}") from None
     return ReconOptions(
         first=first,
         last=last,
@@ -100,6 +118,8 @@ def options_from(args: argparse.Namespace) -> ReconOptions:
         store=args.store,
         # A scheduler's log is not a terminal: bars there would be lines of carriage returns.
         progress=not args.quiet and sys.stderr.isatty(),
+        mapping=mapping,
+        mapping_file=mapping_file,
     )
 
 
@@ -166,14 +186,14 @@ def _check_day_has_come(options: ReconOptions, client: Any, source: str) -> None
 @dataclass(frozen=True)
 class ReconInputs:
     statement: pa.Table
-    ledger: pa.Table
+    ledger: LoadedLedger
     balances: list[tuple[datetime, int]] | None
 
 
 def load_inputs(options: ReconOptions, client: Any) -> ReconInputs:
     """The statement around the days (and up to now when rolling balances forward)."""
     try:
-        ledger = read_ledger(options.ledger, tz=options.tz)
+        ledger = load_ledger(options.ledger, options.mapping, tz=options.tz)
     except LedgerError as error:
         raise _BadInputError(f"--ledger: {error}") from None
     window = day_window(options.first, options.last, options.tz)
@@ -236,6 +256,7 @@ def write_outputs(options: ReconOptions, result: ReconResult, status: int) -> li
         "last_day": options.last.isoformat(),
         "tz": options.tz,
         "needs_attention": result.needs_attention,
+        "balances_checked": result.balances_checked,
         "exit_status": status,
         "counts": result.counts,
     }
@@ -274,7 +295,11 @@ def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None 
     period = (
         f"{options.first}" if options.first == options.last else f"{options.first}..{options.last}"
     )
+    hint = result.unit_hint()
+    if hint is not None:  # first: every finding below follows from it
+        print(f"pixops recon: {hint}", file=stdout)
     print(f"pixops recon {period} ({options.tz}) against {source}", file=stdout)
+    print(_read_as(options, inputs.ledger), file=stdout)
     print(result.summary_text(), file=stdout)
     print(f"{_verdict(result, status)}; results in {options.out}", file=stdout)
     html = getattr(args, "html", None)
@@ -289,6 +314,7 @@ def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None 
                 options.tz,
                 options.ledger,
                 balances=options.balances,
+                mapping=options.mapping,
             )
         except ReportError as error:
             print(f"pixops recon: cannot write the HTML report: {error}", file=stderr)
@@ -298,6 +324,14 @@ def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None 
     if foreign is not None:  # last, where a person or a scheduler's log looks first
         print(f"pixops recon: {foreign}", file=stderr)
     return status
+
+
+def _read_as(options: ReconOptions, ledger: LoadedLedger) -> str:
+    """``ledger razao.csv read as: semicolon, Windows-1252, ...`` (and the mapping file)."""
+    line = f"ledger {options.ledger.name} {ledger.reading.line()}"
+    if options.mapping_file is not None:
+        line += f" (mapping {options.mapping_file})"
+    return line
 
 
 def _verdict(result: ReconResult, status: int) -> str:

@@ -97,9 +97,10 @@ def column_mark(cells: list[str | None]) -> Mark | Literal["whole", "either"]:
 
 
 def amount_base(cell: str, mark: Mark | None, factor: int) -> int:
-    """``cell``, an amount of a unit of ``factor`` base units written with the decimal
-    ``mark`` (None: digits only), in base units; a fraction of a base unit, text that is
-    not such an amount, and a value outside 64 bits raise `MoneyError` saying which."""
+    """``cell``, an amount of a unit of ``factor`` base units (10000: reais, which may
+    have up to four decimals; centavos and base units are whole) written with the decimal
+    ``mark`` (None: digits only), in base units; a fraction of the unit's step, text that
+    is not such an amount, and a value outside 64 bits raise `MoneyError` saying which."""
     negative, number = _number(cell)
     if mark is None or (number.isascii() and number.isdigit()):
         if not (number.isascii() and number.isdigit()) or len(number) > _MAX_TEXT:
@@ -115,7 +116,8 @@ def amount_base(cell: str, mark: Mark | None, factor: int) -> int:
             raise MoneyError(f"not an amount written with a decimal {mark}{said}")
         integer = found["int"].replace("." if mark == "comma" else ",", "")
         fraction = found["frac"] or ""
-    places = len(str(factor)) - 1  # decimals of the unit that are whole base units
+    # Reais have decimals (four are whole base units); centavos and base units are whole.
+    places = 4 if factor == 10_000 else 0
     if fraction[places:].strip("0"):
         raise MoneyError("a fraction of a base unit (R$ 0,0001)" if places else "not whole")
     digits = int(integer) * factor + int(fraction[:places].ljust(places, "0") or "0")

@@ -148,6 +148,13 @@ class LedgerMapping:
         given = {name: value for name, value in changes.items() if value is not None}
         return replace(self, **given)  # type: ignore[arg-type]
 
+    def without(self, *columns: str) -> LedgerMapping:
+        """This mapping with the optional ``columns`` (direction, fee, status) kept by none."""
+        wrong = sorted(set(columns) - set(OPTIONAL_COLUMNS))
+        if wrong:
+            raise LedgerError(f"{wrong[0]} must name a column: only {OPTIONAL_COLUMNS} may be none")
+        return replace(self, **dict.fromkeys(columns))  # type: ignore[arg-type]
+
     def unit_for(self, column: str) -> Unit | None:
         """The unit given, else the one ``column``'s name says; None: from the cells."""
         return self.amount_unit if self.amount_unit is not None else unit_of_name(column)
@@ -192,5 +199,7 @@ def check_columns(table: pa.Table, mapping: LedgerMapping) -> None:
         f" it needs one with {_HOLDS[field]}{f'; also missing: {also}' if also else ''}."
         f" Rename the ledger's column, or name yours with LedgerMapping({field}='...')"
         + (f" ({field}=None if the ledger keeps none)" if field in OPTIONAL_COLUMNS else "")
+        + f", --column {field}=NAME on the command line"
+        + (f" ({field}=none)" if field in OPTIONAL_COLUMNS else "")
         + " or a mapping file (--ledger-map, docs/ledger-mapping.md)"
     )

@@ -1,7 +1,12 @@
 """`pixops report`: run a notebook headless and write its offline HTML report.
 
 pixops report daily --date 2026-01-31 [--tz America/Sao_Paulo] [--ledger PATH] --html OUT
+                    [--ledger-map FILE] [--amount-unit reais|centavos|base] [--decimal ...]
 pixops report run NOTEBOOK --html OUT [--param NAME=VALUE ...] [--title TEXT]
+
+Exit codes, as `pixops recon`'s: 0 the report is written (daily: everything reconciled),
+1 the daily report is written and has findings to check, 2 no report (bad arguments or
+files, or the notebook stopped, saying why).
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from pixops._cli_ledger import FLAGS, add_ledger_options, ledger_mapping
 from pixops._paths import input_file_problem, output_file_problem
 from pixops.report._daily import DEFAULT_TIMEZONE, daily_report, find_daily_notebook
 from pixops.report._errors import ReportError
@@ -19,6 +25,7 @@ from pixops.report._render import render_report
 
 if TYPE_CHECKING:
     from pixops.cli import Commands
+    from pixops.recon import LedgerMapping
 
 
 def register(commands: Commands) -> None:
@@ -44,6 +51,7 @@ def register(commands: Commands) -> None:
         "--notebooks", type=Path, help="notebooks folder (default ./notebooks, else pixops' own)"
     )
     daily.add_argument("--html", type=Path, required=True, help="where to write the report")
+    add_ledger_options(daily)
 
     run_help = "any notebook; -p sets the variables of its cell tagged `parameters`"
     any_notebook = kinds.add_parser("run", help=run_help, description=run_help)
@@ -63,17 +71,24 @@ def register(commands: Commands) -> None:
     )
 
 
+#: The exit codes (`pixops recon`'s: a scheduler alerts on either the same way).
+EXIT_CLEAN, EXIT_ATTENTION, EXIT_FAILED = 0, 1, 2
+
+
 def run(args: argparse.Namespace) -> int:
-    """Write the report; exit 1 with the reason when the notebook or its export fails."""
+    """Write the report; exit 1 when the daily report has findings, 2 with the reason when
+    no report could be written."""
     from pixops.desk import ServerError, default_notebooks_dir
 
     problem = _path_problem(args)
     if problem is not None:  # before the notebook runs, which takes seconds to minutes
         print(f"pixops report: {problem}", file=sys.stderr)
-        return 1
+        return EXIT_FAILED
+    stated: list[int | None] = []
     try:
         if args.kind == "daily":
             notebooks = args.notebooks or default_notebooks_dir()
+            mapping = _mapping(args)
             written = daily_report(
                 args.date,
                 args.html,
@@ -81,7 +96,9 @@ def run(args: argparse.Namespace) -> int:
                 timezone=args.tz,
                 ledger=args.ledger,
                 balances=args.balances,
+                mapping=mapping,
                 say=print,
+                findings=stated.append,
             )
         else:
             written = render_report(
@@ -89,15 +106,34 @@ def run(args: argparse.Namespace) -> int:
             )
     except (ReportError, ServerError, OSError) as error:
         print(f"pixops report: {error}", file=sys.stderr)
-        return 1
+        return EXIT_FAILED
     print(f"report: {written.resolve()}")
-    return 0
+    return EXIT_ATTENTION if any(stated) else EXIT_CLEAN
+
+
+def _mapping(args: argparse.Namespace) -> LedgerMapping | None:
+    """The mapping ``--ledger-map`` and the flags say, None when neither is given (the
+    notebook then reads the one saved beside its ledger, if any)."""
+    from pixops.recon import LedgerError
+
+    if args.ledger_map is None and all(getattr(args, f) is None for f in FLAGS):
+        return None
+    try:
+        return ledger_mapping(args, args.ledger)[0]
+    except LedgerError as error:
+        raise ReportError(f"--ledger-map: {error}") from None
 
 
 def _path_problem(args: argparse.Namespace) -> str | None:
     """The first given path that cannot be used, as ``--flag PATH: why``; else None."""
     given = (
-        [("--ledger", args.ledger), ("--balances", args.balances)] if args.kind == "daily" else []
+        [
+            ("--ledger", args.ledger),
+            ("--balances", args.balances),
+            ("--ledger-map", args.ledger_map),
+        ]
+        if args.kind == "daily"
+        else []
     )
     for flag, path in given:
         problem = None if path is None else input_file_problem(path)

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import tempfile
 import zoneinfo
 from collections.abc import Callable
 from datetime import date, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pixops.report._errors import ReportError
 from pixops.report._render import render_report
+
+if TYPE_CHECKING:
+    from pixops.recon import LedgerMapping
 
 DEFAULT_TIMEZONE = "America/Sao_Paulo"
 #: The names of the daily notebook's `parameters` cell.
@@ -16,6 +21,7 @@ DATE_PARAMETER = "business_date"
 TIMEZONE_PARAMETER = "timezone"
 LEDGER_PARAMETER = "ledger_path"
 BALANCES_PARAMETER = "balances_path"
+LEDGER_MAP_PARAMETER = "ledger_map"
 
 
 def find_daily_notebook(notebooks: str | Path) -> Path:
@@ -38,12 +44,19 @@ def daily_report(
     timezone: str = DEFAULT_TIMEZONE,
     ledger: str | Path | None = None,
     balances: str | Path | None = None,
+    without_balances: bool = False,
+    mapping: LedgerMapping | None = None,
     say: Callable[[str], object] | None = None,
+    findings: Callable[[int | None], object] | None = None,
 ) -> Path:
     """Run the daily reconciliation notebook for `business_date` and write its HTML report.
 
-    `ledger` and `balances` replace the notebook's own defaults when given; ``say`` gets
-    the notebook's headline, line by line (`render_report`).
+    `ledger` and `balances` replace the notebook's own defaults when given, and
+    ``mapping`` (`pixops.recon.LedgerMapping`) the ledger's mapping (handed to the
+    notebook as a mapping file for the run); ``without_balances`` runs it with none
+    (`pixops recon --html` of a run without ``--balances``: one run, one set of inputs,
+    one verdict). ``say`` gets the notebook's headline, line by line, and ``findings``
+    its number of findings (`render_report`).
     """
     if not isinstance(business_date, date) or isinstance(business_date, datetime):
         raise ReportError(f"business_date must be a date, not {business_date!r}")
@@ -58,6 +71,10 @@ def daily_report(
         if not ledger.is_file():
             raise ReportError(f"no such ledger file: {ledger}")
         parameters[LEDGER_PARAMETER] = str(ledger.resolve())
+    if without_balances and balances is not None:
+        raise ReportError("give balances or without_balances, not both")
+    if without_balances:
+        parameters[BALANCES_PARAMETER] = ""  # the notebook's cue: no balances to check
     if balances is not None:
         balances = Path(balances)
         if not balances.is_file():
@@ -67,7 +84,15 @@ def daily_report(
 
     # The reader's words for the zone ("São Paulo time"), as the notebook's heading says it.
     title = f"Reconciliation {business_date:%d/%m/%Y} ({zone_text(timezone)})"
-    return render_report(notebook, out, parameters=parameters, title=title, say=say)
+    with tempfile.TemporaryDirectory(prefix="pixops-report-") as folder:
+        if mapping is not None:
+            from pixops.recon import write_mapping
+
+            written = write_mapping(mapping, Path(folder) / "ledger.mapping.toml")
+            parameters[LEDGER_MAP_PARAMETER] = str(written)
+        return render_report(
+            notebook, out, parameters=parameters, title=title, say=say, findings=findings
+        )
 
 
 def recon_html_report(
@@ -79,8 +104,10 @@ def recon_html_report(
     *,
     balances: Path | None = None,
     notebooks: Path | None = None,
+    mapping: LedgerMapping | None = None,
 ) -> Path:
-    """`pixops recon --html`: the daily notebook of the day just reconciled, as a page."""
+    """`pixops recon --html`: the daily notebook of the day just reconciled, as a page,
+    from the run's own inputs (no balances given: none read, the balance not checked)."""
     from pixops.desk import ServerError, default_notebooks_dir
 
     if first != last:
@@ -91,5 +118,12 @@ def recon_html_report(
         raise ReportError(str(error)) from None
     notebook = find_daily_notebook(folder)
     return daily_report(
-        first, out, notebook=notebook, timezone=timezone, ledger=ledger, balances=balances
+        first,
+        out,
+        notebook=notebook,
+        timezone=timezone,
+        ledger=ledger,
+        balances=balances,
+        without_balances=balances is None,
+        mapping=mapping,
     )

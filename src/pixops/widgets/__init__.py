@@ -14,8 +14,11 @@
     TransactionInspector(client)   # support: any identifier -> everything about it
     ReconDashboard(client, "data/sample_ledger.csv", day="2026-01-15",
                    balances="data/balances.csv")   # finance's day, explored and exported
+    LedgerMapPanel("razao.csv")    # which column is what, amounts previewed in R$; saves
+                                   # razao.mapping.toml beside it for the next run
     statement = load_statement(client, "2026-01-14", "2026-01-16", tz="America/Sao_Paulo")
     result = reconcile(statement, "data/sample_ledger.csv", start="2026-01-15", end="2026-01-15")
+    summary_table(result)          # a reconciliation per category (balances: checked?)
     findings_table(result)         # a reconciliation's findings, what to check first
 
 The statement charts (`volume_by_day_figure`, `fees_by_day_figure`,
@@ -44,7 +47,7 @@ if TYPE_CHECKING:
         status_by_day_figure,
         volume_by_day_figure,
     )
-    from pixops.widgets._findings_table import findings_table
+    from pixops.widgets._findings_table import findings_table, summary_table
     from pixops.widgets._format import (
         brl,
         count_text,
@@ -58,6 +61,8 @@ if TYPE_CHECKING:
     )
     from pixops.widgets._inspector import TransactionInspector
     from pixops.widgets._inspector_html import movement_text
+    from pixops.widgets._ledger_map import LedgerMapPanel
+    from pixops.widgets._ledger_map_model import LedgerMapDraft
     from pixops.widgets._med import MAX_DEFENSE_CHARS, MedDefensePanel, urgency
     from pixops.widgets._recon import ReconDashboard, read_balance_snapshots
     from pixops.widgets._refund import RefundPanel
@@ -66,6 +71,8 @@ if TYPE_CHECKING:
 __all__ = [
     "MAX_DEFENSE_CHARS",
     "REFUND_REASONS",
+    "LedgerMapDraft",
+    "LedgerMapPanel",
     "MedDefensePanel",
     "ReconDashboard",
     "RefundPanel",
@@ -90,6 +97,7 @@ __all__ = [
     "read_balance_snapshots",
     "received_by_hour_figure",
     "status_by_day_figure",
+    "summary_table",
     "urgency",
     "volume_by_day_figure",
     "zone_text",
@@ -97,6 +105,8 @@ __all__ = [
 
 #: Where each public name lives; loaded on first access.
 _LAZY = {
+    "LedgerMapDraft": "pixops.widgets._ledger_map_model",
+    "LedgerMapPanel": "pixops.widgets._ledger_map",
     "MAX_DEFENSE_CHARS": "pixops.widgets._med",
     "MedDefensePanel": "pixops.widgets._med",
     "REFUND_REASONS": "pixops.widgets._refund_words",
@@ -123,6 +133,7 @@ _LAZY = {
     "read_balance_snapshots": "pixops.widgets._recon",
     "received_by_hour_figure": "pixops.widgets._charts",
     "status_by_day_figure": "pixops.widgets._charts",
+    "summary_table": "pixops.widgets._findings_table",
     "urgency": "pixops.widgets._med",
     "volume_by_day_figure": "pixops.widgets._charts",
     "zone_text": "pixops.widgets._format",

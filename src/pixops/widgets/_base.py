@@ -13,6 +13,7 @@ from pixops.widgets._api import Record
 
 __all__ = [
     "Clock",
+    "InvalidTextError",
     "Stopped",
     "check_client",
     "check_service",
@@ -25,6 +26,7 @@ __all__ = [
     "month_days",
     "panel_heading",
     "side_by_side",
+    "valid_text",
     "when_clicked",
     "zone_hint",
 ]
@@ -40,6 +42,30 @@ def check_client(client: Any, *needs: str) -> None:
             "pass a pixops.Client (for example pixops.connect()); "
             f"this object has no {', '.join(missing) or 'client API'}"
         )
+
+
+class InvalidTextError(PixopsError, ValueError):
+    """Typed or pasted text that is not valid text (a lone surrogate, half of a
+    character): it cannot be searched for, sent, or even shown back in the notebook."""
+
+
+def valid_text(value: str, what: str) -> str:
+    """`value` unchanged when it is valid text (encodable as UTF-8), else `InvalidTextError`
+    naming the box (`what`) and the position of the broken character.
+
+    A lone surrogate (``"\\ud800"``, from a damaged file or a clipboard) reached the
+    service's URL and every status line that quotes the search, where the kernel fails
+    to send it to the browser (a UnicodeEncodeError traceback instead of an answer).
+    """
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as error:
+        raise InvalidTextError(
+            f"The {what} is not valid text: character {error.start + 1} is a broken one"
+            " (half of a character, as a copy from a damaged file can hold). Delete it and"
+            " type the text again."
+        ) from None
+    return value
 
 
 def clock_for(client: Any, now: Clock | None) -> Clock:

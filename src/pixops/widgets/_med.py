@@ -18,6 +18,7 @@ from pixops.errors import PixopsError
 from pixops.widgets._api import Record, med_cases, plain, status_of, time_key
 from pixops.widgets._base import (
     Clock,
+    InvalidTextError,
     check_client,
     clock_for,
     events_for,
@@ -25,6 +26,7 @@ from pixops.widgets._base import (
     inbox_for,
     panel_heading,
     side_by_side,
+    valid_text,
     when_clicked,
 )
 from pixops.widgets._format import (
@@ -319,6 +321,11 @@ class MedDefensePanel(w.VBox):  # type: ignore[misc]
         text = self.defense.value.strip()
         if not text:
             self._set_status("Write the defense first.", "error")
+            return
+        try:
+            valid_text(text, "defense")
+        except InvalidTextError as error:
+            self._set_status(str(error), "error")
             return
         if len(text) < MIN_DEFENSE_CHARS:
             self._set_status(

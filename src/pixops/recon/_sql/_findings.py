@@ -377,18 +377,24 @@ LEFT JOIN (
                AS difference_base
     FROM (
         -- A fee finding's row sums its fees: the amounts agree, and what differs is the fee.
-        -- So does a rounding row whose amounts agree.
         SELECT category,
-               CASE WHEN category = 'fee_mismatch'
-                         OR (category = 'rounding'
-                             AND ledger_amount_base = statement_amount_base)
-                    THEN ledger_fee_base ELSE ledger_amount_base END AS ledger_base,
-               CASE WHEN category = 'fee_mismatch'
-                         OR (category = 'rounding'
-                             AND ledger_amount_base = statement_amount_base)
-                    THEN statement_fee_base ELSE statement_amount_base END AS statement_base
-        FROM discrepancies
+               CASE WHEN category = 'fee_mismatch' THEN ledger_fee_base
+                    ELSE ledger_amount_base END AS ledger_base,
+               CASE WHEN category = 'fee_mismatch' THEN statement_fee_base
+                    ELSE statement_amount_base END AS statement_base
+        FROM discrepancies WHERE category <> 'rounding'
     ) f GROUP BY category
+    UNION ALL
+    -- Rounding sums what was rounded: the amounts where they were, else the fees (the
+    -- amounts of a pair that also differs in amount are that finding's).
+    SELECT 'rounding', COUNT(*),
+           CAST(SUM(CASE WHEN amount_rounded THEN ledger_amount_base
+                         ELSE ledger_fee_base END) AS BIGINT),
+           CAST(SUM(CASE WHEN amount_rounded THEN statement_amount_base
+                         ELSE statement_fee_base END) AS BIGINT),
+           CAST(SUM(CASE WHEN amount_rounded THEN statement_amount_base - ledger_amount_base
+                         ELSE statement_fee_base - ledger_fee_base END) AS BIGINT)
+    FROM pair_issues WHERE in_scope AND (amount_rounded OR fee_rounded)
     UNION ALL
     SELECT 'matched', COUNT(*), CAST(SUM(amount_base) AS BIGINT),
            CAST(SUM(amount_base) AS BIGINT), 0
