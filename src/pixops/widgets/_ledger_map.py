@@ -13,7 +13,7 @@ from typing import Any, Final
 import ipywidgets as w
 
 from pixops.errors import PixopsError
-from pixops.widgets._base import fitted, side_by_side, when_clicked
+from pixops.widgets._base import fitted, side_by_side, valid_text, when_clicked
 from pixops.widgets._format import html_table, message, problem
 from pixops.widgets._ledger_map_model import FIELD_LABELS, FORMAT_CHOICES, LedgerMapDraft
 
@@ -98,7 +98,8 @@ class LedgerMapPanel(w.VBox):  # type: ignore[misc]
         """Read the file's first rows and start a draft (from its saved mapping, if any)."""
         self.save_status.value = ""
         try:
-            self.draft = LedgerMapDraft(self.path.value.strip())
+            typed = valid_text(self.path.value.strip(), "ledger path")
+            self.draft = LedgerMapDraft(typed)
         except (PixopsError, ValueError, OSError) as error:
             self.draft = None
             self.status.value = message(problem(error), "error")
