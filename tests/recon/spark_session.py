@@ -4,6 +4,7 @@ is missing."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import socket
 from collections.abc import Iterator
@@ -51,9 +52,20 @@ def connect_to(spark: SparkSession) -> Iterator[SparkSession]:
     second JVM. Built by `spark_session(remote=...)`, as `pixops recon --spark-remote` is."""
     service = spark._jvm.org.apache.spark.sql.connect.service.SparkConnectService  # type: ignore[union-attr]
     service.start(spark.sparkContext._jsc.sc())  # type: ignore[union-attr]
+    marks = {name: os.environ.get(name) for name in _CONNECT_MARKS}
     remote = spark_session(remote=f"sc://127.0.0.1:{PORT}")
     try:
         yield remote
     finally:
         remote.stop()
-        service.stop()
+        # pyspark marks the process as Connect's, after which no classic session starts
+        # (a later module's): the marks are put back as they were. The server stops with
+        # the module's SparkContext.
+        for name, value in marks.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+_CONNECT_MARKS = ("SPARK_CONNECT_MODE_ENABLED", "SPARK_REMOTE")

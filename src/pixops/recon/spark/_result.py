@@ -14,7 +14,7 @@ from pyspark.sql import DataFrame
 from pixops.frames import STATEMENT_SCHEMA, to_frame
 from pixops.recon._inputs import LEDGER_SCHEMA
 from pixops.recon._reading import LedgerReading
-from pixops.recon._result import ATTENTION_CATEGORIES, ReconResult
+from pixops.recon._result import ATTENTION_CATEGORIES, CATEGORIES, ReconResult
 
 __all__ = ["FRAMES", "SparkReconResult"]
 
@@ -38,9 +38,11 @@ class SparkReconResult:
 
     @functools.cached_property
     def counts(self) -> dict[str, int]:
-        """Items per category, every category present (the summary's 11 rows collected)."""
+        """Items per category, every category present (zero when clean), as
+        `ReconResult.counts` (the summary's few rows collected)."""
         rows = self.summary.select("category", "items").collect()
-        return {str(row["category"]): int(row["items"]) for row in rows}
+        found = {str(row["category"]): int(row["items"]) for row in rows}
+        return {category: found.get(category, 0) for category in CATEGORIES}
 
     @property
     def needs_attention(self) -> bool:
