@@ -23,7 +23,13 @@ from pyspark.sql import DataFrame, SparkSession
 
 from pixops.frames import STATEMENT_SCHEMA
 from pixops.money import MoneyError
-from pixops.recon._inputs import LEDGER_SCHEMA, LedgerMapping, days_or_none
+from pixops.recon._inputs import (
+    LEDGER_SCHEMA,
+    LedgerMapping,
+    LoadedLedger,
+    days_or_none,
+    load_ledger,
+)
 from pixops.recon._run import (
     _loaded_window,
     _snapshots_inside,
@@ -35,6 +41,7 @@ from pixops.recon._sql import LOOKUPS, OUTPUTS, STEPS
 from pixops.recon._sql._findings import COPY_DETAIL
 from pixops.recon.spark._inputs import (
     SparkInput,
+    cluster_reading,
     ledger_frame,
     on_cluster,
     statement_frame,
@@ -48,7 +55,7 @@ __all__ = ["SESSION_SETTINGS", "reconcile"]
 SESSION_SETTINGS: Final = ("spark.sql.session.timeZone", "spark.sql.ansi.enabled")
 
 Statement: TypeAlias = pd.DataFrame | pa.Table | SparkInput
-Ledger: TypeAlias = str | Path | pd.DataFrame | pa.Table | DataFrame
+Ledger: TypeAlias = str | Path | pd.DataFrame | pa.Table | DataFrame | LoadedLedger
 
 
 def reconcile(
@@ -77,22 +84,27 @@ def reconcile(
     zone = _zone_name(tz)
     first = days_or_none(start, "start")
     last = days_or_none(end, "end")
-    loaded = _loaded_window(statement)
-    if loaded is not None:
-        _warn_if_not_loaded(loaded, first, last, zone)
+    window = _loaded_window(statement)
+    if window is not None:
+        _warn_if_not_loaded(window, first, last, zone)
     statement_here = not on_cluster(statement)
     ledger_here = not on_cluster(ledger)
+    if isinstance(ledger, LoadedLedger):
+        loaded = ledger
+    elif ledger_here:
+        loaded = load_ledger(ledger, mapping, tz=zone)
+    else:  # read on the cluster below; how is known from the mapping alone
+        loaded = LoadedLedger(LEDGER_SCHEMA.empty_table(), cluster_reading(mapping))
     prepared = prepare_inputs(
         statement if statement_here else STATEMENT_SCHEMA.empty_table(),
-        ledger if ledger_here else LEDGER_SCHEMA.empty_table(),
+        loaded,
         webhooks=webhooks,
         balances=balances,
         scope=(first, last),
         tz=zone,
-        mapping=mapping if ledger_here else None,
     )
-    if loaded is not None:
-        prepared["balances_in"] = _snapshots_inside(prepared["balances_in"], loaded)
+    if window is not None:
+        prepared["balances_in"] = _snapshots_inside(prepared["balances_in"], window)
     names = [*prepared, *(name for name, _, _ in STEPS)]
     _refuse_taken_names(spark, names)
     with _settings(spark, zone), _views(spark) as made:
@@ -130,6 +142,7 @@ def reconcile(
         first_day=first,
         last_day=last,
         tz=zone,
+        ledger_reading=loaded.reading,
     )
     _warn_of_copies(result.discrepancies)
     return result

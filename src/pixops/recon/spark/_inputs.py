@@ -22,9 +22,18 @@ from pyspark.sql import types as st
 
 from pixops.frames import STATEMENT_SCHEMA
 from pixops.recon._inputs import LEDGER_SCHEMA
-from pixops.recon._mapping import CANONICAL_MAPPING, PER_UNIT, LedgerError, LedgerMapping
+from pixops.recon._mapping import CANONICAL_MAPPING, PER_UNIT, LedgerError, LedgerMapping, Unit
+from pixops.recon._reading import LedgerReading
 
-__all__ = ["SparkInput", "ledger_frame", "numbered", "on_cluster", "statement_frame", "to_spark"]
+__all__ = [
+    "SparkInput",
+    "cluster_reading",
+    "ledger_frame",
+    "numbered",
+    "on_cluster",
+    "statement_frame",
+    "to_spark",
+]
 
 #: What `reconcile` takes for the statement or the ledger and leaves on the cluster.
 SparkInput: TypeAlias = DataFrame | str | Path
@@ -158,9 +167,10 @@ def ledger_frame(
     mapping = CANONICAL_MAPPING if mapping is None else mapping
     if not isinstance(mapping, LedgerMapping):
         raise LedgerError("mapping must be a LedgerMapping")
+    unit = _cluster_unit(mapping)
     frame, from_files = _read(spark, source, "ledger")
     types = {field.name: field.dataType for field in frame.schema.fields}
-    factor = PER_UNIT[mapping.amount_unit]
+    factor = PER_UNIT[unit]
 
     def column(field: str) -> tuple[str, st.DataType]:
         name = getattr(mapping, field)
@@ -183,7 +193,7 @@ def ledger_frame(
         if not isinstance(found, _INTEGERS):
             raise LedgerError(
                 f"column {name.strip('`')!r} is {found.simpleString()}: a ledger on the cluster"
-                f" holds integers of {mapping.amount_unit}; text or decimal amounts are read"
+                f" holds integers of {unit}; text or decimal amounts are read"
                 " on the driver (a CSV file, or pixops.recon.read_ledger's table)"
             )
         return f"CAST({name} AS BIGINT) * {factor}"
@@ -216,6 +226,32 @@ def ledger_frame(
     _check_ledger(frame)
     with_number = numbered(frame, "ln", from_files=from_files)
     return with_number.select("ln", *LEDGER_SCHEMA.names)
+
+
+def _cluster_unit(mapping: LedgerMapping) -> Unit:
+    """The unit of a ledger's integer amounts on the cluster: the mapping's, or the one
+    its amount column's name says (``amount_base``, ``valor_centavos``)."""
+    unit = mapping.unit_for(mapping.amount)
+    if unit is None:
+        raise LedgerError(
+            f"say the unit of column {mapping.amount!r}: LedgerMapping(amount_unit='base',"
+            " 'centavos' or 'reais') (a ledger on the cluster is not read cell by cell)"
+        )
+    return unit
+
+
+def cluster_reading(mapping: LedgerMapping | None) -> LedgerReading:
+    """How a ledger on the cluster is read: integers of its unit, days as DATE; compared
+    to the centavo unless in base units (whole reais are whole centavos too)."""
+    unit = _cluster_unit(CANONICAL_MAPPING if mapping is None else mapping)
+    return LedgerReading(
+        separator=None,
+        encoding=None,
+        decimal="whole",
+        date_format=None,
+        amount_unit=unit,
+        step_base=1 if unit == "base" else 100,
+    )
 
 
 def _check_ledger(frame: DataFrame) -> None:
