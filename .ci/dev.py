@@ -4,13 +4,16 @@
     python3 .ci/dev.py lab    # create or reuse .venv, install, start JupyterLab on notebooks/
     python3 .ci/dev.py test   # create or reuse .venv, install, run ruff, mypy and pytest
     python3 .ci/dev.py test --no-browser   # the same without the real-browser tests
+    python3 .ci/dev.py test --no-spark     # the same without the Spark (Java) tests
     python3 .ci/dev.py demo   # the printed merchant's day on the sandbox (no Jupyter)
     python3 .ci/dev.py setup  # only create or update .venv
 
 The virtual environment lives in `.venv` beside this folder and is reinstalled only
 when `pyproject.toml` changes. The browser tests drive Debian's Chromium: `test`
 installs it with apt-get when it is missing and you are root, and otherwise stops and
-says how to opt out (`--no-browser` or PIXOPS_SKIP_BROWSER=1).
+says how to opt out (`--no-browser` or PIXOPS_SKIP_BROWSER=1). The Spark tests need Java
+17 the same way: Debian's openjdk-17-jre-headless is installed when `java` is missing
+and you are root; otherwise `--no-spark` (or PIXOPS_SKIP_SPARK=1) leaves them out.
 """
 
 from __future__ import annotations
@@ -29,6 +32,8 @@ STAMP = VENV / ".pixops-installed"
 CHROMIUM = Path(os.environ.get("PIXOPS_CHROMIUM", "/usr/bin/chromium"))
 CHROMIUM_PACKAGES = ("chromium", "fonts-dejavu-core")
 SKIP_BROWSER_VARIABLE = "PIXOPS_SKIP_BROWSER"
+JAVA_PACKAGES = ("openjdk-17-jre-headless",)
+SKIP_SPARK_VARIABLE = "PIXOPS_SKIP_SPARK"
 
 
 def venv_python() -> Path:
@@ -97,7 +102,12 @@ def test(python: Path, pytest_args: list[str]) -> None:
         )
     else:
         ensure_chromium()
-    linted = ["src", "tests", "benchmarks", "notebooks", ".ci"]
+    if "--no-spark" in pytest_args:
+        pytest_args = [arg for arg in pytest_args if arg != "--no-spark"]
+        os.environ[SKIP_SPARK_VARIABLE] = "1"
+    if os.environ.get(SKIP_SPARK_VARIABLE) != "1":
+        ensure_java()
+    linted = ["src", "tests", "benchmarks", "notebooks", "scripts", ".ci"]
     run([python, "-m", "ruff", "check", *linted])
     run([python, "-m", "ruff", "format", "--check", *linted])
     run([python, "-m", "mypy", "--strict", "src"])
@@ -135,6 +145,27 @@ def ensure_chromium() -> None:
         sys.exit(
             f"apt-get installed {CHROMIUM_PACKAGES[0]} but {CHROMIUM} is still missing; {opt_out}"
         )
+
+
+def ensure_java() -> None:
+    """Install Debian's Java 17 for the Spark tests when `java` is missing and we are root."""
+    if shutil.which("java") is not None:
+        return
+    opt_out = f"run with --no-spark (or {SKIP_SPARK_VARIABLE}=1) to leave the Spark tests out"
+    is_root = hasattr(os, "geteuid") and os.geteuid() == 0
+    if not is_root or shutil.which("apt-get") is None:
+        sys.exit(
+            f"the Spark tests need Java 17; as root run `apt-get install"
+            f" {' '.join(JAVA_PACKAGES)}`, or {opt_out}"
+        )
+    print(f"installing {', '.join(JAVA_PACKAGES)} with apt-get for the Spark tests", flush=True)
+    quiet = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+    for command in (
+        ["apt-get", "update", "-qq"],
+        ["apt-get", "install", "-y", "-qq", "--no-install-recommends", *JAVA_PACKAGES],
+    ):
+        if subprocess.run(command, env=quiet, check=False).returncode != 0:
+            sys.exit(f"{' '.join(command)} failed; {opt_out}")
 
 
 def demo(python: Path, args: list[str]) -> None:

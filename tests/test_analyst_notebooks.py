@@ -11,7 +11,7 @@ from typing import Any
 import nbformat
 import pytest
 
-from pixops.money import format_brl_display
+from pixops.money import format_brl_base, parse_base
 
 _NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
 
@@ -34,9 +34,8 @@ def _table_headed(name: str, first: str) -> list[list[str]]:
 
 
 def _base(text: str) -> int:
-    """'R$ 1.234,56' as base units (1 centavo = 100)."""
-    digits = text.replace("R$", "").replace(".", "").replace(",", "").replace("&nbsp;", "")
-    return int(digits.strip()) * 100
+    """'R$ 1.234,56' (or 'R$ 0,1305') as base units (1 centavo = 100)."""
+    return parse_base(text.replace("&nbsp;", " ").replace("\u00a0", " "))
 
 
 def test_the_weekdays_compare_per_day() -> None:
@@ -49,7 +48,7 @@ def test_the_weekdays_compare_per_day() -> None:
     assert [days[d] for d in ("Thursday", "Friday", "Saturday")] == [5, 5, 5]
     for row in table[1:]:
         per_day = _base(row[3]) // int(row[1])
-        assert row[4] == format_brl_display(per_day)
+        assert row[4] == format_brl_base(per_day)
 
 
 def test_the_largest_payments_show_the_amount_first() -> None:
@@ -123,7 +122,7 @@ def test_the_payment_cell_can_be_run_again(
     exec(paying, namespace)
     assert capsys.readouterr().out == first
     assert "Status:    Settled" in first
-    assert "Credited:  R$ 49,41" in first
+    assert "Credited:  R$ 49,4060" in first
 
 
 def test_the_month_is_set_in_one_place() -> None:
@@ -185,7 +184,7 @@ def test_a_month_without_payments_received_has_no_average(
     empty.update(dict.fromkeys(("amount_base", "fee_base", "net_base"), money))
     namespace: dict[str, Any] = {
         "statement": pd.DataFrame(empty),
-        "format_brl_display": format_brl_display,
+        "format_brl_base": format_brl_base,
         "count_text": count_text,
     }
     exec(compile(source, "month-in-numbers", "exec"), namespace)

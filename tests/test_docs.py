@@ -29,7 +29,7 @@ PAGES = sorted(
         ROOT / "notebooks" / "README.md",
         ROOT / "data" / "README.md",
         ROOT / "benchmarks" / "README.md",
-        *(ROOT / "docs").glob("*.md"),
+        *(ROOT / "docs").rglob("*.md"),
     ]
 )
 # `pixops.x.y` names, not the `sandbox.pixops.dev` mail domain of the test keys.

@@ -1,12 +1,17 @@
 """Layers: importing the primitives, the schema, the client or the data layers never
-loads the engine (issue 9 item 1), each checked in a fresh interpreter."""
+loads the engine (issue 9 item 1), each checked in a fresh interpreter; and the import
+contracts of docs/layers.md, checked by import-linter on every import (issue 28)."""
 
 from __future__ import annotations
 
 import importlib.util
 import json
+import pkgutil
 import subprocess
 import sys
+import tomllib
+from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -103,3 +108,37 @@ def test_pixops_error_is_the_root_of_the_client_errors() -> None:
         value = getattr(client, name)
         if isinstance(value, type) and issubclass(value, Exception):
             assert issubclass(value, pixops.PixopsError), name
+
+
+# -- the import contracts (pyproject.toml [tool.importlinter], docs/layers.md) ---------
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def contracts() -> list[dict[str, Any]]:
+    with (ROOT / "pyproject.toml").open("rb") as file:
+        found: list[dict[str, Any]] = tomllib.load(file)["tool"]["importlinter"]["contracts"]
+    return found
+
+
+def test_the_import_contracts_hold(capsys: pytest.CaptureFixture[str]) -> None:
+    """import-linter reads every import, inside functions too (type-only imports under
+    `if TYPE_CHECKING:` left out), and checks the layers' contracts."""
+    from importlinter.cli import lint_imports
+
+    code = lint_imports(config_filename=str(ROOT / "pyproject.toml"), no_cache=True)
+    report = capsys.readouterr().out
+    assert code == 0, report
+    assert "0 broken" in report
+
+
+def test_every_module_of_pixops_has_a_layer() -> None:
+    """A new top-level module must be named in the primitives' contract, as a primitive or
+    as one of the layers above them, so that no module escapes the contracts."""
+    import pixops
+
+    primitives = next(c for c in contracts() if c["id"] == "primitives")
+    named = set(primitives["source_modules"]) | set(primitives["forbidden_modules"])
+    modules = {f"pixops.{info.name}" for info in pkgutil.iter_modules(pixops.__path__)}
+    assert modules - named == set(), "name the new module in pyproject's primitives contract"
+    assert named - modules == set(), "a module named in the contracts no longer exists"

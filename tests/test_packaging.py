@@ -17,7 +17,11 @@ import yaml
 ROOT = Path(__file__).resolve().parent.parent
 
 # conda-forge spells a few packages differently from PyPI.
-CONDA_TO_PYPI = {"python-duckdb": "duckdb", "types-pyyaml": "types-PyYAML"}
+CONDA_TO_PYPI = {
+    "python-duckdb": "duckdb",
+    "types-pyyaml": "types-PyYAML",
+    "python-build": "build",
+}
 # Present only in the conda environment: the interpreter and pip.
 CONDA_ONLY = {"python", "pip"}
 REQUIREMENT = re.compile(r"^([A-Za-z0-9_.\-]+)\s*(>=\s*[0-9][0-9.]*)?")

@@ -5,6 +5,8 @@ pixops recon --from 2026-01-01 --to 2026-01-31 --ledger PATH --out DIR
              [--balances PATH] [--store FILE.duckdb] [--quiet] [--html FILE]
              [--ledger-map FILE] [--amount-unit reais|centavos|base] [--decimal comma|point]
              [--date-format dd/mm/yyyy] [--separator semicolon] [--encoding windows-1252]
+pixops recon --engine spark [--spark-master local[2] | --spark-remote sc://HOST]
+             --statement PARQUET --date 2026-01-31 --ledger PATH --out DIR
 
 Registered from here, outside `pixops.recon`, whose import loads pandas and DuckDB: the
 run imports them, `pixops --help` and the other commands do not.
@@ -57,6 +59,21 @@ def register(commands: Commands) -> None:
         action="store_true",
         help="no progress bars (there are none when stderr is not a terminal)",
     )
+    # pixops.recon._cli_engine's: the same rules on Spark, or a statement from a file.
+    parser.add_argument(
+        "--engine",
+        choices=("duckdb", "spark"),
+        default="duckdb",
+        help="run the reconciliation on DuckDB (this machine) or Spark (pixops[spark])",
+    )
+    parser.add_argument(
+        "--statement",
+        metavar="PATH",
+        help="statement Parquet file or folder (a URI with --engine spark), not the service",
+    )
+    spark = parser.add_mutually_exclusive_group()
+    spark.add_argument("--spark-master", metavar="URL", help="Spark master (local[2], yarn, ...)")
+    spark.add_argument("--spark-remote", metavar="sc://HOST", help="Spark Connect server")
     # pixops.report's hook: the daily notebook of the same day as an offline HTML page.
     parser.add_argument(
         "--html", type=Path, help="also write the daily notebook as an offline HTML report"
@@ -66,6 +83,11 @@ def register(commands: Commands) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """The `pixops recon` handler: `pixops.recon._cli.run`, imported now."""
+    engine = getattr(args, "engine", "duckdb")
+    if engine != "duckdb" or getattr(args, "statement", None) is not None:
+        from pixops.recon._cli_engine import run as run_engine
+
+        return run_engine(args)
     from pixops.recon._cli import run as run_recon
 
     return run_recon(args)

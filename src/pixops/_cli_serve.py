@@ -21,7 +21,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pixops._cli_paths import output_folder_problem
+from pixops._paths import output_folder_problem
 from pixops._serve_options import HTTP_IMPLEMENTATIONS, LOOP_IMPLEMENTATIONS, ServeOptions
 from pixops.devcert import write_dev_certificate
 

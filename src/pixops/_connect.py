@@ -20,20 +20,18 @@ import html
 import ipaddress
 import os
 import sys
-import weakref
 from collections.abc import Callable
-from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Final, Literal
+from typing import TYPE_CHECKING, Final
 from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo
 
+from pixops._connection import Connection, connection_of, remember_connection
 from pixops.errors import PixopsError
 
 if TYPE_CHECKING:
     from pixops.client import Client
-    from pixops.sandbox import Sandbox
     from pixops.webhooks import Inbox
 
 __all__ = [
@@ -55,47 +53,9 @@ RECEIVER_NAME = "pixops-notebook"
 #: Where the merchant's day is counted; the sandbox's clock is announced in its time.
 BUSINESS_TZ: Final = ZoneInfo("America/Sao_Paulo")
 
-Mode = Literal["service", "sandbox"]
-
 
 class ConnectError(PixopsError):
     """`connect()` could not build a client; the message says what to configure."""
-
-
-@dataclass(frozen=True)
-class Connection:
-    """Where a client from `connect()` is connected, and what comes with it.
-
-    `sandbox` and `merchant_id` are set only on the demo month (for simulating what
-    payers and the central bank do); `inbox` holds the webhook events received, when
-    there is a receiver to collect them.
-    """
-
-    mode: Mode
-    description: str
-    base_url: str | None = None
-    sandbox: Sandbox | None = None
-    merchant_id: str | None = None
-    inbox: Inbox | None = None
-    clock: Callable[[], datetime] | None = None
-
-    def now(self) -> datetime:
-        """The service's current time: the sandbox's virtual clock, else the wall clock (UTC)."""
-        return datetime.now(UTC) if self.clock is None else self.clock()
-
-    def __str__(self) -> str:
-        return self.description
-
-
-_CONNECTIONS: weakref.WeakKeyDictionary[object, Connection] = weakref.WeakKeyDictionary()
-
-
-def connection_of(client: object) -> Connection | None:
-    """The `Connection` of a client made by `connect()`, else None (any other client)."""
-    try:
-        return _CONNECTIONS.get(client)
-    except TypeError:  # an object that cannot be weakly referenced was never registered
-        return None
 
 
 def connect(
@@ -125,7 +85,7 @@ def connect(
         raise TypeError("announce must be True or False")
     configured = service_client(env_file, inbox)
     client, connection = _sandbox(cache_dir) if configured is None else configured
-    _CONNECTIONS[client] = connection
+    remember_connection(client, connection)
     # The attribute is a convenience; the registry above is what pixops itself reads.
     with contextlib.suppress(AttributeError):  # a client with __slots__ keeps the registry only
         setattr(client, "connection", connection)  # noqa: B010  (not a declared attribute)

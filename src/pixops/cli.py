@@ -5,6 +5,7 @@ pixops serve [--host H] [--port P] [--db PATH] [--tls-cert F --tls-key F]
 pixops dev-cert --out DIR [--host NAME ...]
 pixops keys issue|list|revoke --db PATH ...
 pixops demo
+pixops notebooks init [DIR] [--update]
 pixops lab [--notebooks DIR] [--host H] [--port P] [--token T]
 pixops desk [--notebook FILE] [--host H] [--port P]
 pixops report daily --date DAY --html FILE [--ledger PATH] [--balances PATH]
@@ -12,6 +13,7 @@ pixops report run NOTEBOOK --html FILE [-p NAME=VALUE ...]
 pixops recon --date DAY | --from DAY --to DAY  --ledger PATH --out DIR [--balances PATH]
 pixops doctor [--base-url URL] [--client-id ID] [--env-file PATH]
 pixops api METHOD PATH [JSON] [--camel] [--idempotency-key KEY]
+pixops conformance [--write] [--only NAME] [--skip NAME] [--json FILE] [--html FILE]
 
 `pixops --help` lists them, `pixops COMMAND --help` gives each one's options.
 
@@ -39,6 +41,8 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 
+from pixops._version import __version__
+
 Handler = Callable[[argparse.Namespace], int]
 """Runs one subcommand from its parsed arguments and returns the process exit status."""
 
@@ -53,16 +57,19 @@ COMMAND_MODULES: tuple[str, ...] = (
     "pixops._cli_serve",
     "pixops._cli_keys",
     "pixops._cli_demo",
+    "pixops._cli_notebooks",
     "pixops.desk",
     "pixops.report",
     "pixops._cli_recon",
     "pixops._cli_api",
+    "pixops._cli_conformance",
 )
 """Modules whose `register(commands: Commands) -> None` adds subcommands, in `--help` order."""
 
 
 _EPILOG = """\
-examples (from the repository root):
+examples (from the repository root, or a folder made by `pixops notebooks init`):
+  pixops notebooks init           copy the notebooks and sample data here
   pixops lab                      JupyterLab on notebooks/ (prints the URL to open)
   pixops recon --date 2026-01-15 --ledger data/sample_ledger.csv --out data/out/recon
   pixops report daily --date 2026-01-15 --html data/out/recon.html
@@ -106,6 +113,7 @@ def build_parser(modules: Sequence[str] = COMMAND_MODULES) -> argparse.ArgumentP
         epilog=_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    parser.add_argument("--version", action="version", version=f"pixops {__version__}")
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     commands = Commands(subparsers)
     for module_name in modules:

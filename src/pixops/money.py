@@ -4,6 +4,10 @@ The service takes request amounts in centavos (1.00 BRL = 100) and returns
 amounts in base units (1.00 BRL = 10000). Everything here works on ``int`` and
 ``Decimal``; floats are refused because they cannot hold 0.10 exactly.
 
+Money is shown to people by one function, `format_brl_base` (pt-BR, never a non-zero
+digit hidden: ``R$ 0,1305``, ``R$ 0,13``, ``R$ 1.234,50``), in every panel, table,
+chart label, report, command line and export.
+
 Text amounts (``parse_centavos``, ``parse_base``) follow these rules:
 
 * Surrounding spaces are ignored. An optional ``-`` comes first, then an
@@ -130,17 +134,20 @@ def parse_base(value: str | Decimal | int) -> int:
 
 
 def format_brl(amount_centavos: int) -> str:
-    """Format centavos as Brazilian reais: ``"R$ 1.234,56"``, ``"-R$ 0,05"``."""
+    """Centavos (a request's unit) as pt-BR reais: ``"R$ 1.234,56"``, ``"-R$ 0,05"``;
+    the same text as `format_brl_base` of the same amount in base units."""
     check_int64(amount_centavos)
     reais, centavos = divmod(abs(amount_centavos), 10**_CENTAVO_PLACES)
     return _format(amount_centavos < 0, reais, centavos, _CENTAVO_PLACES)
 
 
 def format_brl_base(amount_base: int) -> str:
-    """Format base units as reais.
+    """Base units as pt-BR reais: THE rule for showing money to people, everywhere.
 
-    Whole centavos use two decimals like :func:`format_brl`; anything finer
-    shows all four decimals (``"R$ 0,0050"``) so no value is hidden by rounding.
+    Never hides a digit that is not zero, so two figures that look equal are equal: two
+    decimals when the amount is whole centavos (``"R$ 1.234,50"``, ``"R$ 0,13"``), all
+    four when it has a fraction of a centavo (``"R$ 0,1305"``, ``"-R$ 0,0050"``).
+    `parse_base` reads the text back to the same base units.
     """
     check_int64(amount_base)
     if amount_base % CENTAVO_IN_BASE == 0:
@@ -149,18 +156,9 @@ def format_brl_base(amount_base: int) -> str:
     return _format(amount_base < 0, reais, fraction, _BASE_PLACES)
 
 
-def format_brl_display(amount_base: int) -> str:
-    """Format base units as a reader expects reais: to the centavo (``"R$ 0,25"``).
-
-    Rounds half away from zero, as a bank statement does; the exact value stays in the
-    data (:func:`format_brl_base` shows it). An amount under half a centavo keeps its
-    four decimals (``"R$ 0,0040"``), so a non-zero amount never reads as zero.
-    """
-    check_int64(amount_base)
-    centavos = (abs(amount_base) + CENTAVO_IN_BASE // 2) // CENTAVO_IN_BASE
-    if centavos == 0 and amount_base != 0:
-        return format_brl_base(amount_base)
-    return format_brl(-centavos if amount_base < 0 else centavos)
+#: The same function as `format_brl_base` (its earlier name rounded to the centavo and
+#: hid sub-centavo digits; it now follows the one rule).
+format_brl_display = format_brl_base
 
 
 def _format(negative: bool, reais: int, fraction: int, places: int) -> str:

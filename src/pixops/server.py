@@ -243,6 +243,9 @@ def uvicorn_config(app: Callable[..., Any], options: ServeOptions, port: int) ->
         # uvicorn must hand it the real TCP peer.
         proxy_headers=False,
         server_header=False,
+        # The engine dates every answer on its own clock (a manual clock's virtual
+        # time included); uvicorn's wall-clock Date would be a second, different one.
+        date_header=False,
         lifespan="on",
         timeout_graceful_shutdown=5,
     )

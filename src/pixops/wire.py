@@ -42,6 +42,7 @@ __all__ = [
     "camelize_keys",
     "canonical_json",
     "canonicalize",
+    "compact_json",
     "nests_within",
     "sign",
     "snakify_keys",
@@ -104,6 +105,16 @@ def canonical_json(value: JSON) -> bytes:
         return text.encode("utf-8")
     except (TypeError, ValueError, RecursionError) as error:
         raise WireError(f"cannot write canonical JSON: {error}") from None
+
+
+#: Compact UTF-8 JSON in input key order, built once (no per-call encoder).
+_COMPACT_ENCODER: Final = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
+
+
+def compact_json(value: Any) -> bytes:
+    """Compact UTF-8 JSON of any JSON value, keys in their own order: the one encoding of
+    every body the service answers (the engine's and the HTTP server's own 400s)."""
+    return _COMPACT_ENCODER.encode(value).encode("utf-8")
 
 
 def parse_strict(body: bytes) -> JSON:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, expect
 
-from pixops.money import format_brl_display
+from pixops.money import format_brl_base
 from pixops.report import daily_report, remote_references
 from tests.browser._lab import (
     clipped_chart_text,
@@ -116,7 +116,7 @@ def test_the_daily_report_renders_offline(
         assert split_printed_values(page) == [], "a printed time or amount is split"
         # Millions of reais in all three money columns (the difference negative, its
         # widest): still no sideways scroll.
-        millions = [format_brl_display(_MILLIONS_BASE), format_brl_display(-_MILLIONS_BASE)]
+        millions = [format_brl_base(_MILLIONS_BASE), format_brl_base(-_MILLIONS_BASE)]
         page.evaluate(_MILLIONS_IN_SUMMARY, millions)
         expect(page.locator("table").get_by_text(millions[1]).first).to_be_visible()
         widths = page.evaluate(_SUMMARY_WIDTHS)

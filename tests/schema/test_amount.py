@@ -20,8 +20,7 @@ def test_int_is_base_units_and_the_views_agree(amount_base: int) -> None:
     amount = Amount(amount_base)
     assert int(amount) == amount.base == amount_base
     assert amount.reais == Decimal(amount_base) / 10_000
-    assert amount.format() == money.format_brl_display(amount_base)
-    assert amount.format(exact=True) == money.format_brl_base(amount_base)
+    assert amount.format() == money.format_brl_base(amount_base)
     if amount_base % 100 == 0:
         assert amount.centavos * 100 == amount_base
     else:
@@ -35,9 +34,8 @@ def test_pt_br_formatting_and_repr() -> None:
     assert "R$ 123.456,78" in repr(amount)
     assert "1234567800 base units" in repr(amount)
     assert Amount(40).format() == "R$ 0,0040"  # never reads as zero
-    assert Amount(50).format() == "R$ 0,01"  # half a centavo rounds away from zero
-    assert Amount(4_940).format() == "R$ 0,49"  # to the centavo, as a statement shows it
-    assert Amount(4_940).format(exact=True) == "R$ 0,4940"
+    assert Amount(1_305).format() == "R$ 0,1305"  # no non-zero digit hidden
+    assert Amount(1_300).format() == "R$ 0,13"
     assert "R$ 0,4940" in repr(Amount(4_940))
     assert "R$ 123.456,78" in amount._repr_html_()
 

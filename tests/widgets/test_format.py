@@ -27,7 +27,8 @@ from pixops.widgets._format import (
 
 
 def test_money_is_shown_in_reais() -> None:
-    assert brl(123_456_789) == "R$ 12.345,68"  # to the centavo, as a statement shows it
+    assert brl(123_456_789) == "R$ 12.345,6789"  # no non-zero digit hidden
+    assert brl(123_456_700) == "R$ 12.345,67"
     assert brl(40) == "R$ 0,0040"  # never reads as zero
     assert brl(1_000_000) == "R$ 100,00"
     assert brl(-500) == "-R$ 0,05"
@@ -120,13 +121,13 @@ def test_wire_json_shows_every_money_field_in_reais_only() -> None:
     )
     lines = shown.splitlines()
     assert '  "amount": "R$ 5,00",' in lines
-    assert '  "feeAmount": "R$ 0,25",' in lines
+    assert '  "feeAmount": "R$ 0,2475",' in lines
     assert '    "net_amount": "-R$ 0,0001",' in lines
     assert '        "total_refunded": "R$ 65,67"' in lines
     assert '  "status": "accepted",' in lines
     assert '  "count": 12345,' in lines  # not money: left alone
     assert '  "is_partial": true' in lines
-    assert not re.search(r"50000|2475|656700", shown)
+    assert not re.search(r": (50000|2475|656700)\b", shown)  # no raw base units
 
 
 def test_documents_are_masked_like_the_receipt() -> None:

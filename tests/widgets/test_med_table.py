@@ -137,7 +137,8 @@ def test_check_outcome_after_a_defense_says_what_acknowledged_means(desk: Desk) 
     panel.defense.value = "Produto entregue."
     panel.submit_button.click()
     panel.outcome_button.click()
-    assert "has your defense: no decision yet from the central bank" in panel.status.value
+    assert "has your defense, sent on" in panel.status.value
+    assert "no decision yet. The central bank decides next" in panel.status.value
     assert "Acknowledged" not in panel.status.value
 
 

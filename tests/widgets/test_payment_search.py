@@ -84,3 +84,35 @@ def test_a_whole_cpf_and_a_short_amount_are_still_searched(desk: Desk) -> None:
     found = find_payments(desk.client, "258.388.371-28", date(2026, 1, 1), date(2026, 2, 12), now)
     assert found.total >= 1
     find_payments(desk.client, "1500", date(2026, 1, 1), date(2026, 2, 12), now)  # an amount
+
+
+@pytest.mark.parametrize(
+    ("typed", "kind"),
+    [
+        ("529.982.247-26", "CPF"),  # 529.982.247-25 is valid
+        ("52998224724", "CPF"),
+        ("11.222.333/0001-82", "CNPJ"),  # 11.222.333/0001-81 is valid
+    ],
+)
+def test_a_document_with_wrong_check_digits_is_invalid_not_unfound(
+    desk: Desk, typed: str, kind: str
+) -> None:
+    """The inspector said "Nothing found" of a mistyped CPF: the number is the problem."""
+    mark = desk.mark()
+    with pytest.raises(ValueError, match=rf"is not a valid {kind}: its check digits"):
+        find_payments(desk.client, typed, date(2026, 1, 1), date(2026, 1, 31), desk.now())
+    assert desk.calls_since(mark) == []
+
+
+def test_a_document_of_equal_digits_is_invalid(desk: Desk) -> None:
+    with pytest.raises(ValueError, match="no CPF has all its digits equal"):
+        find_payments(desk.client, "111.111.111-11", date(2026, 1, 1), date(2026, 1, 2), desk.now())
+
+
+def test_the_inspector_says_a_cpf_is_invalid(desk: Desk) -> None:
+    from pixops.widgets import TransactionInspector
+
+    panel = TransactionInspector(desk.client, now=desk.now)
+    panel.inspect("529.982.247-26")
+    assert "“529.982.247-26” is not a valid CPF: its check digits" in panel.status.value
+    assert "Nothing found" not in panel.status.value

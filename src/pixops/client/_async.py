@@ -1,16 +1,21 @@
-"""`pixops.AsyncClient`: the same resources as `pixops.Client`, awaitable.
+"""`pixops.AsyncClient`: the client of the PIX account API and its resource namespaces.
 
-async with sb.async_client(api_key) as client:
+async with pixops.AsyncClient.from_env() as client:  # or AsyncClient(base_url=..., ...)
     balance = await client.balance()
-    async for row in client.statement.iter(date_from="2026-01-01"):
+    async for row in client.statement.iter(date_from="2026-01-01", date_to="2026-01-31"):
         ...
-    rows = await client.statement.fetch_range("2026-01-01", "2026-01-31", concurrency=4)
 """
+
+# unasync: async only
+# One source for both clients: this file is written for asyncio, and `_sync.py`
+# (`pixops.Client`) is generated from it by `scripts/unasync.py` (run it after an edit;
+# tests/client/test_unasync.py fails while the two differ).
+# unasync: end
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -19,14 +24,7 @@ import httpx
 
 from pixops.client import _operations as ops
 from pixops.client._answers import read_answer
-from pixops.client._async_resources import (
-    Cpf,
-    Med,
-    Pix,
-    Statement,
-    Transactions,
-    Webhooks,
-)
+from pixops.client._async_resources import Cpf, Med, Pix, Statement, Transactions, Webhooks
 from pixops.client._config import (
     DEFAULT_TIMEOUT,
     ENV_BASE_URL,
@@ -52,13 +50,14 @@ from pixops.client._errors import (
     ConfigurationError,
     WaitTimeoutError,
 )
-from pixops.client._params import MIN_POLL_SECONDS, check_wait
+from pixops.client._params import DEFAULT_WAIT_SECONDS, MIN_POLL_SECONDS, check_wait
+from pixops.client._pause import apause
 from pixops.client._reasons import PaymentFailedError
 from pixops.client._receive import aread_capped
 from pixops.client._retry import DEFAULT_RETRY, RetryPolicy, check_policy
 from pixops.client._retry_after import retry_after_seconds
-from pixops.client._signatures import check_signatures, share_docs
-from pixops.client._sync import DEFAULT_WAIT_SECONDS, Client
+from pixops.client._served import ServedClock
+from pixops.client._signatures import check_signatures
 from pixops.schema import (
     Balance,
     Transaction,
@@ -72,13 +71,14 @@ __all__ = ["AsyncClient"]
 T = TypeVar("T")
 
 
-async def _async_sleep(seconds: float) -> None:
-    await asyncio.sleep(seconds)
-
-
 @check_signatures
 class AsyncClient:
-    """`pixops.Client` over one pooled `httpx.AsyncClient`; every method is awaitable."""
+    """A client of the PIX account API, over one pooled `httpx.AsyncClient`.
+
+    Timeouts (`DEFAULT_TIMEOUT`): 5 s to connect, 30 s to read. Retries follow
+    `RetryPolicy` (see `pixops.client.RetryPolicy`). `key_case="camelCase"` sends and
+    receives camelCase; results are the same models either way.
+    """
 
     def __init__(
         self,
@@ -114,6 +114,7 @@ class AsyncClient:
         self._sleep = sleep
         self._advance_clock = advance_clock
         self._owns_http = http_client is None
+        self._served = ServedClock()
         self._http = http_client or httpx.AsyncClient(
             transport=transport, timeout=timeout, follow_redirects=False
         )
@@ -129,12 +130,16 @@ class AsyncClient:
 
     @classmethod
     def from_env(cls, *, dotenv_path: str | Path | None = None, **options: Any) -> AsyncClient:
+        """From `PIXOPS_BASE_URL`, `PIXOPS_CLIENT_ID`, `PIXOPS_CLIENT_SECRET` (the
+        environment, then a `.env` file for what it lacks)."""
         env = read_env(dotenv_path=dotenv_path)
         return cls(env[ENV_BASE_URL], env[ENV_CLIENT_ID], env[ENV_CLIENT_SECRET], **options)
 
     def with_options(
         self, *, key_case: KeyCase | None = None, retry: RetryPolicy | None = None
     ) -> AsyncClient:
+        """A client sharing this one's connection pool with other settings
+        (`client.with_options(key_case="camelCase").balance()`)."""
         twin = object.__new__(AsyncClient)
         twin.__dict__.update(self.__dict__)
         settings = self._settings
@@ -148,14 +153,17 @@ class AsyncClient:
 
     @property
     def base_url(self) -> str:
+        """The API root every path is sent under (`https://host/api/external`)."""
         return self._settings.api_root
 
     @property
     def client_id(self) -> str:
+        """The API key's public half (the secret is never shown)."""
         return self._settings.credentials.client_id
 
     @property
     def key_case(self) -> KeyCase:
+        """The wire casing, `snake_case` or `camelCase`; results read the same either way."""
         return self._settings.key_case
 
     def __repr__(self) -> str:
@@ -163,6 +171,8 @@ class AsyncClient:
             f"pixops.AsyncClient(base_url={self.base_url!r}, client_id={self.client_id!r},"
             f" key_case={self.key_case!r})"
         )
+
+    # -- lifecycle -------------------------------------------------------------
 
     async def aclose(self) -> None:
         """Close the connections (a `with_options` copy closes nothing: it shares them);
@@ -181,13 +191,7 @@ class AsyncClient:
     ) -> None:
         await self.aclose()
 
-    async def _pause(self, seconds: float) -> None:
-        if self._sleep is None:
-            await asyncio.sleep(seconds)
-            return
-        result = self._sleep(seconds)
-        if asyncio.iscoroutine(result):
-            await result
+    # -- sending ---------------------------------------------------------------
 
     async def send(self, call: Call) -> httpx.Response:
         """Send one call under the retry policy; the last answer, whatever its status."""
@@ -197,6 +201,7 @@ class AsyncClient:
             attempt += 1
             try:
                 response = await self._http.send(request, stream=True)
+                self._served.note(response.headers)
                 retry_after = retry_after_seconds(response.headers)
                 wait = self._retry.after_status(
                     call.method, key, response.status_code, attempt, retry_after
@@ -215,12 +220,12 @@ class AsyncClient:
                 if wait is None:
                     root = self._settings.api_root
                     raise transport_error(call, root, exc, attempt, key) from None
-                await self._pause(wait)
+                await apause(self._sleep, wait)
                 continue
             log_attempt(call, attempt, f"HTTP {response.status_code}", wait)
             if wait is None:
                 return response
-            await self._pause(wait)
+            await apause(self._sleep, wait)
 
     async def _fetch(self, call: Call) -> bytes:
         response = await self.send(call)
@@ -233,17 +238,25 @@ class AsyncClient:
     async def request(
         self, method: str, path: str, json_body: Any = None, *, query: dict[str, str] | None = None
     ) -> httpx.Response:
-        """One signed request to any path under `/api/external`, answered as is."""
+        """One signed request to any path under `/api/external` (what `pixops api` sends);
+        the answer is returned as is, errors included."""
         return await self.send(raw_call(method, path, json_body, query))
 
-    async def doctor(self) -> DoctorReport:
-        """As `Client.doctor`, awaited."""
-        from pixops.client._doctor import run_doctor_async
-
-        return await run_doctor_async(self)
+    # -- endpoints and helpers -------------------------------------------------
 
     async def balance(self) -> Balance:
+        """`GET /balance`: every figure an `Amount` in base units."""
         return await self._run(ops.balance())
+
+    async def service_time(self) -> datetime:
+        """The service's current time (aware, UTC): the ``Date`` of its latest answer plus
+        the seconds since; before any answer, one `GET /balance` is asked (any answer
+        carries a ``Date``, a refusal too). The sandbox's virtual time on a sandbox. A
+        service that sends no ``Date`` leaves this machine's clock as the best guess."""
+        if not self._served.known:
+            answer = await self.request("GET", "/balance")
+            await answer.aclose()
+        return self._served.now() or datetime.now(UTC)
 
     async def wait_until_final(
         self,
@@ -253,7 +266,11 @@ class AsyncClient:
         interval: float = MIN_POLL_SECONDS,
         raise_on_failure: bool = False,
     ) -> Transaction:
-        """As `Client.wait_until_final`, without blocking the event loop."""
+        """Poll `GET /transactions/:id` until the record is final (settled, failed,
+        rejected, expired, cancelled). Polls at least 5 s apart against a server (the
+        spec's advice); on a sandbox, advances its virtual clock instead of sleeping.
+        With `raise_on_failure`, a final status other than settled raises
+        `PaymentFailedError` (its reason code explained, and whether a new try can help)."""
         check_wait(timeout, interval)
         waited = 0.0
         while True:
@@ -270,8 +287,12 @@ class AsyncClient:
             if self._advance_clock is not None:
                 self._advance_clock(interval)
             else:
-                await self._pause(interval)
+                await apause(self._sleep, interval)
             waited += interval
 
+    async def doctor(self) -> DoctorReport:
+        """Check the server, credentials, IP whitelist, signing, read permissions, clock
+        skew and rate-limit headroom, in plain words (`print()` it, or `.to_frame()`)."""
+        from pixops.client._doctor import run_doctor_async
 
-share_docs(AsyncClient, Client)
+        return await run_doctor_async(self)

@@ -1,5 +1,13 @@
-"""The resource namespaces of `pixops.AsyncClient` (awaitable twins of `_resources`), and
-the async bulk fetch of a date range with bounded concurrency and a request pace."""
+"""The resource namespaces of `pixops.AsyncClient`: `cpf`, `pix`, `transactions`,
+`statement`, `webhooks` and `med`. Each method builds its request in `_operations` and
+sends it through the client that owns the namespace."""
+
+# unasync: async only
+# One source for both clients: this file is written for asyncio, and `_resources.py`
+# (those of `pixops.Client`) is generated from it by `scripts/unasync.py`. What only the
+# async client has (`fetch_range`, the bulk fetch of a date range with bounded
+# concurrency and a request pace) is marked `unasync: async only` and left out there.
+# unasync: end
 
 from __future__ import annotations
 
@@ -7,16 +15,15 @@ import asyncio
 import builtins
 from collections.abc import AsyncIterator, Callable
 from datetime import date, timedelta
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from pixops.client import _operations as ops
-from pixops.client import _resources
 from pixops.client._core import Call
 from pixops.client._errors import ArgumentError
 from pixops.client._keys import KeyResolution, resolution_of
 from pixops.client._pagination import Dedup, aiter_pages, count_rows, first_sight, model_shape
 from pixops.client._params import list_query, page_query, required_text
-from pixops.client._signatures import check_signatures, share_docs
+from pixops.client._signatures import check_signatures
 from pixops.schema import (
     Charge,
     CpfValidation,
@@ -37,17 +44,17 @@ if TYPE_CHECKING:
     from pixops.client._async import AsyncClient
 
 __all__ = [
-    "DEFAULT_BULK_RATE",
+    "DEFAULT_BULK_RATE",  # unasync: async only
     "Cpf",
     "Med",
-    "Pacer",
+    "Pacer",  # unasync: async only
     "Pix",
     "Statement",
     "Transactions",
     "Webhooks",
 ]
 
-T = TypeVar("T")
+# unasync: async only
 #: Requests per second a bulk fetch allows itself: far under the spec's 1,500/s per IP,
 #: so that a notebook's bulk load never starves the same IP's payment traffic.
 DEFAULT_BULK_RATE = 50.0
@@ -73,22 +80,30 @@ class Pacer:
             await asyncio.sleep(delay)
 
 
+# unasync: end
+
+
 class _Resource:
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         check_signatures(cls, namespaced=True)
-        share_docs(cls, getattr(_resources, cls.__name__))
 
     def __init__(self, client: AsyncClient) -> None:
         self._client = client
 
 
 class Cpf(_Resource):
+    """`client.cpf`: CPF check digits (permission `account:read`)."""
+
     async def validate(self, cpf: str) -> CpfValidation:
+        """`POST /cpf/validate`: whether the CPF's check digits are right."""
         return await self._client._run(ops.validate_cpf(cpf))
 
 
 class Pix(_Resource):
+    """`client.pix`: charges, payouts, refunds and the account's keys. Money goes in as
+    `amount_centavos=` (int) or `amount=` (reais, a Decimal or str), never a float."""
+
     async def cash_in(
         self,
         *,
@@ -102,6 +117,7 @@ class Pix(_Resource):
         payer_document: str | None = None,
         idempotency_key: str | None = None,
     ) -> Charge:
+        """`POST /pix/cash-in`: a dynamic QR charge (`.brcode` is the copy-and-paste code)."""
         return await self._client._run(
             ops.cash_in(
                 amount_centavos=amount_centavos,
@@ -130,6 +146,7 @@ class Pix(_Resource):
         purpose: str | None = None,
         idempotency_key: str | None = None,
     ) -> Payout:
+        """`POST /pix/cash-out`: send a PIX by key; the answer's `.amount` is base units."""
         return await self._client._run(
             ops.cash_out(
                 pix_key=pix_key,
@@ -155,6 +172,7 @@ class Pix(_Resource):
         amount: Any = None,
         idempotency_key: str | None = None,
     ) -> Refund:
+        """`POST /pix/refund`: refund a received PIX, whole (no amount) or in part."""
         return await self._client._run(
             ops.refund(
                 original_transaction_id=original_transaction_id,
@@ -167,9 +185,12 @@ class Pix(_Resource):
         )
 
     async def keys(self) -> list[PixKey]:
+        """`GET /pix/keys`: the account's PIX keys."""
         return await self._client._run(ops.pix_keys())
 
     async def resolve_key_type(self, pix_key: str) -> KeyResolution:
+        """The type of an 11-digit key by the spec's rule (a valid CPF is `cpf`, anything
+        else `phone`), asked of `/cpf/validate` and reported, never guessed locally."""
         key = required_text("pix_key", pix_key, max_length=64)
         if not ops.is_ambiguous_key(key):
             raise ArgumentError("only an 11-digit key is ambiguous; pass pix_key_type directly")
@@ -180,27 +201,35 @@ class _Listing(_Resource):
     path: str = ""
 
     async def list(self, **filters: Any) -> StatementPage:
+        """One page: filters `date_from`/`date_to` (UTC days), `status`, `type`,
+        `page`, `per_page` (1 to 100)."""
         return await self._client._run(ops.statement_page(self.path, filters))
 
     def iter_raw(self, **filters: Any) -> AsyncIterator[bytes]:
-        """As `Client.statement.iter_raw`, with `async for`; filters checked here."""
+        """The snake_case JSON body of each page, pages walked by the termination rule
+        (`per_page` 100 unless given); the caller de-duplicates. Filters are checked
+        here, not when the walk begins."""
         query = ops.list_query_of(filters, iterating=True)
         client = self._client
         return aiter_pages(lambda q: client._fetch(Call("GET", self.path, q)), count_rows, query)
 
     def iter(self, **filters: Any) -> AsyncIterator[StatementItem]:
-        """As `Client.statement.iter`, with `async for`; filters checked here."""
+        """Every row once, newest first (in-flight cash-outs that never settled last).
+        Filters are checked here, not when the walk begins."""
         return self._walk(ops.list_query_of(filters, iterating=True), Dedup())
 
     async def _walk(
-        self, query: dict[str, str], dedup: Dedup, pacer: Pacer | None = None
+        self,
+        query: dict[str, str],
+        dedup: Dedup,
+        pacer: Pacer | None = None,  # unasync: async only
     ) -> AsyncIterator[StatementItem]:
         client = self._client
 
         async def fetch(q: dict[str, str]) -> StatementPage:
-            if pacer is not None:
-                await pacer.wait()
-            return await client._run(ops.Op(Call("GET", self.path, q), ops.whole(StatementPage)))
+            if pacer is not None:  # unasync: async only
+                await pacer.wait()  # unasync: async only
+            return await client._run(ops.page_of(self.path, q))
 
         async for page in aiter_pages(fetch, model_shape, query):
             for row in dedup.feed(page.data):
@@ -208,6 +237,7 @@ class _Listing(_Resource):
         for row in dedup.rest():
             yield row
 
+    # unasync: async only
     async def fetch_range(
         self,
         date_from: date | str,
@@ -271,18 +301,27 @@ class _Listing(_Resource):
                     merged[row.id] = row
         return sorted(merged.values(), key=lambda row: row.created_at, reverse=True)
 
+    # unasync: end
+
 
 class Statement(_Listing):
+    """`GET /statement` (permission `statement:read`)."""
+
     path = "/statement"
 
 
 class Transactions(_Listing):
+    """`GET /transactions...` (permission `transfer:read`)."""
+
     path = "/transactions"
 
     async def get(self, transaction_id: str) -> Transaction:
+        """`GET /transactions/:id`: one record in the shape its state calls for."""
         return await self._client._run(ops.get_transaction(transaction_id))
 
     async def by_e2e(self, end_to_end_id: str) -> Transaction:
+        """`GET /transactions/e2e/:id`: the record of a central-bank end-to-end id (the
+        id a payer or the other bank quotes)."""
         return await self._client._run(ops.by_end_to_end(end_to_end_id))
 
     async def _by_reference(self, kind: str, value: str) -> list[Transaction]:
@@ -302,29 +341,42 @@ class Transactions(_Listing):
         ]
 
     async def by_tag(self, tag: str) -> list[Transaction]:
+        """Every record carrying this tag, newest first."""
         return await self._by_reference("tag", tag)
 
     async def by_external_id(self, external_id: str) -> list[Transaction]:
+        """Every record carrying this external_id, newest first."""
         return await self._by_reference("external_id", external_id)
 
     async def receipt(self, transaction_id: str) -> Receipt:
+        """`GET /transactions/:id/receipt`: the proof of a settled payment (any other
+        status is an `UnprocessableEntityError`; `wait_until_final` first)."""
         return await self._client._run(ops.receipt(transaction_id))
 
 
 class Webhooks(_Resource):
+    """`client.webhooks`: subscriptions to events (at most 16; permission
+    `account:write` to change, `account:read` to list)."""
+
     async def create(
         self, *, url: str, event_types: list[str] | None = None, description: str | None = None
     ) -> Webhook:
+        """`POST /webhooks`; the answer's `.secret` (shown once) signs the deliveries."""
         return await self._client._run(ops.create_webhook(url, event_types, description))
 
     async def list(self) -> list[Webhook]:
+        """`GET /webhooks`: the subscriptions (their secrets are never shown again)."""
         return await self._client._run(ops.list_webhooks())
 
     async def delete(self, webhook_id: str) -> WebhookDeleted:
+        """`DELETE /webhooks/:id`: stop a subscription's deliveries."""
         return await self._client._run(ops.delete_webhook(webhook_id))
 
 
 class Med(_Resource):
+    """`client.med`: MED cases (the central bank's disputes of received PIX), read and
+    defended (permission `payment:read` / `payment:write`)."""
+
     async def list(
         self,
         *,
@@ -333,13 +385,15 @@ class Med(_Resource):
         page: int = 1,
         per_page: int = 20,
     ) -> MedCasePage:
+        """`GET /med`: one page of cases; `status` is OPEN, ACKNOWLEDGED, CLOSED or
+        CANCELLED (any case), `transaction_id` the disputed payment."""
         return await self._client._run(ops.list_med(status, transaction_id, page, per_page))
 
     def iter(
         self, *, status: str | None = None, transaction_id: str | None = None, per_page: int = 100
     ) -> AsyncIterator[MedCase]:
         """Every case matching the filters, each once, page after page to the last.
-        Filters are checked here, not at the first step of `async for`."""
+        Filters are checked here, not when the walk begins."""
         return self._cases(ops.list_med(status, transaction_id, 1, per_page))
 
     async def _cases(self, first: ops.Op[MedCasePage]) -> AsyncIterator[MedCase]:
@@ -353,7 +407,9 @@ class Med(_Resource):
                 yield case
 
     async def get(self, case_id: str) -> MedCase:
+        """`GET /med/:id`: one case, with its deadline and blocked amount."""
         return await self._client._run(ops.get_med(case_id))
 
     async def defend(self, case_id: str, text: str) -> MedCase:
+        """`POST /med/:id/defense` with the defense text (at most 2000 characters)."""
         return await self._client._run(ops.defend_med(case_id, text))

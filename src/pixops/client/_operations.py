@@ -238,7 +238,11 @@ def list_query_of(filters: dict[str, Any], *, iterating: bool) -> dict[str, str]
 
 
 def statement_page(path: str, filters: dict[str, Any]) -> Op[StatementPage]:
-    query = list_query_of(filters, iterating=False)
+    return page_of(path, list_query_of(filters, iterating=False))
+
+
+def page_of(path: str, query: dict[str, str]) -> Op[StatementPage]:
+    """One page of `/statement` or `/transactions` for a query already checked."""
     return Op(Call("GET", path, query), whole(StatementPage))
 
 

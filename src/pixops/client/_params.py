@@ -21,6 +21,7 @@ from pixops.schema import STATUS_FILTERS, TYPE_FILTERS
 from pixops.schema._formats import REFERENCE_CHARS
 
 __all__ = [
+    "DEFAULT_WAIT_SECONDS",
     "MIN_POLL_SECONDS",
     "STATUS_FILTERS",
     "TYPE_FILTERS",
@@ -43,6 +44,8 @@ _ISPB: Final = re.compile(r"[0-9]{8}")
 MAX_PAGE: Final = limits.PAGE_MAX
 #: The spec's advice: poll a transaction at most every 5 s.
 MIN_POLL_SECONDS: Final = 5.0
+#: Long enough for a queued cash-out (7200 s retry window) to reach its end.
+DEFAULT_WAIT_SECONDS: Final = 7300.0
 
 
 def _seconds(value: object) -> float | None:

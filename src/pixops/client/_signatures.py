@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 
 from pixops.client._errors import SignatureError
 
-__all__ = ["check_signatures", "share_docs"]
+__all__ = ["check_signatures"]
 
 C = TypeVar("C", bound=type)
 
@@ -105,26 +105,4 @@ def check_signatures(cls: C, *, namespaced: bool = False) -> C:
             setattr(cls, name, classmethod(_checked(member.__func__, namespaced)))
         elif inspect.isfunction(member):
             setattr(cls, name, _checked(member, namespaced))
-    return cls
-
-
-def share_docs(cls: C, source: type) -> C:
-    """Give `cls`'s undocumented class and public methods the docstrings of `source`'s
-    namesakes: the async client documents itself from the sync one, so `help()` reads
-    the same on both and the text is written once."""
-    if not cls.__doc__ and source.__doc__:
-        cls.__doc__ = source.__doc__
-    for name, member in list(vars(cls).items()):
-        twin = getattr(source, name, None)
-        if name.startswith("_") or twin is None:
-            continue
-        doc = twin.__doc__
-        if isinstance(member, property):
-            if not member.__doc__ and doc:
-                setattr(cls, name, property(member.fget, doc=doc))
-        elif isinstance(member, classmethod):
-            if not member.__func__.__doc__:
-                member.__func__.__doc__ = doc
-        elif inspect.isfunction(member) and not member.__doc__:
-            member.__doc__ = doc
     return cls

@@ -111,10 +111,34 @@ def service_environment(
     return env, origin
 
 
+def lab_notebooks_dir(out: TextIO, cwd: Path | None = None) -> Path:
+    """The folder `pixops lab` opens when none is given: `./notebooks`; else, from the
+    checkout, its `notebooks/` as ever; else (an installed pixops) a copy of the shipped
+    notebooks and sample data made here first, after saying so (`pixops notebooks init`),
+    so the user edits their own files, never the installed ones."""
+    from pixops._bundled import is_checkout
+    from pixops._notebook_copies import CopyError, copy_notebooks
+
+    here = cwd or Path.cwd()
+    if (here / "notebooks").is_dir() or is_checkout():
+        return default_notebooks_dir(here)
+    print(
+        f"pixops lab: no notebooks folder in {here}: copying pixops' notebooks and sample"
+        " data here (as `pixops notebooks init` does)",
+        file=out,
+        flush=True,
+    )
+    try:
+        copy_notebooks(here)
+    except CopyError as error:
+        raise ServerError(f"{error}; or pass --notebooks DIR") from None
+    return here / "notebooks"
+
+
 def run_lab(args: argparse.Namespace, out: TextIO) -> int:
     """Start JupyterLab, print its URL, and serve until interrupted."""
     try:
-        notebooks = args.notebooks or default_notebooks_dir()
+        notebooks = args.notebooks or lab_notebooks_dir(out)
         env, dotenv = service_environment(os.environ, [notebooks, Path.cwd()])
         command = lab_command(
             notebooks, host=args.host, port=args.port, token=args.token, base_env=env

@@ -18,13 +18,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final, TextIO
 
+from pixops._bundled import BundleMissingError, bundle_root
 from pixops.errors import PixopsError
 
 #: Extra Jupyter configuration shipped with pixops: it turns off JupyterLab's
 #: "news and updates" announcement, which asks a question on first start.
 JUPYTER_CONFIG_DIR = Path(__file__).resolve().parent / "_jupyter_config"
-#: The source checkout's notebooks (an editable install); a wheel has no such folder.
-_CHECKOUT_NOTEBOOKS = Path(__file__).resolve().parents[3] / "notebooks"
 _LOOPBACK = "127.0.0.1"
 
 
@@ -48,13 +47,16 @@ class ServerCommand:
 
 
 def default_notebooks_dir(cwd: Path | None = None) -> Path:
-    """`./notebooks` when it exists, otherwise the notebooks of the pixops checkout."""
+    """`./notebooks` when it exists, otherwise the notebooks pixops ships: the checkout's
+    (an editable install) or the installed wheel's, read in place (`pixops desk` and
+    `pixops report` only read them; `pixops lab` copies them first, `lab_notebooks_dir`)."""
     here = (cwd or Path.cwd()) / "notebooks"
     if here.is_dir():
         return here
-    if _CHECKOUT_NOTEBOOKS.is_dir():
-        return _CHECKOUT_NOTEBOOKS
-    raise ServerError("no notebooks folder here or in the pixops checkout: pass --notebooks DIR")
+    try:
+        return bundle_root() / "notebooks"
+    except BundleMissingError as error:
+        raise ServerError(f"no notebooks folder here, and {error}: pass --notebooks DIR") from None
 
 
 def find_investigation_notebook(notebooks: Path) -> Path:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pixops.report import shared_cells
+from pixops._cells import shared_cells
 
 __all__ = ["main", "without_notebook_only"]
 

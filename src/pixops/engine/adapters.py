@@ -79,12 +79,12 @@ class AsgiApp:
             (value for name, value in headers if name.lower() == "content-length"), None
         )
         if declared is not None and declared.strip().isdigit() and int(declared) > limit:
-            await self._send(send, too_large(limit))
+            await self._send(send, self.engine.dated(too_large(limit)))
             return
         try:
             body = await read_body(receive, limit)
         except BodyTooLargeError:
-            await self._send(send, too_large(limit))
+            await self._send(send, self.engine.dated(too_large(limit)))
             return
         if body is None:
             return

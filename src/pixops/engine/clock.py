@@ -9,6 +9,7 @@ from __future__ import annotations
 import sqlite3
 import threading
 from datetime import UTC, datetime
+from email.utils import format_datetime
 from functools import lru_cache
 from typing import Protocol
 
@@ -92,3 +93,14 @@ def to_wire(moment: datetime) -> str:
 
 def db_to_wire(text: str | None) -> str | None:
     return None if text is None else text[:23] + "Z"
+
+
+def http_date(moment: datetime) -> str:
+    """The ``Date`` header's form of a moment (RFC 9110 IMF-fixdate, whole seconds)."""
+    return _http_date(int(moment.timestamp()))
+
+
+@lru_cache(maxsize=64)
+def _http_date(seconds: int) -> str:
+    """Cached per second: every answer of the same second carries the same text."""
+    return format_datetime(datetime.fromtimestamp(seconds, UTC), usegmt=True)

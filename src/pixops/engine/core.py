@@ -12,7 +12,7 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
 from pixops.engine import notifications, openapi, pipeline, scheduler
-from pixops.engine.clock import Clock, ManualClock, last_recorded
+from pixops.engine.clock import Clock, ManualClock, http_date, last_recorded
 from pixops.engine.config import EngineConfig
 from pixops.engine.durability import DurabilityError
 from pixops.engine.http import Request, Response, encode_json
@@ -59,8 +59,9 @@ class Engine:
         self.router = Router(ROUTES)
         self._static = (self.router, static_routes(self.router))
         self.event_hooks: list[EventHook] = [notifications.fan_out]
-        self.public_documents: dict[str, Callable[[], bytes]] = {
-            openapi.PATH: functools.partial(openapi.document_bytes, self.config.service_ispb)
+        #: Public documents by path, each answering from the request's query.
+        self.public_documents: dict[str, Callable[[dict[str, list[str]]], Response]] = {
+            openapi.PATH: functools.partial(openapi.served_document, self.config.service_ispb)
         }
         # Handlers for paths outside /api/external, by prefix (server mode's test helpers).
         self.mounts: dict[str, Callable[[Request], Response]] = {}
@@ -122,7 +123,27 @@ class Engine:
         peer: str,
     ) -> tuple[Response, int]:
         """The answer and the store's commit point it must not be sent before (see
-        `Store.commit_point`): callers wait for it, as `handle` and `handle_async` do."""
+        `Store.commit_point`): callers wait for it, as `handle` and `handle_async` do.
+
+        Every answer carries a ``Date`` header on the engine's clock (RFC 9110 §6.6.1): a
+        client reads the service's time from it, the sandbox's virtual time included."""
+        response, point = self._answer(method, target, headers, body, peer)
+        return self.dated(response), point
+
+    def dated(self, response: Response) -> Response:
+        """The answer with its ``Date`` on the engine's clock (also for an answer given
+        before the engine is reached, as the ASGI app's early 413)."""
+        dated = [*response.headers, ("date", http_date(self.clock.now()))]
+        return Response(response.status, dated, response.body)
+
+    def _answer(
+        self,
+        method: str,
+        target: str,
+        headers: list[tuple[str, str]],
+        body: bytes,
+        peer: str,
+    ) -> tuple[Response, int]:
         request = Request.build(method, target, headers, body, peer)
         if len(body) > self.config.max_body_bytes:
             return too_large(self.config.max_body_bytes), 0
@@ -135,7 +156,7 @@ class Engine:
                     return response, self.store.commit_point()
         document = self.public_documents.get(request.path)
         if document is not None and request.method == "GET":
-            return Response(200, list(_JSON), document()), 0
+            return document(request.query_params()), 0
         route, params, allowed = self._resolve(request.method, request.path)
         seen: int | None = None
         try:

@@ -6,11 +6,12 @@ layer owns; the engine turns it into bytes in one place.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 from urllib.parse import parse_qsl
+
+from pixops.wire import compact_json
 
 JSONObject = dict[str, Any]
 LIST_HEADERS = frozenset({"x-forwarded-for"})
@@ -170,14 +171,10 @@ def payment_rejection(
     return ApiError(status, {"worked": False, "status": "failed", "errors": [error]})
 
 
-_ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
-
-
 def encode_json(body: JSONObject) -> bytes:
-    """Compact UTF-8 JSON, the one encoding of every response body."""
-    return _ENCODER.encode(body).encode("utf-8")
+    """Compact UTF-8 JSON, the one encoding of every response body (`wire.compact_json`)."""
+    return compact_json(body)
 
 
-def encode_json_value(value: Any) -> bytes:
-    """`encode_json` for any JSON value (a member of a body, a key)."""
-    return _ENCODER.encode(value).encode("utf-8")
+#: `encode_json` for any JSON value (a member of a body, a key).
+encode_json_value: Final[Callable[[Any], bytes]] = compact_json

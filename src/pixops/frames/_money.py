@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from pixops.money import MoneyError, check_int64, format_brl_display
+from pixops.money import MoneyError, check_int64, format_brl_base
 
 __all__ = ["MONEY_DTYPE", "brl_text", "money_column", "reais_decimal"]
 
@@ -72,10 +72,11 @@ def money_column(values: pd.Series | Iterable[int | None], *, name: str | None =
 
 
 def brl_text(values: pd.Series | Iterable[int | None]) -> pd.Series:
-    """Base units as pt-BR text to the centavo (``"R$ 1.234,56"``, see
-    `pixops.money.format_brl_display`); a missing value is empty text."""
+    """Base units as pt-BR text by the one rule, `pixops.money.format_brl_base`
+    (``"R$ 1.234,56"``, ``"R$ 0,1305"``: no non-zero digit hidden); a missing value is
+    empty text."""
     column = money_column(values)
-    shown = ["" if value is None else format_brl_display(value) for value in _ints(column)]
+    shown = ["" if value is None else format_brl_base(value) for value in _ints(column)]
     return pd.Series(shown, index=column.index, dtype=pd.ArrowDtype(pa.string()))
 
 

@@ -10,6 +10,9 @@ have been synced: a day never fetched would otherwise read as a day without move
 
 from __future__ import annotations
 
+import os
+import shutil
+import tempfile
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta, tzinfo
 from pathlib import Path
@@ -18,7 +21,7 @@ import duckdb
 import pandas as pd
 import pyarrow as pa
 
-from pixops._cli_paths import output_file_problem
+from pixops._paths import output_file_problem, output_folder_problem
 from pixops.errors import PixopsError
 from pixops.frames._days import day_window
 from pixops.frames._load import load_statement_table, marked_window, pages_of
@@ -285,6 +288,60 @@ class LocalStore:
         """`statement_table` as an Arrow-backed DataFrame."""
         table = self.statement_table(start, end, tz=tz, allow_unsynced=allow_unsynced)
         return marked_window(to_frame(table), start, end, tz)
+
+    def write_parquet(
+        self,
+        directory: str | Path,
+        start: date | str,
+        end: date | str,
+        *,
+        tz: str | tzinfo | None = None,
+        allow_unsynced: bool = False,
+    ) -> Path:
+        """`statement_table` of days ``start``..``end`` as Parquet partitioned by business
+        day in ``tz``, hive style (``business_date=2026-01-15/part-0.parquet``), where Spark
+        (`pixops.recon.spark`), DuckDB and pyarrow read it; categories as plain text. The
+        folder is written beside ``directory`` and moved in once complete, replacing an
+        earlier copy: a failure leaves it as it was."""
+        import pyarrow.dataset as ds
+
+        from pixops.frames._days import local_dates
+
+        window = day_window(start, end, tz)
+        table = self.statement_table(start, end, tz=tz, allow_unsynced=allow_unsynced)
+        plain = pa.Table.from_arrays(
+            [
+                column.cast(column.type.value_type)
+                if pa.types.is_dictionary(column.type)
+                else column
+                for column in table.columns
+            ],
+            names=table.column_names,
+        )
+        days = local_dates(plain.column("created_at"), window.tz)
+        target = Path(directory)
+        problem = output_folder_problem(target)
+        if problem is not None:
+            raise ValueError(f"cannot write {target}: {problem}")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        stage = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
+        try:
+            ds.write_dataset(
+                plain.append_column("business_date", days),
+                stage / "data",
+                format="parquet",
+                partitioning=ds.partitioning(
+                    pa.schema([("business_date", pa.date32())]), flavor="hive"
+                ),
+                basename_template="part-{i}.parquet",
+            )
+            old = stage / "old"
+            if target.exists():
+                os.replace(target, old)
+            os.replace(stage / "data", target)
+        finally:
+            shutil.rmtree(stage, ignore_errors=True)
+        return target
 
     def row_count(self) -> int:
         found = self._open().execute("SELECT COUNT(*) FROM statement").fetchall()

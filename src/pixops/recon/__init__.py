@@ -51,6 +51,7 @@ from pixops.recon._result import (
     ATTENTION_CATEGORIES,
     CATEGORIES,
     CATEGORY_LABELS,
+    NOT_CHECKED,
     SAMPLE_LEDGER_NAME,
     ReconResult,
 )
@@ -64,6 +65,7 @@ __all__ = [
     "CATEGORY_LABELS",
     "LEDGER_SCHEMA",
     "LOOKUPS",
+    "NOT_CHECKED",
     "OUTPUTS",
     "SAMPLE_LEDGER_NAME",
     "STEPS",

@@ -25,7 +25,7 @@ from typing import Any, TextIO
 import pyarrow as pa
 
 from pixops._cli_ledger import ledger_mapping
-from pixops._cli_paths import input_file_problem, output_file_problem, output_folder_problem
+from pixops._paths import input_file_problem, output_file_problem, output_folder_problem
 from pixops.errors import PixopsError
 from pixops.frames import (
     LocalStore,
@@ -256,6 +256,7 @@ def write_outputs(options: ReconOptions, result: ReconResult, status: int) -> li
         "last_day": options.last.isoformat(),
         "tz": options.tz,
         "needs_attention": result.needs_attention,
+        "balances_checked": result.balances_checked,
         "exit_status": status,
         "counts": result.counts,
     }

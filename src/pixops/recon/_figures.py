@@ -14,7 +14,7 @@ from zoneinfo import ZoneInfo
 
 import plotly.graph_objects as go
 
-from pixops.money import format_brl_display
+from pixops.money import format_brl_base
 from pixops.recon._result import CATEGORY_LABELS, money_or_dash
 
 if TYPE_CHECKING:
@@ -63,9 +63,9 @@ def summary_figure(result: ReconResult) -> go.Figure:
     # or statement sum, only how far it is off.
     hover = [
         f"{label}<br>items: {_count(int(items))}"
-        f"<br>ledger: {money_or_dash(ledger, format_brl_display)}"
-        f"<br>statement: {money_or_dash(statement, format_brl_display)}"
-        f"<br>difference: {format_brl_display(int(difference))}"
+        f"<br>ledger: {money_or_dash(ledger, format_brl_base)}"
+        f"<br>statement: {money_or_dash(statement, format_brl_base)}"
+        f"<br>difference: {format_brl_base(int(difference))}"
         for label, items, ledger, statement, difference in zip(
             labels,
             summary["items"],
@@ -127,7 +127,7 @@ def rollforward_figure(result: ReconResult) -> go.Figure:
     title = _rollforward_title(periods, result.tz)
     top = _TITLE_TOP + _LINE_PX * (title.count("<br>") + 1) + 16
     names = [name for name, _, _ in steps]
-    amounts = [format_brl_display(amount) for _, amount, _ in steps]
+    amounts = [format_brl_base(amount) for _, amount, _ in steps]
     named = list(zip(names, amounts, strict=True))
     figure.update_layout(
         # From the top of the figure down, with room for every line of it above the plot.
@@ -200,7 +200,7 @@ def _verdict(what: str, off_base: int) -> str:
     if off_base == 0:
         return "Opening + movements = closing"
     side = "over" if off_base > 0 else "short of"
-    return f"{what} {format_brl_display(abs(off_base))} {side} opening + movements"
+    return f"{what} {format_brl_base(abs(off_base))} {side} opening + movements"
 
 
 def _levels(steps: list[tuple[str, int, str]]) -> list[int]:

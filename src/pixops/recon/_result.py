@@ -27,8 +27,6 @@ from __future__ import annotations
 
 import csv
 import html
-import os
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
@@ -40,15 +38,22 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from pixops.money import format_brl_base, format_brl_display
+from pixops.money import format_brl_base
 from pixops.recon._mapping import PER_UNIT
 from pixops.recon._reading import LedgerReading
+from pixops.recon._spreadsheet import atomic_text_file, spreadsheet_money, spreadsheet_text
 from pixops.recon._staging import destination, staged_directory, writing
 
 if TYPE_CHECKING:
     import plotly.graph_objects as go
 
-__all__ = ["ATTENTION_CATEGORIES", "CATEGORIES", "SAMPLE_LEDGER_NAME", "ReconResult"]
+__all__ = [
+    "ATTENTION_CATEGORIES",
+    "CATEGORIES",
+    "NOT_CHECKED",
+    "SAMPLE_LEDGER_NAME",
+    "ReconResult",
+]
 
 #: The file name of the demo month's ledger (``data/sample_ledger.csv``).
 SAMPLE_LEDGER_NAME: Final = "sample_ledger.csv"
@@ -105,6 +110,10 @@ EXCEL_HEADERS: Final[dict[str, str]] = {
     "business_date": "Business day",
     "detail": "Detail",
 }
+
+#: What the summary says of the balances when none were given: nothing was checked, which
+#: a "0 items, R$ 0,00" row read as a balance that closes.
+NOT_CHECKED: Final = "not checked (no balances given)"
 
 _FRAMES: Final = ("matched", "discrepancies", "refunds", "rollforward", "summary")
 #: The findings that name both sides of a pair (the unit hint counts them as pairs).
@@ -177,6 +186,19 @@ class ReconResult:
             f"{said}: its amounts look like {_UNIT_NAMES[real]}, read as"
             f" {_UNIT_NAMES[read]}; give {how.format(unit=real)}."
         )
+
+    @property
+    def balances_checked(self) -> bool:
+        """Whether balances were rolled forward: False when no balance snapshots were
+        given, so "Balance does not close" with 0 items means "not checked", not "closes"."""
+        return not self.rollforward.empty
+
+    def category_summary(self, category: str) -> str | None:
+        """What a summary row says instead of its figures: `NOT_CHECKED` for the balance
+        row of a run without balances; None when the row's figures say it."""
+        if category == "balance_difference" and not self.balances_checked:
+            return NOT_CHECKED
+        return None
 
     @property
     def needs_attention(self) -> bool:
@@ -272,17 +294,21 @@ class ReconResult:
         written = []
         for name, frame in self.frames().items():
             path = out / f"{name}.csv"
-            frame.to_csv(path, index=False)
+            # Text quoted: pandas leaves a carriage return in a reference unquoted, which
+            # splits the row in every reader.
+            _formula_free(frame).to_csv(path, index=False, quoting=csv.QUOTE_NONNUMERIC)
             written.append(path)
         return written
 
     def to_excel_csv(self, path: str | Path) -> Path:
         """The discrepancies for a spreadsheet in pt-BR: ``;`` separated, UTF-8 with BOM,
-        headers and categories in words, money as ``1.234,56`` text in reais (exact: a
-        sub-centavo fee keeps its four decimals) and days as ``31/01/2026``, which Excel
-        in Brazil opens as numbers and dates. The machine-readable columns are in
-        `to_csv` and `to_parquet`. The file is written beside ``path`` and renamed to it
-        once complete: a failure leaves no half-written file."""
+        headers and categories in words, money as ``1.234,56`` in reais (exact, by the
+        one rule: a sub-centavo fee keeps its four decimals; negative as ``-0,50``) and
+        days as ``31/01/2026``, which Excel in Brazil opens as numbers and dates. A text
+        cell a spreadsheet would run as a formula (a reference ``=1+1``) starts with
+        ``'`` (`spreadsheet_text`). The machine-readable columns are in `to_csv` and
+        `to_parquet`. The file is written beside ``path`` and renamed to it once
+        complete (a failure leaves no half-written file), readable like the others."""
         target = destination(path, "path")
         if target.is_dir():
             raise IsADirectoryError(
@@ -292,27 +318,13 @@ class ReconResult:
         columns = [str(name) for name in frame.columns]
         with writing(target.parent):
             target.parent.mkdir(parents=True, exist_ok=True)
-            handle = tempfile.NamedTemporaryFile(  # noqa: SIM115 (closed below, then renamed)
-                "w",
-                encoding="utf-8-sig",
-                newline="",
-                dir=target.parent,
-                prefix=f".{target.name}.",
-                suffix=".partial",
-                delete=False,
-            )
-            try:
-                with handle:
-                    writer = csv.writer(handle, delimiter=";")
-                    writer.writerow([EXCEL_HEADERS.get(name, name) for name in columns])
-                    for row in frame.itertuples(index=False):
-                        writer.writerow(
-                            [_excel_cell(n, value) for n, value in zip(columns, row, strict=True)]
-                        )
-                os.replace(handle.name, target)
-            except BaseException:
-                Path(handle.name).unlink(missing_ok=True)
-                raise
+            with atomic_text_file(target, encoding="utf-8-sig") as handle:
+                writer = csv.writer(handle, delimiter=";")
+                writer.writerow([EXCEL_HEADERS.get(name, name) for name in columns])
+                for row in frame.itertuples(index=False):
+                    writer.writerow(
+                        [_excel_cell(n, value) for n, value in zip(columns, row, strict=True)]
+                    )
         return target
 
     def write(self, directory: str | Path) -> list[Path]:
@@ -352,9 +364,13 @@ class ReconResult:
         body = []
         for row in self.summary.to_dict(orient="records"):
             cells = [f"<td>{html.escape(CATEGORY_LABELS[str(row['category'])])}</td>"]
+            instead = self.category_summary(str(row["category"]))
+            if instead is not None:
+                body.append("<tr>" + cells[0] + f'<td colspan="4">{instead}</td></tr>')
+                continue
             cells.append(f'<td style="text-align:right">{_count(int(row["items"]))}</td>')
             for column in ("ledger_amount_base", "statement_amount_base", "difference_base"):
-                shown = money_or_dash(row[column], format_brl_display)
+                shown = money_or_dash(row[column], format_brl_base)
                 cells.append(f'<td style="text-align:right;white-space:nowrap">{shown}</td>')
             body.append("<tr>" + "".join(cells) + "</tr>")
         title = html.escape(self.__repr__().strip("<>").removeprefix("ReconResult "))
@@ -372,17 +388,22 @@ class ReconResult:
 
     def summary_text(self) -> str:
         """The summary as plain text for people: categories in words, counts and amounts
-        in pt-BR to the centavo (the exact amounts are in the CSV and Parquet files), then
+        in pt-BR by the one rule (no non-zero digit hidden: `format_brl_base`), then
         each balance period with how far its reported closing is from the expected one."""
         width = max(len(label) for label in CATEGORY_LABELS.values())
         lines = []
         for row in self.summary.to_dict(orient="records"):
+            name = CATEGORY_LABELS.get(str(row["category"]), str(row["category"]))
+            instead = self.category_summary(str(row["category"]))
+            if instead is not None:
+                lines.append(f"{name:<{width}}       -  {instead}")
+                continue
             lines.append(
-                f"{CATEGORY_LABELS.get(str(row['category']), str(row['category'])):<{width}}"
+                f"{name:<{width}}"
                 f" {_count(int(row['items'])):>7}"
-                f"  ledger {money_or_dash(row['ledger_amount_base'], format_brl_display):>18}"
-                f"  statement {money_or_dash(row['statement_amount_base'], format_brl_display):>18}"
-                f"  difference {format_brl_display(int(row['difference_base'])):>14}"
+                f"  ledger {money_or_dash(row['ledger_amount_base'], format_brl_base):>18}"
+                f"  statement {money_or_dash(row['statement_amount_base'], format_brl_base):>18}"
+                f"  difference {format_brl_base(int(row['difference_base'])):>14}"
             )
         zone = ZoneInfo(self.tz)
         for row in self.rollforward.to_dict(orient="records"):
@@ -392,12 +413,12 @@ class ReconResult:
             verdict = (
                 "closes"
                 if off_base == 0
-                else f"{format_brl_display(abs(off_base))} {'over' if off_base > 0 else 'short'}"
+                else f"{format_brl_base(abs(off_base))} {'over' if off_base > 0 else 'short'}"
             )
             lines.append(
                 f"Balance {opening:%d/%m/%Y %H:%M} to {closing:%d/%m/%Y %H:%M} ({self.tz}):"
-                f" expected {format_brl_display(int(row['expected_closing_base']))},"
-                f" reported {format_brl_display(int(row['closing_base']))}: {verdict}"
+                f" expected {format_brl_base(int(row['expected_closing_base']))},"
+                f" reported {format_brl_base(int(row['closing_base']))}: {verdict}"
             )
         return "\n".join(lines)
 
@@ -430,12 +451,31 @@ def _excel_cell(column: str, value: object) -> str:
     if value is None or value is pd.NA or value is pd.NaT:
         return ""
     if column.endswith("_base"):
-        text = format_brl_base(int(value))  # type: ignore[call-overload]
-        return text.replace("R$\xa0", "").replace("R$ ", "")
+        return spreadsheet_money(int(value))  # type: ignore[call-overload]
     if column == "category":
         return CATEGORY_LABELS.get(str(value), str(value))
     if column.endswith("_status"):
-        return str(value).replace("_", " ").capitalize()  # settled -> Settled
+        return spreadsheet_text(str(value).replace("_", " ").capitalize())  # settled -> Settled
     if isinstance(value, date):
         return f"{value:%d/%m/%Y}"
-    return str(value)
+    return spreadsheet_text(str(value))
+
+
+def _formula_free(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with each text cell a spreadsheet would run as a formula made text
+    (`spreadsheet_text`); numbers, dates and times as they are. The machine-readable CSV
+    files open in a spreadsheet too; Parquet keeps the text exactly."""
+    texts = [
+        name
+        for name, dtype in frame.dtypes.items()
+        if pd.api.types.is_object_dtype(dtype) or pd.api.types.is_string_dtype(dtype)
+    ]
+    if not texts:
+        return frame
+    safe = frame.copy()
+    for name in texts:
+        safe[name] = [
+            spreadsheet_text(value) if isinstance(value, str) else value for value in frame[name]
+        ]
+        safe[name] = safe[name].astype(frame[name].dtype)
+    return safe

@@ -13,6 +13,7 @@ script from the web is refused with `ReportError`. Cells tagged `NOTEBOOK_ONLY_T
 `HEADLINE_TAG` (the daily notebook's verdict) is printed by `pixops report` as well.
 """
 
+from pixops._cells import NOTEBOOK_ONLY_TAG, shared_cells
 from pixops.report._assets import WIDGET_RENDERER_PATH, WIDGET_RENDERER_VERSION
 from pixops.report._cli import register
 from pixops.report._daily import (
@@ -27,8 +28,8 @@ from pixops.report._daily import (
 )
 from pixops.report._errors import ReportError
 from pixops.report._execute import PLOTLY_RENDERER, declared_parameters, execute_notebook
-from pixops.report._export import NOTEBOOK_ONLY_TAG, export_html, shared_cells
-from pixops.report._headline import HEADLINE_TAG, headline_lines
+from pixops.report._export import export_html
+from pixops.report._headline import HEADLINE_TAG, Verdict, headline_findings, headline_lines
 from pixops.report._offline import remote_references, strip_remote_scripts
 from pixops.report._render import render_report
 
@@ -44,11 +45,13 @@ __all__ = [
     "WIDGET_RENDERER_PATH",
     "WIDGET_RENDERER_VERSION",
     "ReportError",
+    "Verdict",
     "daily_report",
     "declared_parameters",
     "execute_notebook",
     "export_html",
     "find_daily_notebook",
+    "headline_findings",
     "headline_lines",
     "recon_html_report",
     "register",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from pixops._cells import shared_cells
 from pixops.report._assets import TEMPLATE_NAME, TEMPLATES_DIR, widget_renderer_data_url
 from pixops.report._errors import ReportError
 from pixops.report._offline import (
@@ -13,21 +14,10 @@ from pixops.report._offline import (
     strip_remote_scripts_in,
 )
 
-#: A cell with this tag is left out of the page: what only makes sense in a live notebook
-#: (controls that need a kernel, how to connect, what to explore next).
-NOTEBOOK_ONLY_TAG = "notebook-only"
-
 _WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
 _PLOTLY_JSON = "application/vnd.plotly.v1+json"
 #: What plotly's notebook renderer writes once with plotly.js inlined.
 _PLOTLY_JS_MARK = "window.PlotlyConfig"
-
-
-def shared_cells(cells: list[Any]) -> list[Any]:
-    """The cells a page shows (a report, the desk): those not tagged `NOTEBOOK_ONLY_TAG`."""
-    return [
-        cell for cell in cells if NOTEBOOK_ONLY_TAG not in cell.get("metadata", {}).get("tags", [])
-    ]
 
 
 def export_html(notebook: Any, *, title: str) -> str:

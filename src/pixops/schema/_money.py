@@ -46,14 +46,13 @@ class Amount(int):
         """Reais as an exact `Decimal` (four places)."""
         return Decimal(int(self)).scaleb(-4)
 
-    def format(self, *, exact: bool = False) -> str:
-        """pt-BR text to the centavo, as a statement shows it (`R$ 1.234,56`);
-        `exact=True` keeps the sub-centavo places when the amount has them."""
-        value = int(self)
-        return money.format_brl_base(value) if exact else money.format_brl_display(value)
+    def format(self) -> str:
+        """pt-BR text by the one rule, `pixops.money.format_brl_base`: no non-zero digit
+        hidden (`R$ 1.234,56`, `R$ 0,1305`)."""
+        return money.format_brl_base(int(self))
 
     def __repr__(self) -> str:
-        return f"Amount({int(self)} base units = {self.format(exact=True)})"
+        return f"Amount({int(self)} base units = {self.format()})"
 
     def _repr_html_(self) -> str:
         return f"<span title='{int(self)} base units'>{self.format()}</span>"

@@ -1,17 +1,8 @@
-"""The two errors of `pixops.webhooks`: a bad delivery, and a wrong call."""
+"""The two errors of `pixops.webhooks`: a bad delivery, and a wrong call (defined with the
+signing primitive, `pixops._standard_webhooks`, which raises them too)."""
 
 from __future__ import annotations
 
-from pixops.errors import PixopsError
+from pixops._standard_webhooks import WebhookSetupError, WebhookVerificationError
 
 __all__ = ["WebhookSetupError", "WebhookVerificationError"]
-
-
-class WebhookVerificationError(PixopsError, ValueError):
-    """A delivery failed verification, or its event cannot be kept; the message says why."""
-
-
-class WebhookSetupError(PixopsError, TypeError, ValueError):
-    """pixops.webhooks was called wrongly (a set-up error, not a bad delivery).
-
-    Also a `TypeError` and a `ValueError`, what such mistakes raised before."""

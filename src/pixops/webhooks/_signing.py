@@ -1,4 +1,5 @@
-"""Standard Webhooks signatures: sign on the sending side, verify on the receiving side.
+"""Standard Webhooks signatures: verify on the receiving side (signing, shared with the
+engine that sends, is the primitive `pixops._standard_webhooks`).
 
 The signed content is ``"{webhook-id}.{webhook-timestamp}.{raw body}"``, the MAC is
 HMAC-SHA256 keyed with the base64-decoded part of the ``whsec_`` secret, and the
@@ -8,16 +9,23 @@ header carries space-separated ``v1,<base64>`` entries (several during key rotat
 from __future__ import annotations
 
 import base64
-import binascii
-import hashlib
 import hmac
-import secrets
 from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
-from pixops.errors import PixopsError
-from pixops.webhooks._errors import WebhookSetupError, WebhookVerificationError
+from pixops._standard_webhooks import (
+    SECRET_PREFIX,
+    WebhookSetupError,
+    WebhookVerificationError,
+    check_id,
+    generate_secret,
+    mac,
+    raw_body,
+    secret_key,
+    shown,
+    sign,
+)
 from pixops.webhooks._events import parse_event
 
 __all__ = [
@@ -31,39 +39,12 @@ __all__ = [
     "verify",
 ]
 
-SECRET_PREFIX = "whsec_"  # noqa: S105 (a prefix, not a secret)
 DEFAULT_TOLERANCE_SECONDS = 300
-_SECRET_BYTES = 24
 _REQUIRED = ("webhook-id", "webhook-timestamp", "webhook-signature")
 _SINGLE = ("webhook-id", "webhook-timestamp")  # a list header (signature) may repeat
-_SHOWN = 40  # characters of a bad header value quoted in an error
 
 Headers = Mapping[str, str] | Iterable[tuple[str, str]]
 """Request headers as a mapping (any case) or as (name, value) pairs."""
-
-
-def generate_secret() -> str:
-    """A fresh signing secret: ``whsec_`` + base64 of 24 random bytes."""
-    return SECRET_PREFIX + base64.b64encode(secrets.token_bytes(_SECRET_BYTES)).decode("ascii")
-
-
-def secret_key(secret: str) -> bytes:
-    """The HMAC key of a ``whsec_`` secret (the prefix is optional)."""
-    if not isinstance(secret, str):
-        raise WebhookSetupError(
-            f"a webhook secret is a string like 'whsec_...', not {type(secret).__name__}"
-        )
-    encoded = secret.removeprefix(SECRET_PREFIX)
-    try:
-        key = base64.b64decode(encoded, validate=True)
-    except (binascii.Error, ValueError):
-        raise WebhookSetupError(
-            "webhook secret is not 'whsec_' followed by standard base64"
-            + (" (it has surrounding whitespace)" if secret != secret.strip() else "")
-        ) from None
-    if not key:
-        raise WebhookSetupError("webhook secret is empty")
-    return key
 
 
 def secret_keys(secret: str | Iterable[str]) -> list[bytes]:
@@ -91,20 +72,6 @@ def check_tolerance(tolerance_seconds: int) -> int:
     return tolerance_seconds
 
 
-def sign(message_id: str, timestamp: int, body: bytes, secret: str) -> str:
-    """The ``v1,<base64>`` signature of one delivery attempt."""
-    key = secret_key(secret)
-    _check_id(message_id, WebhookSetupError)
-    if isinstance(timestamp, bool) or not isinstance(timestamp, int) or timestamp < 0:
-        raise WebhookSetupError(f"timestamp must be Unix seconds (an int >= 0), not {timestamp!r}")
-    return "v1," + base64.b64encode(_mac(key, message_id, timestamp, _raw(body))).decode("ascii")
-
-
-def _mac(key: bytes, message_id: str, timestamp: int, body: bytes) -> bytes:
-    content = f"{message_id}.{timestamp}.".encode("ascii") + body
-    return hmac.new(key, content, hashlib.sha256).digest()
-
-
 def verify(
     headers: Headers,
     body: bytes,
@@ -123,13 +90,13 @@ def verify(
     keys = secret_keys(secret)
     tolerance = check_tolerance(tolerance_seconds)
     current = _unix_seconds(now)
-    raw_body = _raw(body)
+    raw = raw_body(body)
     folded = _fold(headers)
     missing = [name for name in _REQUIRED if not folded.get(name)]
     if missing:
         raise WebhookVerificationError(f"missing required header(s): {', '.join(missing)}")
     message_id = folded["webhook-id"]
-    _check_id(message_id, WebhookVerificationError)
+    check_id(message_id, WebhookVerificationError)
     timestamp = _parse_timestamp(folded["webhook-timestamp"])
     if current - timestamp > tolerance:
         raise WebhookVerificationError(
@@ -149,31 +116,13 @@ def verify(
         raise WebhookVerificationError("webhook-signature has no v1 signature")
     matched = False
     for key in keys:
-        expected = base64.b64encode(_mac(key, message_id, timestamp, raw_body))
+        expected = base64.b64encode(mac(key, message_id, timestamp, raw))
         for signature in offered:
             # Every pair is compared so the time taken does not reveal which one matched.
             matched |= hmac.compare_digest(expected, signature)
     if not matched:
         raise WebhookVerificationError("no matching signature: the body, id or timestamp changed")
-    return parse_event(raw_body)
-
-
-def _raw(body: bytes) -> bytes:
-    if isinstance(body, bytes):
-        return body
-    if isinstance(body, bytearray | memoryview):
-        return bytes(body)
-    hint = " (pass the raw request bytes: re-encoding text can change them)"
-    raise WebhookSetupError(
-        f"body must be bytes, not {type(body).__name__}" + (hint if isinstance(body, str) else "")
-    )
-
-
-def _check_id(message_id: str, error: type[PixopsError]) -> None:
-    if not isinstance(message_id, str) or not message_id:
-        raise error(f"webhook-id must be a non-empty string, not {message_id!r}")
-    if not message_id.isascii() or not message_id.isprintable():
-        raise error(f"webhook-id must be printable ASCII, got {_shown(message_id)}")
+    return parse_event(raw)
 
 
 def _fold(headers: Headers) -> dict[str, str]:
@@ -205,13 +154,9 @@ def _fold(headers: Headers) -> dict[str, str]:
     return folded
 
 
-def _shown(raw: str) -> str:
-    return repr(raw) if len(raw) <= _SHOWN else repr(raw[:_SHOWN]) + f"... ({len(raw)} chars)"
-
-
 def _parse_timestamp(raw: str) -> int:
     if not raw.isascii() or not raw.isdigit() or len(raw) > 12:
-        raise WebhookVerificationError(f"webhook-timestamp is not Unix seconds: {_shown(raw)}")
+        raise WebhookVerificationError(f"webhook-timestamp is not Unix seconds: {shown(raw)}")
     return int(raw)
 
 

@@ -18,6 +18,7 @@
                                    # razao.mapping.toml beside it for the next run
     statement = load_statement(client, "2026-01-14", "2026-01-16", tz="America/Sao_Paulo")
     result = reconcile(statement, "data/sample_ledger.csv", start="2026-01-15", end="2026-01-15")
+    summary_table(result)          # a reconciliation per category (balances: checked?)
     findings_table(result)         # a reconciliation's findings, what to check first
 
 The statement charts (`volume_by_day_figure`, `fees_by_day_figure`,
@@ -37,7 +38,7 @@ from pixops.widgets._charts import (
     status_by_day_figure,
     volume_by_day_figure,
 )
-from pixops.widgets._findings_table import findings_table
+from pixops.widgets._findings_table import findings_table, summary_table
 from pixops.widgets._format import (
     brl,
     count_text,
@@ -87,6 +88,7 @@ __all__ = [
     "read_balance_snapshots",
     "received_by_hour_figure",
     "status_by_day_figure",
+    "summary_table",
     "urgency",
     "volume_by_day_figure",
     "zone_text",

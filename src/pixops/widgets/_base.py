@@ -7,12 +7,13 @@ from collections.abc import Callable
 from datetime import UTC, date, datetime
 from typing import Any, Final
 
-from pixops._connect import connection_of
+from pixops._connection import connection_of
 from pixops.errors import PixopsError
 from pixops.widgets._api import Record
 
 __all__ = [
     "Clock",
+    "InvalidTextError",
     "Stopped",
     "check_client",
     "check_service",
@@ -25,6 +26,7 @@ __all__ = [
     "month_days",
     "panel_heading",
     "side_by_side",
+    "valid_text",
     "when_clicked",
     "zone_hint",
 ]
@@ -42,16 +44,66 @@ def check_client(client: Any, *needs: str) -> None:
         )
 
 
+class InvalidTextError(PixopsError, ValueError):
+    """Typed or pasted text that is not valid text (a lone surrogate, half of a
+    character): it cannot be searched for, sent, or even shown back in the notebook."""
+
+
+def valid_text(value: str, what: str) -> str:
+    """`value` unchanged when it is valid text (encodable as UTF-8), else `InvalidTextError`
+    naming the box (`what`) and the position of the broken character.
+
+    A lone surrogate (``"\\ud800"``, from a damaged file or a clipboard) reached the
+    service's URL and every status line that quotes the search, where the kernel fails
+    to send it to the browser (a UnicodeEncodeError traceback instead of an answer).
+    """
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as error:
+        raise InvalidTextError(
+            f"The {what} is not valid text: character {error.start + 1} is a broken one"
+            " (half of a character, as a copy from a damaged file can hold). Delete it and"
+            " type the text again."
+        ) from None
+    return value
+
+
 def clock_for(client: Any, now: Clock | None) -> Clock:
-    """The given clock, else the connection's (the sandbox's virtual time), else UTC now."""
+    """The given clock, else the service's: the sandbox's virtual clock of a `connect()`
+    client, else the time the client reads from the service's answers
+    (`Client.service_time`); this machine's clock only for a client that has neither.
+
+    A panel on `Sandbox.client(...)` lives in the sandbox's January, not in this
+    machine's November: refunds and MED deadlines are judged on the service's time.
+    """
     if now is not None:
         if not callable(now):
             raise TypeError("now must be a callable returning an aware datetime")
         return now
     connection = connection_of(client)
-    if connection is not None:
-        return connection.now
+    if connection is not None and connection.clock is not None:
+        return connection.clock
+    served = getattr(client, "service_time", None)
+    if callable(served):
+        return _served_clock(served)
     return lambda: datetime.now(UTC)
+
+
+def _served_clock(served: Callable[[], datetime]) -> Clock:
+    """The client's reading of the service's time. Unreachable before its first answer,
+    the service has no time to give: this machine's is the guess, and the panel's own
+    request then says what is wrong."""
+
+    def now() -> datetime:
+        try:
+            moment = served()
+        except PixopsError:
+            return datetime.now(UTC)
+        if not isinstance(moment, datetime) or moment.tzinfo is None:
+            raise TypeError(f"service_time() must return an aware datetime, not {moment!r}")
+        return moment
+
+    return now
 
 
 def inbox_for(client: Any, inbox: Any) -> Any:

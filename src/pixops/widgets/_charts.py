@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable
 from datetime import date
 from typing import TYPE_CHECKING, Any, Final
 
-from pixops.money import format_brl_display
+from pixops.money import format_brl_base
 from pixops.widgets._format import count_text, label, plural, zone_text
 
 if TYPE_CHECKING:
@@ -138,11 +138,11 @@ def _money_bar(
     # blue bar read "20/01/2026: R$ 5,00" without saying it was the fees on sent.
     return go.Bar(
         # The total in the legend: a series too small to see still says what it holds.
-        name=f"{name} ({format_brl_display(sum(totals.get(k, 0) for k in keys))})",
+        name=f"{name} ({format_brl_base(sum(totals.get(k, 0) for k in keys))})",
         x=[label(k) for k in keys],
         y=[whole_reais(totals.get(k, 0)) for k in keys],
         marker_color=colour,
-        hovertext=[f"{hover(k)}: {name} {format_brl_display(totals.get(k, 0))}" for k in keys],
+        hovertext=[f"{hover(k)}: {name} {format_brl_base(totals.get(k, 0))}" for k in keys],
         hoverinfo="text",
     )
 
@@ -294,7 +294,7 @@ def payer_banks_figure(statement: pd.DataFrame, top: int = 10) -> go.Figure:
             y=[_wrapped(_shortened(b)) for b in banks],
             orientation="h",
             marker_color=_COLOURS["inbound"],
-            hovertext=[f"{b}: {format_brl_display(totals[b])}" for b in banks],
+            hovertext=[f"{b}: {format_brl_base(totals[b])}" for b in banks],
             hoverinfo="text",
         )
     )
@@ -357,7 +357,7 @@ def findings_figure(result: ReconResult) -> go.Figure:
             orientation="h",
             marker_color=["#c62828" if n else "#9e9e9e" for n in counts],
             hovertext=[
-                f"{name}: {plural(n, 'item')}, difference {format_brl_display(d)}"
+                f"{name}: {plural(n, 'item')}, difference {format_brl_base(d)}"
                 for name, n, d in zip(labels, counts, differences, strict=True)
             ],
             hoverinfo="text",

@@ -62,9 +62,10 @@ _TONES: Final = {
 
 
 def brl(amount_base: Any) -> str:
-    """Base units as reais to the centavo, or an em dash when there is no amount."""
+    """Base units as reais by the one rule (`pixops.money.format_brl_base`: no non-zero
+    digit hidden), or an em dash when there is no amount."""
     value = base_units(amount_base)
-    return "—" if value is None else money.format_brl_display(value)
+    return "—" if value is None else money.format_brl_base(value)
 
 
 def count_text(number: Real | float) -> str:
@@ -174,7 +175,7 @@ def readable(data: Any) -> Any:
 
 def _readable_field(key: str, value: Any) -> Any:
     if isinstance(value, int) and not isinstance(value, bool) and _MONEY_KEY.search(key):
-        return money.format_brl_display(value)
+        return money.format_brl_base(value)
     if isinstance(value, str) and "document" in key.lower():
         return mask_document(value)
     return readable(value)

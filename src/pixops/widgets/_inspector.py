@@ -30,6 +30,7 @@ from pixops.widgets._api import (
 )
 from pixops.widgets._base import (
     Clock,
+    InvalidTextError,
     check_client,
     clock_for,
     events_for,
@@ -37,6 +38,7 @@ from pixops.widgets._base import (
     inbox_for,
     panel_heading,
     side_by_side,
+    valid_text,
     when_clicked,
 )
 from pixops.widgets._format import (
@@ -150,11 +152,17 @@ class TransactionInspector(w.VBox):  # type: ignore[misc]
 
     def inspect(self, identifier: str | None = None) -> None:
         """Find the transactions an identifier names and show the first."""
-        if identifier is not None:
-            if not isinstance(identifier, str):
-                raise TypeError("the identifier must be text")
-            self.identifier.value = identifier
-        typed = self.identifier.value
+        if identifier is not None and not isinstance(identifier, str):
+            raise TypeError("the identifier must be text")
+        typed = self.identifier.value if identifier is None else identifier
+        try:
+            # Checked before it is shown in the box: the notebook cannot send broken text.
+            valid_text(typed, "text to inspect")
+        except InvalidTextError as error:
+            self._clear()
+            self._set_status(str(error), "warn")
+            return
+        self.identifier.value = typed
         try:
             found, note, tone = self._find(typed)
         except PixopsError as error:

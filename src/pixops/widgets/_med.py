@@ -15,9 +15,10 @@ import ipywidgets as w
 
 from pixops.client import ConflictError, ServerError, TransportError
 from pixops.errors import PixopsError
-from pixops.widgets._api import Record, med_cases, parse_time, plain, status_of, time_key
+from pixops.widgets._api import Record, med_cases, plain, status_of, time_key
 from pixops.widgets._base import (
     Clock,
+    InvalidTextError,
     check_client,
     clock_for,
     events_for,
@@ -25,10 +26,10 @@ from pixops.widgets._base import (
     inbox_for,
     panel_heading,
     side_by_side,
+    valid_text,
     when_clicked,
 )
 from pixops.widgets._format import (
-    MED_VERDICTS,
     brl,
     count_text,
     decision_label,
@@ -41,6 +42,14 @@ from pixops.widgets._format import (
     pairs,
     plural,
     problem,
+)
+from pixops.widgets._med_rules import (
+    DECISIONS,
+    case_heading,
+    case_outcome,
+    missed_deadline,
+    urgency,
+    why_closed,
 )
 from pixops.widgets._med_table import cases_table
 
@@ -57,29 +66,7 @@ _REASONS: Final = {
     "OPERATIONAL_FLAW": "operational flaw",
     "REFUND_REQUEST": "the payer asks for the money back",
 }
-_DECISIONS: Final = {result: f"Closed: {words}" for result, words in MED_VERDICTS.items()}
 _HISTORY_COLUMNS: Final = (("at", "When"), ("what", "What happened"))
-
-
-def urgency(case: Record, now: datetime) -> tuple[str, str]:
-    """How pressing a case is: a short text and a tone (error, warn, ok, info)."""
-    status = case.get("status")
-    if status == "ACKNOWLEDGED":
-        # Short, so the cases table keeps fitting the panel ("Acknowledged" says answered).
-        return "awaiting decision", "info"
-    if status != "OPEN":
-        return "closed", "info"
-    deadline = parse_time(case.get("defense_deadline"))
-    if deadline is None:
-        return "no deadline given", "warn"
-    hours = int((deadline - now).total_seconds() // 3600)
-    if deadline <= now:
-        return "deadline passed", "error"
-    if hours < 24:
-        return f"{hours} h left", "error"
-    if hours < 72:
-        return f"{hours} h left", "warn"
-    return f"{plural(hours // 24, 'day')} left", "ok"
 
 
 class MedDefensePanel(w.VBox):  # type: ignore[misc]
@@ -94,6 +81,9 @@ class MedDefensePanel(w.VBox):  # type: ignore[misc]
         self.case: Record | None = None
         #: Defenses typed and not sent, by case: switching cases never carries one over.
         self._drafts: dict[str, str] = {}
+        #: The case the status line and the receipt speak of.
+        self._about: str | None = None
+        self._listing = False
 
         self.show = w.ToggleButtons(
             options=[("Needs attention", "active"), ("All cases", "all")], value="active"
@@ -116,7 +106,7 @@ class MedDefensePanel(w.VBox):  # type: ignore[misc]
 
         when_clicked(self.refresh_button, self._reload, busy=True)
         self.show.observe(lambda _: self._reload(), names="value")
-        self.case_picker.observe(lambda change: self.select(change["new"]), names="value")
+        self.case_picker.observe(self._picked, names="value")
         self.defense.observe(lambda _: self._count(), names="value")
         when_clicked(self.submit_button, self.submit)
         when_clicked(self.outcome_button, self.check_outcome)
@@ -171,16 +161,33 @@ class MedDefensePanel(w.VBox):  # type: ignore[misc]
         # The case shown, else the one picked whose reading failed.
         current = self.case_picker.value if self.case is None else self.case.get("id")
         options = [(_label(c, now), str(c["id"])) for c in cases]
-        self.case_picker.options = options
         ids = [value for _, value in options]
         chosen = current if current in ids else (ids[0] if ids else None)
-        self.case_picker.value = chosen
+        # New options move the picker to their first one on the way: not a case picked.
+        self._listing = True
+        try:
+            self.case_picker.options = options
+            self.case_picker.value = chosen
+        finally:
+            self._listing = False
         self.select(chosen)
+
+    def _picked(self, change: dict[str, Any]) -> None:
+        """A case picked by a person (not the picker's moves while the list is replaced)."""
+        if not self._listing:
+            self.select(change["new"])
 
     # -- one case ----------------------------------------------------------------
 
     def select(self, case_id: str | None) -> None:
-        """Show a case with its payment and history; the defense opens only when allowed."""
+        """Show a case with its payment and history; the defense opens only when allowed.
+
+        The status line and the receipt under it speak of one case: another case picked,
+        they go (a "Defense received" under a case nobody defended is not true of it)."""
+        if case_id != self._about:
+            self._about = case_id
+            self._set_status("")
+            self.output.outputs = ()
         if not case_id:
             self._keep_draft(None)
             self.case = None
@@ -221,13 +228,11 @@ class MedDefensePanel(w.VBox):  # type: ignore[misc]
         self.defense.value = self._drafts.pop(case_id, "") if case_id else ""
 
     def _can_defend(self) -> bool:
-        return self.case is not None and _why_closed(self.case, self._now()) is None
+        return self.case is not None and why_closed(self.case, self._now()) is None
 
     def _render(self, case: Record, payment: Record) -> None:
-        text, tone = urgency(case, self._now())
-        decision = _DECISIONS.get(str(case.get("analysis_result")))
-        if decision is not None:
-            text, tone = decision + ".", "ok"
+        heading = case_heading(case, self._now())
+        decision = DECISIONS.get(str(case.get("analysis_result")))
         summary = pairs(
             [
                 ("Case", str(case.get("id"))),
@@ -248,7 +253,8 @@ class MedDefensePanel(w.VBox):  # type: ignore[misc]
             self._history(case), _HISTORY_COLUMNS, time_columns={"at"}, empty="No history."
         )
         self.details.value = (
-            f"{message(text, tone)}{summary}<h4 style='margin:6px 0 2px'>History</h4>{history}"
+            f"{message(heading.text, heading.tone)}{summary}"
+            f"<h4 style='margin:6px 0 2px'>History</h4>{history}"
         )
 
     def _history(self, case: Record) -> list[Record]:
@@ -262,9 +268,12 @@ class MedDefensePanel(w.VBox):  # type: ignore[misc]
             defense = " ".join(str(case.get("defense") or "").split())
             what = f"Defense submitted: {defense}" if defense else "Defense submitted"
             steps.append({"at": case["defended_at"], "what": what})
+        missed = missed_deadline(case, self._now())
+        if missed is not None:
+            steps.append({"at": missed, "what": "Deadline passed without a defense"})
         if case.get("closed_at"):
             result = case.get("analysis_result") or case.get("status")
-            what = _DECISIONS.get(str(result), f"Closed ({label(result)})")
+            what = DECISIONS.get(str(result), f"Closed ({label(result)})")
             if case.get("analysis_details"):
                 what += f": {case['analysis_details']}"
             steps.append({"at": case["closed_at"], "what": what})
@@ -305,13 +314,18 @@ class MedDefensePanel(w.VBox):  # type: ignore[misc]
         if self.case is None:
             self._set_status("Choose a case first.", "error")
             return
-        closed = _why_closed(self.case, self._now())
+        closed = why_closed(self.case, self._now())
         if closed is not None:
             self._set_status(f"This case no longer takes a defense: {closed}.", "error")
             return
         text = self.defense.value.strip()
         if not text:
             self._set_status("Write the defense first.", "error")
+            return
+        try:
+            valid_text(text, "defense")
+        except InvalidTextError as error:
+            self._set_status(str(error), "error")
             return
         if len(text) < MIN_DEFENSE_CHARS:
             self._set_status(
@@ -360,7 +374,7 @@ class MedDefensePanel(w.VBox):  # type: ignore[misc]
                 # The case moved on since it was read (decided, or its deadline passed):
                 # read it again and say so in words; the text typed stays.
                 self.select(case_id)
-                closed = None if self.case is None else _why_closed(self.case, self._now())
+                closed = None if self.case is None else why_closed(self.case, self._now())
                 why = why if closed is None else f"This case no longer takes one: {closed}."
             self._set_status(f"The service refused the defense. {why}", "error")
             return
@@ -403,50 +417,11 @@ class MedDefensePanel(w.VBox):  # type: ignore[misc]
         self.select(case_id)
         if self.case is None:
             return
-        result = self.case.get("analysis_result")
-        if self.case.get("status") == "CLOSED":
-            verdict = "the payer was refunded" if result == "AGREED" else "the money stays with you"
-            self._set_status(f"Case {case_id} closed: {label(result)}, {verdict}.", "ok")
-        elif self._can_defend():
-            deadline = local_time(self.case.get("defense_deadline"))
-            self._set_status(
-                f"Case {case_id} is open: no decision yet, and it still takes your defense "
-                f"until {deadline}. Submit it before then.",
-                "warn",
-            )
-        elif self.case.get("status") == "ACKNOWLEDGED":
-            self._set_status(
-                f"Case {case_id} has your defense: no decision yet from the central bank. "
-                "Press Check outcome again later.",
-                "info",
-            )
-        else:
-            self._set_status(
-                f"Case {case_id} is {label(self.case.get('status'))}: no decision yet. "
-                "Press Check outcome again later.",
-                "info",
-            )
+        said = case_outcome(self.case, self._now())
+        self._set_status(said.text, said.tone)
 
     def _set_status(self, text: str, tone: str = "info") -> None:
         self.status.value = message(text, tone) if text else ""
-
-
-def _why_closed(case: Record, now: datetime) -> str | None:
-    """Why a case takes no defense, in words; None while it does (OPEN, before its deadline)."""
-    status = case.get("status")
-    if case.get("defended_at"):
-        return f"a defense was already submitted on {local_time(case.get('defended_at'))}"
-    if status == "CLOSED" or case.get("analysis_result"):
-        decision = _DECISIONS.get(str(case.get("analysis_result")), "it is closed")
-        return decision[:1].lower() + decision[1:]
-    deadline = parse_time(case.get("defense_deadline"))
-    if deadline is not None and now >= deadline:
-        return f"its deadline passed on {local_time(deadline)}"
-    if status != "OPEN":
-        return f"it is {label(status).lower()}"
-    if deadline is None:
-        return "the service gave it no deadline"
-    return None
 
 
 def _state(case: Record) -> str:
@@ -457,13 +432,14 @@ def _state(case: Record) -> str:
 
 def _standing(case: Record, now: datetime) -> str:
     """The cases table's status: an open case's time left, "Awaiting decision" once
-    defended, a decided case's decision (short: the table fits beside the file browser)."""
+    defended ("No defense sent" once its deadline passed without one), a decided case's
+    decision (short: the table fits beside the file browser)."""
     status = case.get("status")
     if status == "OPEN" and not case.get("analysis_result"):
         left, _ = urgency(case, now)
         return "Open, past deadline" if left == "deadline passed" else f"Open: {left}"
     if status == "ACKNOWLEDGED":
-        return "Awaiting decision"
+        return "Awaiting decision" if case.get("defended_at") else "No defense sent"
     return _state(case)
 
 

@@ -18,6 +18,7 @@ from datetime import UTC, date, datetime, time, timedelta
 from typing import Any, Final
 
 from pixops import money
+from pixops.documents import is_valid_cnpj, is_valid_cpf
 from pixops.widgets._api import (
     MAX_MATCHES,
     Record,
@@ -106,6 +107,8 @@ def find_payments(
     if digits.isdigit() and document is None and "," not in text and len(digits) >= _DOCUMENT_LIKE:
         # Too long for an amount typed without centavos: a CPF/CNPJ with a digit missed.
         raise ValueError(_WRONG_DIGITS.format(typed=f"“{text}”", n=len(digits)))
+    if document is not None:
+        _check_document(document, text)
     masked = _MASKED_CPF.fullmatch(text)
     if masked is not None:  # read off a receipt: any CPF with those middle digits
         document = masked[1] + masked[2]
@@ -134,6 +137,21 @@ def find_payments(
                 inside.append(row)
     found = by_word or inside
     return PaymentMatches(found[:MAX_MATCHES], len(found), not by_word and bool(inside))
+
+
+def _check_document(digits: str, typed: str) -> None:
+    """Refuse a CPF (11 digits) or CNPJ (14) whose check digits are wrong, as the service
+    would: no payment can carry it, and "Nothing found" would send support looking for
+    a payment instead of at the number."""
+    kind, valid = ("CPF", is_valid_cpf) if len(digits) == 11 else ("CNPJ", is_valid_cnpj)
+    if valid(digits):
+        return
+    if len(set(digits)) == 1:
+        raise ValueError(f"“{typed}” is not a valid {kind}: no {kind} has all its digits equal.")
+    raise ValueError(
+        f"“{typed}” is not a valid {kind}: its check digits (the last two) do not match the"
+        " others, so a digit was misheard or mistyped. Read the number back to the customer."
+    )
 
 
 def _rows_of_local_days(client: Any, first: date, last: date, now: datetime) -> list[Record]:

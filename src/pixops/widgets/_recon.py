@@ -18,12 +18,14 @@ import ipywidgets as w
 from pixops.errors import PixopsError
 from pixops.widgets._base import (
     Clock,
+    InvalidTextError,
     Stopped,
     check_client,
     clock_for,
     date_echo,
     fitted,
     side_by_side,
+    valid_text,
     when_clicked,
     zone_hint,
 )
@@ -34,6 +36,7 @@ from pixops.widgets._charts import (
     status_by_day_figure,
     volume_by_day_figure,
 )
+from pixops.widgets._findings_table import summary_table
 from pixops.widgets._format import (
     BUSINESS_TZ,
     brl,
@@ -48,7 +51,6 @@ from pixops.widgets._format import (
 from pixops.widgets._recon_rows import (
     DIRECTION_WORDS,
     OTHER_COLUMNS,
-    SUMMARY_COLUMNS,
     TABLE_COLUMNS,
     finding_row,
 )
@@ -197,6 +199,11 @@ class ReconDashboard(w.VBox):  # type: ignore[misc]
             return
         if not tz:
             self._refuse("Type the time zone the days are counted in, like America/Sao_Paulo.")
+            return
+        try:
+            valid_text(tz, "time zone")
+        except InvalidTextError as error:
+            self._refuse(str(error))
             return
         try:
             parse_tz(tz)
@@ -378,20 +385,9 @@ class ReconDashboard(w.VBox):  # type: ignore[misc]
                 " nothing to check.",
                 "ok",
             )
-        rows = [
-            {
-                **{str(k): v for k, v in row.items()},
-                "label": CATEGORY_LABELS.get(str(row["category"]), str(row["category"])),
-            }
-            for row in result.summary.to_dict(orient="records")
-        ]
-        self.summary.value = html_table(
-            rows,
-            SUMMARY_COLUMNS,
-            money_columns={"ledger_amount_base", "statement_amount_base", "difference_base"},
-            number_columns={"items"},
-            prose_width="9em",  # the categories wrap: the amounts fit a 1024 px window
-        )
+        # The categories' names wrap and the ledger's sum sits above the statement's, so
+        # the statement and difference stay in sight at 800 px beside Lab's file browser.
+        self.summary.value = summary_table(result).markup
         self.charts.outputs = ()
         # Charts of a day with nothing on it would be four empty frames.
         figures = (
@@ -484,6 +480,10 @@ class ReconDashboard(w.VBox):  # type: ignore[misc]
         typed = " ".join(self.filter.value.split())
         if not typed or self.result is None or self.category.value is None:
             return "No rows."
+        try:
+            valid_text(typed, "filter")
+        except InvalidTextError as error:
+            return f"No rows. {error}"
         total = len(self.result.category(self.category.value))
         if not total:
             return "No rows."

@@ -28,6 +28,7 @@ from pixops.widgets._api import (
 )
 from pixops.widgets._base import (
     Clock,
+    InvalidTextError,
     check_client,
     clock_for,
     date_echo,
@@ -36,6 +37,7 @@ from pixops.widgets._base import (
     inbox_for,
     panel_heading,
     side_by_side,
+    valid_text,
     when_clicked,
 )
 from pixops.widgets._format import (
@@ -164,6 +166,7 @@ class RefundPanel(w.VBox):  # type: ignore[misc]
         self._pending_centavos, self.confirm_button.disabled = None, True  # its question goes
         self._set_status("")
         try:
+            valid_text(self.search.value, "search")
             named = lookup(self.client, self.search.value, self._now())
             found = [r for r in named if is_received(r)]
             if named and not found:
@@ -308,6 +311,12 @@ class RefundPanel(w.VBox):  # type: ignore[misc]
             return
         if self.remaining_base == 0:
             self._set_status("This payment has been refunded in full already.", "error")
+            return
+        try:
+            valid_text(self.description.value, "note")
+            valid_text(self.amount.value, "amount")
+        except InvalidTextError as error:
+            self._set_status(str(error), "error")
             return
         try:
             centavos = amount_centavos(self.amount.value, self.remaining_base)

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from pixops.engine.admin._fields import parse_body
 from pixops.engine.admin._routes import PREFIX, HelperRoute, resolve
+from pixops.engine.admin._world import SandboxWorld
 from pixops.engine.http import (
     ApiError,
     JSONObject,
@@ -31,7 +32,6 @@ from pixops.engine.http import (
 
 if TYPE_CHECKING:
     from pixops.engine.core import Engine
-    from pixops.sandbox import Sandbox
 
 log = logging.getLogger("pixops.engine.admin")
 
@@ -53,7 +53,7 @@ class TestHelpers:
 
     __test__ = False  # a name pytest would otherwise try to collect
 
-    def __init__(self, sandbox: Sandbox, token: str | None) -> None:
+    def __init__(self, sandbox: SandboxWorld, token: str | None) -> None:
         """`token` None means the server is not a sandbox: every helper is refused."""
         if token is not None and (not isinstance(token, str) or len(token) < 32):
             raise ValueError("the admin token must be a string of at least 32 characters")

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from pixops.engine.admin import _fields as fields
 from pixops.engine.admin._keys import list_keys
+from pixops.engine.admin._world import SandboxWorld
 from pixops.engine.clock import ManualClock, to_wire
 from pixops.engine.http import JSONObject, Reply, bad_request, business_error, not_found
 from pixops.engine.permissions import PERMISSIONS
@@ -26,9 +27,8 @@ from pixops.limits import (
 
 if TYPE_CHECKING:
     from pixops.engine.med import MedCase
-    from pixops.sandbox import Sandbox
 
-Helper = Callable[["Sandbox", dict[str, str], JSONObject], Reply]
+Helper = Callable[[SandboxWorld, dict[str, str], JSONObject], Reply]
 
 MAX_ADVANCE_SECONDS: Final = 366 * 86_400
 """One call moves the manual clock at most a year: every timer due on the way runs."""
@@ -50,7 +50,7 @@ _LOOKUPS: Final = {
 }
 
 
-def _require(sandbox: Sandbox, kind: str, ident: str) -> None:
+def _require(sandbox: SandboxWorld, kind: str, ident: str) -> None:
     with sandbox.engine.store.lock:
         found = sandbox.engine.store.conn.execute(_LOOKUPS[kind], (ident,)).fetchone()
     if found is None:
@@ -61,7 +61,7 @@ def _data(status: int, data: JSONObject | list[JSONObject]) -> Reply:
     return Reply(status, {"worked": True, "data": data})
 
 
-def _movement(sandbox: Sandbox, transaction_id: str) -> Reply:
+def _movement(sandbox: SandboxWorld, transaction_id: str) -> Reply:
     status = sandbox.transaction_status(transaction_id)
     return _data(201, {"transaction_id": transaction_id, "status": status})
 
@@ -73,7 +73,7 @@ def _case(case: MedCase) -> JSONObject:
 # -- merchants and keys (the portal) -------------------------------------------------
 
 
-def create_merchant(sandbox: Sandbox, params: dict[str, str], body: JSONObject) -> Reply:
+def create_merchant(sandbox: SandboxWorld, params: dict[str, str], body: JSONObject) -> Reply:
     name = fields.text(body, "name", max_chars=MERCHANT_NAME_MAX_CHARS, required=True)
     assert name is not None
     balance_centavos = fields.integer(
@@ -98,14 +98,14 @@ def create_merchant(sandbox: Sandbox, params: dict[str, str], body: JSONObject) 
     )
 
 
-def list_merchant_keys(sandbox: Sandbox, params: dict[str, str], body: JSONObject) -> Reply:
+def list_merchant_keys(sandbox: SandboxWorld, params: dict[str, str], body: JSONObject) -> Reply:
     _require(sandbox, "merchant", params["merchant_id"])
     with sandbox.engine.store.lock:
         keys = list_keys(sandbox.engine.store.conn, params["merchant_id"])
     return _data(200, [key.resource() for key in keys])
 
 
-def issue_key(sandbox: Sandbox, params: dict[str, str], body: JSONObject) -> Reply:
+def issue_key(sandbox: SandboxWorld, params: dict[str, str], body: JSONObject) -> Reply:
     merchant_id = params["merchant_id"]
     _require(sandbox, "merchant", merchant_id)
     permissions = fields.texts(body, "permissions", max_items=len(PERMISSIONS), max_chars=32)
@@ -142,7 +142,7 @@ def issue_key(sandbox: Sandbox, params: dict[str, str], body: JSONObject) -> Rep
     )
 
 
-def revoke_key(sandbox: Sandbox, params: dict[str, str], body: JSONObject) -> Reply:
+def revoke_key(sandbox: SandboxWorld, params: dict[str, str], body: JSONObject) -> Reply:
     client_id = params["client_id"]
     _require(sandbox, "API key", client_id)
     sandbox.revoke_api_key(client_id)
@@ -162,21 +162,21 @@ def _payer(body: JSONObject) -> dict[str, Any]:
     }
 
 
-def pay_charge(sandbox: Sandbox, params: dict[str, str], body: JSONObject) -> Reply:
+def pay_charge(sandbox: SandboxWorld, params: dict[str, str], body: JSONObject) -> Reply:
     qr_transaction_id = params["transaction_id"]
     _require(sandbox, "charge", qr_transaction_id)
     credit_id = sandbox.pay_charge(qr_transaction_id, **_payer(body))
     return _movement(sandbox, credit_id)
 
 
-def cancel_charge(sandbox: Sandbox, params: dict[str, str], body: JSONObject) -> Reply:
+def cancel_charge(sandbox: SandboxWorld, params: dict[str, str], body: JSONObject) -> Reply:
     qr_transaction_id = params["transaction_id"]
     _require(sandbox, "charge", qr_transaction_id)
     sandbox.cancel_charge(qr_transaction_id)
     return _data(200, {"transaction_id": qr_transaction_id, "status": "cancelled"})
 
 
-def receive_pix(sandbox: Sandbox, params: dict[str, str], body: JSONObject) -> Reply:
+def receive_pix(sandbox: SandboxWorld, params: dict[str, str], body: JSONObject) -> Reply:
     merchant_id = params["merchant_id"]
     _require(sandbox, "merchant", merchant_id)
     amount_centavos = fields.amount_centavos(body, required=True)
@@ -192,7 +192,7 @@ def receive_pix(sandbox: Sandbox, params: dict[str, str], body: JSONObject) -> R
     return _movement(sandbox, transaction_id)
 
 
-def receive_return(sandbox: Sandbox, params: dict[str, str], body: JSONObject) -> Reply:
+def receive_return(sandbox: SandboxWorld, params: dict[str, str], body: JSONObject) -> Reply:
     transaction_id = params["transaction_id"]
     _require(sandbox, "transaction", transaction_id)
     reason_code = fields.text(body, "reason_code", max_chars=REASON_CODE_MAX_CHARS)
@@ -207,14 +207,14 @@ def receive_return(sandbox: Sandbox, params: dict[str, str], body: JSONObject) -
 # -- dual control (the second approver) ------------------------------------------------
 
 
-def approve_payout(sandbox: Sandbox, params: dict[str, str], body: JSONObject) -> Reply:
+def approve_payout(sandbox: SandboxWorld, params: dict[str, str], body: JSONObject) -> Reply:
     transaction_id = params["transaction_id"]
     _require(sandbox, "transaction", transaction_id)
     status = sandbox.approve_payout(transaction_id)
     return _data(200, {"transaction_id": transaction_id, "status": status})
 
 
-def deny_payout(sandbox: Sandbox, params: dict[str, str], body: JSONObject) -> Reply:
+def deny_payout(sandbox: SandboxWorld, params: dict[str, str], body: JSONObject) -> Reply:
     transaction_id = params["transaction_id"]
     _require(sandbox, "transaction", transaction_id)
     status = sandbox.deny_payout(transaction_id)
@@ -224,7 +224,7 @@ def deny_payout(sandbox: Sandbox, params: dict[str, str], body: JSONObject) -> R
 # -- MED (the central bank) ----------------------------------------------------------
 
 
-def open_med_case(sandbox: Sandbox, params: dict[str, str], body: JSONObject) -> Reply:
+def open_med_case(sandbox: SandboxWorld, params: dict[str, str], body: JSONObject) -> Reply:
     transaction_id = fields.text(body, "transaction_id", max_chars=64, required=True)
     assert transaction_id is not None
     _require(sandbox, "transaction", transaction_id)
@@ -237,7 +237,7 @@ def open_med_case(sandbox: Sandbox, params: dict[str, str], body: JSONObject) ->
     return _data(201, _case(case))
 
 
-def resolve_med_case(sandbox: Sandbox, params: dict[str, str], body: JSONObject) -> Reply:
+def resolve_med_case(sandbox: SandboxWorld, params: dict[str, str], body: JSONObject) -> Reply:
     case_id = params["case_id"]
     _require(sandbox, "MED case", case_id)
     case = sandbox.resolve_med_case(
@@ -251,7 +251,7 @@ def resolve_med_case(sandbox: Sandbox, params: dict[str, str], body: JSONObject)
 # -- the clock -------------------------------------------------------------------------
 
 
-def _clock(sandbox: Sandbox, timers_run: int | None = None) -> JSONObject:
+def _clock(sandbox: SandboxWorld, timers_run: int | None = None) -> JSONObject:
     shown: JSONObject = {
         "now": to_wire(sandbox.now()),
         "manual": isinstance(sandbox.engine.clock, ManualClock),
@@ -261,11 +261,11 @@ def _clock(sandbox: Sandbox, timers_run: int | None = None) -> JSONObject:
     return shown
 
 
-def read_clock(sandbox: Sandbox, params: dict[str, str], body: JSONObject) -> Reply:
+def read_clock(sandbox: SandboxWorld, params: dict[str, str], body: JSONObject) -> Reply:
     return _data(200, _clock(sandbox))
 
 
-def advance_clock(sandbox: Sandbox, params: dict[str, str], body: JSONObject) -> Reply:
+def advance_clock(sandbox: SandboxWorld, params: dict[str, str], body: JSONObject) -> Reply:
     seconds = fields.integer(body, "seconds", minimum=0, maximum=MAX_ADVANCE_SECONDS, required=True)
     assert seconds is not None
     if not isinstance(sandbox.engine.clock, ManualClock):

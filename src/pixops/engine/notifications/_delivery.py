@@ -26,13 +26,13 @@ from urllib.parse import urlsplit
 
 import httpx
 
+from pixops._standard_webhooks import sign
 from pixops.engine import scheduler
 from pixops.engine.clock import from_db, to_db
 from pixops.engine.events import from_row
 from pixops.engine.http import encode_json
 from pixops.engine.notifications._fanout import DELIVER_TIMER, cancel_outstanding, release_next
 from pixops.engine.notifications._receivers import INPROC_SCHEME, find_receiver
-from pixops.webhooks import sign
 
 if TYPE_CHECKING:
     from pixops.engine.core import Engine

@@ -10,13 +10,13 @@ from typing import TYPE_CHECKING, Any, Final
 from urllib.parse import urlsplit
 
 from pixops import limits
+from pixops._standard_webhooks import generate_secret
 from pixops.engine.clock import from_db, to_db, to_wire
 from pixops.engine.errors import SubscriptionError, SubscriptionLimitError
 from pixops.engine.notifications._fanout import ALL_EVENTS, cancel_outstanding
 from pixops.engine.notifications._receivers import INPROC_SCHEME, find_receiver
 from pixops.ids import new_prefixed_id
 from pixops.schema import EVENT_TYPES
-from pixops.webhooks import generate_secret
 
 if TYPE_CHECKING:
     from pixops.engine.core import Engine

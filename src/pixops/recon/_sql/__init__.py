@@ -8,13 +8,18 @@ table or view named by the step (DuckDB: ``CREATE OR REPLACE TEMP TABLE name AS 
 Spark: ``spark.sql(sql).createOrReplaceTempView(name)``), and reads `OUTPUTS`, adding
 their `LOOKUPS`. The text keeps to what DuckDB 2.0 and Spark 4 run the same way: no
 QUALIFY, no integer division, dates only compared or moved by ``± 1``, no double-quoted
-identifiers, ``NULLS LAST``/``FIRST`` always written, money sums cast back to BIGINT.
+identifiers, ``NULLS LAST``/``FIRST`` always written, money sums cast back to BIGINT,
+no ``hash()`` (64-bit in DuckDB, 32-bit in Spark), every nullable ``CONCAT`` argument in
+``COALESCE`` (DuckDB skips a NULL, Spark returns NULL). `pixops.recon.spark` runs the same
+text on Spark; tests/recon/test_spark_parity.py proves the outputs equal row for row.
 
 Inputs (``sn`` and ``ln`` are the rows' positions 1, 2, ..., added by the host: they break
 ties deterministically, and once identifiers are matched every join is on them):
 - ``statement_in``: ``sn``, ``business_date`` (the day of ``created_at`` in the zone, a
   DATE: the host converts the column once, vectorised, as `pixops.frames.local_dates`;
-  Spark: ``to_date(from_utc_timestamp(created_at, zone))``), then the statement schema
+  Spark: ``CAST(created_at AS DATE)`` with ``spark.sql.session.timeZone`` set to the zone,
+  which is exact; ``to_date(from_utc_timestamp(created_at, zone))`` under that setting
+  shifts twice and misdates about one row in eight), then the statement schema
   (`pixops.frames.STATEMENT_SCHEMA`).
 - ``ledger_in``: ``ln`` plus `pixops.recon.LEDGER_SCHEMA`.
 - ``webhooks_in``: event_type, transaction_id, original_transaction_id, created_at.

@@ -140,8 +140,8 @@ FROM pair_issues p WHERE p.in_scope AND p.unit_error
 UNION ALL
 SELECT 'amount_mismatch', {_PAIR_COLUMNS},
        CASE WHEN p.direction_differs
-            THEN CONCAT('direction ', p.ledger_direction, ' in the ledger, ',
-                        p.statement_direction, ' in the statement')
+            THEN CONCAT('direction ', COALESCE(p.ledger_direction, ''), ' in the ledger, ',
+                        COALESCE(p.statement_direction, ''), ' in the statement')
             ELSE 'amounts differ' END
 FROM pair_issues p
 WHERE p.in_scope AND ((p.amount_differs AND NOT p.unit_error) OR p.direction_differs)
@@ -167,7 +167,8 @@ FROM pair_issues p
 WHERE p.in_scope AND (p.amount_rounded OR p.fee_rounded)
 UNION ALL
 SELECT 'status_mismatch', {_PAIR_COLUMNS},
-       CONCAT('ledger expects ', p.ledger_status, ', statement shows ', p.statement_status)
+       CONCAT('ledger expects ', COALESCE(p.ledger_status, ''), ', statement shows ',
+              COALESCE(p.statement_status, ''))
 FROM pair_issues p WHERE p.in_scope AND p.ledger_status <> p.statement_status
 UNION ALL
 SELECT 'timing_difference', {_PAIR_COLUMNS},
@@ -217,11 +218,12 @@ FROM unpaired s WHERE NOT s.referenced AND s.original_transaction_id IS NULL
 UNION ALL
 SELECT 'unbooked_refund', {_stmt_columns("s")},
        CONCAT(CASE WHEN s.direction = 'outbound' THEN 'refund of ' ELSE 'return of ' END,
-              s.original_transaction_id, ' not booked in the ledger')
+              COALESCE(s.original_transaction_id, ''), ' not booked in the ledger')
 FROM unpaired s WHERE NOT s.referenced AND s.original_transaction_id IS NOT NULL
 UNION ALL
 SELECT 'status_mismatch', {_stmt_columns("s", "s.webhook_status")},
-       CONCAT('webhook says ', s.webhook_status, ', statement shows ', s.payment_status)
+       CONCAT('webhook says ', COALESCE(s.webhook_status, ''), ', statement shows ',
+              COALESCE(s.payment_status, ''))
 FROM hook_hits s
 WHERE s.in_scope AND s.payment_status IN ('settled', 'rejected', 'failed')
   AND s.webhook_status <> s.payment_status

@@ -30,8 +30,7 @@ SELECT sn FROM (
                                     ORDER BY s.completed_at DESC NULLS LAST,
                                              s.sn DESC NULLS LAST) AS copy_rank
     FROM statement_in s
-    WHERE hash(s.id) IN (SELECT hash(id) FROM statement_in GROUP BY hash(id)
-                         HAVING COUNT(*) > 1)
+    WHERE s.id IN (SELECT id FROM statement_in GROUP BY id HAVING COUNT(*) > 1)
 ) x
 WHERE x.copy_rank > 1
 """

@@ -1,10 +1,12 @@
-"""Paths given on the `pixops` command line, checked before a command runs.
+"""Paths a user names (on the `pixops` command line, to `LocalStore`), checked before
+anything is read or written.
 
 Each check returns what is wrong, to be printed after the flag and the path
 (``f"--out {path}: {problem}"``), or None. A run that fetches a month from the
 service and only then fails to write, or writes half its results, is what they prevent:
-the commands call them before reading anything. Standard library only, so that
-registering a command stays cheap.
+the commands call them before reading anything. A primitive (the standard library
+only): the data layers and the commands both use it, and registering a command stays
+cheap.
 """
 
 from __future__ import annotations

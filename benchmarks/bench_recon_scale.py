@@ -1,0 +1,175 @@
+"""How the reconciliation's cost grows: DuckDB at 1M, 4M and 10M x the same, under a
+memory limit small enough that 10M spills to disk, and local Spark at 1M beside DuckDB
+at 1M, in the same run.
+
+    nice .venv/bin/python benchmarks/bench_recon_scale.py             # ~10 minutes
+    nice .venv/bin/python benchmarks/bench_recon_scale.py --sizes 1000000 --no-spark
+
+Each size runs in a process of its own (its peak RSS is its own): the synthetic data of
+bench_recon.py (every category planted, balance snapshots) is built, then `reconcile`
+runs on a DuckDB connection with ``memory_limit`` (default 1 GB) and a temp directory,
+whose spilled bytes are printed beside the wall and CPU time, seconds per million rows,
+the RSS with the inputs built (the interpreter and its Arrow inputs) and the peak RSS.
+The peak must stay under the inputs' RSS plus the limit (plus DuckDB's own buffers
+outside it, printed as the margin). Spark at 1M: a local[2] session with a 2 GB driver,
+its start, then `pixops.recon.spark.reconcile` warm (after one run) and its counts,
+checked equal to DuckDB's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _rss_mib() -> float:
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def _peak_mib() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def _spilled_mib(folder: str, stop: threading.Event, found: list[float]) -> None:
+    """The most bytes DuckDB's temp directory held while the run went on."""
+    while not stop.is_set():
+        total = 0
+        for path in Path(folder).rglob("*"):
+            try:
+                total += path.stat().st_size
+            except OSError:
+                continue
+        found.append(total / 2**20)
+        stop.wait(0.05)
+
+
+def one_duckdb(rows: int, limit: str) -> dict[str, object]:
+    import duckdb
+
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from bench_recon import DAY, build
+
+    from pixops.recon import reconcile
+
+    statement, ledger, balances = build(rows)
+    inputs_mib = _rss_mib()
+    with tempfile.TemporaryDirectory(prefix="pixops-spill-") as spill:
+        con = duckdb.connect(
+            config={
+                "memory_limit": limit,
+                "temp_directory": spill,
+                "preserve_insertion_order": False,
+            }
+        )
+        found: list[float] = []
+        stop = threading.Event()
+        watcher = threading.Thread(target=_spilled_mib, args=(spill, stop, found))
+        watcher.start()
+        wall, cpu = time.perf_counter(), time.process_time()
+        result = reconcile(statement, ledger, balances=balances, start=DAY, end=DAY, connection=con)
+        wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+        stop.set()
+        watcher.join()
+        con.close()
+    return {
+        "rows": rows,
+        "wall_s": wall,
+        "cpu_s": cpu,
+        "inputs_rss_mib": inputs_mib,
+        "peak_rss_mib": _peak_mib(),
+        "spilled_mib": max(found, default=0.0),
+        "counts": result.counts,
+        "load": os.getloadavg()[0],
+    }
+
+
+def one_spark(rows: int) -> dict[str, object]:
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from bench_recon import DAY, build
+
+    from pixops.recon.spark import reconcile, spark_session
+
+    statement, ledger, balances = build(rows)
+    started = time.perf_counter()
+    spark = spark_session("local[2]", shuffle_partitions=4)
+    start_s = time.perf_counter() - started
+    times = []
+    for _ in range(2):  # the first run warms the JVM's compiled code
+        wall = time.perf_counter()
+        result = reconcile(spark, statement, ledger, balances=balances, start=DAY, end=DAY)
+        counts = result.counts
+        times.append(time.perf_counter() - wall)
+    spark.stop()
+    return {
+        "rows": rows,
+        "session_start_s": start_s,
+        "first_s": times[0],
+        "warm_s": times[1],
+        "counts": counts,
+        "load": os.getloadavg()[0],
+    }
+
+
+def _child(kind: str, rows: int, limit: str) -> dict[str, object]:
+    command = [sys.executable, __file__, "--child", kind, "--rows", str(rows), "--limit", limit]
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise SystemExit(f"{kind} at {rows:,} rows failed:\n{done.stderr[-2000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--sizes", default="1000000,4000000,10000000")
+    parser.add_argument("--limit", default="1GB", help="DuckDB memory_limit")
+    parser.add_argument("--no-spark", action="store_true")
+    parser.add_argument("--child", choices=("duckdb", "spark"), help=argparse.SUPPRESS)
+    parser.add_argument("--rows", type=int, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        found = (
+            one_duckdb(args.rows, args.limit) if args.child == "duckdb" else one_spark(args.rows)
+        )
+        print(json.dumps(found))
+        return
+    print(f"load average {os.getloadavg()[0]:.2f}; DuckDB memory_limit {args.limit}")
+    duck_counts = {}
+    for rows in (int(size) for size in args.sizes.split(",")):
+        found = _child("duckdb", rows, args.limit)
+        duck_counts[rows] = found["counts"]
+        per_million = float(found["wall_s"]) / (rows / 1e6)  # type: ignore[arg-type]
+        margin = float(found["peak_rss_mib"]) - float(found["inputs_rss_mib"])  # type: ignore[arg-type]
+        print(
+            f"DuckDB {rows:>11,} x same: {found['wall_s']:7.2f} s wall {found['cpu_s']:7.2f} s CPU"
+            f"  {per_million:5.2f} s/M rows  spilled {found['spilled_mib']:7.0f} MiB"
+            f"  RSS inputs {found['inputs_rss_mib']:6.0f} MiB, peak {found['peak_rss_mib']:6.0f}"
+            f" MiB (+{margin:.0f} over the inputs; limit {args.limit})  load {found['load']:.2f}"
+        )
+    if not args.no_spark:
+        rows = int(args.sizes.split(",")[0])
+        found = _child("spark", rows, args.limit)
+        same = found["counts"] == duck_counts.get(rows)
+        print(
+            f"Spark  {rows:>11,} x same: {found['warm_s']:7.2f} s wall warm"
+            f" (first {found['first_s']:.2f} s, session start {found['session_start_s']:.2f} s),"
+            f" counts equal to DuckDB's: {same}  load {found['load']:.2f}"
+        )
+    print(f"load average {os.getloadavg()[0]:.2f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,230 @@
+"""Run the reconciliation SQL on Spark: the host beside `pixops.recon._run` (DuckDB).
+
+The rules are in `pixops.recon._sql` only. This module registers the inputs as temp
+views, sets the session time zone and ANSI mode (an overflow raises instead of wrapping),
+runs `STEPS` in order (a materialised step through ``localCheckpoint``: plain views were
+re-planned into minutes at 6k rows), reads each of `OUTPUTS` with its `LOOKUPS` joined on
+the row numbers, materialises it, and drops every view it made and restores the settings.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import date, datetime, tzinfo
+from pathlib import Path
+from typing import Final, TypeAlias
+
+import pandas as pd
+import pyarrow as pa
+from pyspark.errors import ArithmeticException
+from pyspark.sql import DataFrame, SparkSession
+
+from pixops.frames import STATEMENT_SCHEMA
+from pixops.money import MoneyError
+from pixops.recon._inputs import LEDGER_SCHEMA, LedgerMapping, days_or_none
+from pixops.recon._run import (
+    _loaded_window,
+    _snapshots_inside,
+    _warn_if_not_loaded,
+    _zone_name,
+    prepare_inputs,
+)
+from pixops.recon._sql import LOOKUPS, OUTPUTS, STEPS
+from pixops.recon._sql._findings import COPY_DETAIL
+from pixops.recon.spark._inputs import (
+    SparkInput,
+    ledger_frame,
+    on_cluster,
+    statement_frame,
+    to_spark,
+)
+from pixops.recon.spark._result import SparkReconResult
+
+__all__ = ["SESSION_SETTINGS", "reconcile"]
+
+#: Settings the run needs, set for its duration and then put back as they were.
+SESSION_SETTINGS: Final = ("spark.sql.session.timeZone", "spark.sql.ansi.enabled")
+
+Statement: TypeAlias = pd.DataFrame | pa.Table | SparkInput
+Ledger: TypeAlias = str | Path | pd.DataFrame | pa.Table | DataFrame
+
+
+def reconcile(
+    spark: SparkSession,
+    statement: Statement,
+    ledger: Ledger,
+    *,
+    balances: str | Path | pd.DataFrame | pa.Table | list[tuple[datetime, int]] | None = None,
+    webhooks: pd.DataFrame | pa.Table | None = None,
+    start: date | str | None = None,
+    end: date | str | None = None,
+    tz: str | tzinfo = "America/Sao_Paulo",
+    mapping: LedgerMapping | None = None,
+) -> SparkReconResult:
+    """Reconcile on Spark with exactly the rules `pixops.recon.reconcile` runs on DuckDB.
+
+    ``statement``: a Spark DataFrame, a Parquet file or folder (hive partitions such as
+    `LocalStore.write_parquet`'s are fine; any URI Spark reads), or a frame/table as
+    `pixops.recon.reconcile` takes. ``ledger``: the same, or a CSV path (read on the
+    driver by `read_ledger`). The other arguments are `pixops.recon.reconcile`'s.
+    The result's frames are Spark DataFrames, computed and kept on the cluster; `counts`
+    and `to_result` bring back what is asked. One run at a time per session: the steps
+    are temp views named as in `STEPS` (a temp view of yours by such a name is refused).
+    """
+    _check_session(spark)
+    zone = _zone_name(tz)
+    first = days_or_none(start, "start")
+    last = days_or_none(end, "end")
+    loaded = _loaded_window(statement)
+    if loaded is not None:
+        _warn_if_not_loaded(loaded, first, last, zone)
+    statement_here = not on_cluster(statement)
+    ledger_here = not on_cluster(ledger)
+    prepared = prepare_inputs(
+        statement if statement_here else STATEMENT_SCHEMA.empty_table(),
+        ledger if ledger_here else LEDGER_SCHEMA.empty_table(),
+        webhooks=webhooks,
+        balances=balances,
+        scope=(first, last),
+        tz=zone,
+        mapping=mapping if ledger_here else None,
+    )
+    if loaded is not None:
+        prepared["balances_in"] = _snapshots_inside(prepared["balances_in"], loaded)
+    names = [*prepared, *(name for name, _, _ in STEPS)]
+    _refuse_taken_names(spark, names)
+    with _settings(spark, zone), _views(spark) as made:
+        try:
+            for name, table in prepared.items():
+                if name == "statement_in" and not statement_here:
+                    frame = statement_frame(spark, statement)  # type: ignore[arg-type]
+                elif name == "ledger_in" and not ledger_here:
+                    frame = ledger_frame(spark, ledger, mapping)  # type: ignore[arg-type]
+                else:
+                    frame = to_spark(spark, table)
+                    if name in ("statement_in", "ledger_in"):  # read by many steps
+                        frame = frame.localCheckpoint(eager=True)
+                made.append(name)
+                frame.createOrReplaceTempView(name)
+            for name, sql, materialise in STEPS:
+                step = spark.sql(sql)
+                if materialise:
+                    step = step.localCheckpoint(eager=True)
+                made.append(name)
+                step.createOrReplaceTempView(name)
+            outputs = {
+                name: spark.sql(output_sql(name)).localCheckpoint(eager=True) for name in OUTPUTS
+            }
+        except ArithmeticException as error:
+            raise MoneyError(
+                f"a sum or difference of base units overflows 64 bits: {_first_line(error)}"
+            ) from None
+    result = SparkReconResult(
+        matched=outputs["matched"],
+        discrepancies=outputs["discrepancies"],
+        refunds=outputs["refunds"],
+        rollforward=outputs["rollforward"],
+        summary=outputs["summary"],
+        first_day=first,
+        last_day=last,
+        tz=zone,
+    )
+    _warn_of_copies(result.discrepancies)
+    return result
+
+
+def output_sql(name: str) -> str:
+    """The SELECT of one of `OUTPUTS`: its columns in order, each of its `LOOKUPS` a LEFT
+    JOIN of the input on the row number (no number, no value), sorted by its order."""
+    columns, order = OUTPUTS[name]
+    lookups = LOOKUPS.get(name, ())
+    if not lookups:
+        return f"SELECT {columns} FROM {name} ORDER BY {order}"  # noqa: S608
+    aliases: dict[tuple[str, str], str] = {}
+    for _, source, _, number in lookups:
+        aliases.setdefault((source, number), f"j{len(aliases)}")
+    taken = [
+        f"{aliases[source, number]}.{column} AS {output}"
+        for output, source, column, number in lookups
+    ]
+    joins = " ".join(
+        f"LEFT JOIN {source} {alias} ON {alias}.{number} = o.{number}"
+        for (source, number), alias in aliases.items()
+    )
+    inner = f"SELECT o.*, {', '.join(taken)} FROM {name} o {joins}"  # noqa: S608
+    return f"SELECT {columns} FROM ({inner}) x ORDER BY {order}"  # noqa: S608
+
+
+def _check_session(spark: object) -> None:
+    kinds: list[type] = [SparkSession]
+    try:
+        from pyspark.sql.connect.session import SparkSession as ConnectSession
+
+        kinds.append(ConnectSession)
+    except ImportError:  # pragma: no cover (Spark Connect's extra not installed)
+        pass
+    if not isinstance(spark, tuple(kinds)):
+        raise TypeError(
+            "spark must be a SparkSession (pixops.recon.spark.spark_session(), or your"
+            f" cluster's), not {type(spark).__name__}"
+        )
+
+
+def _refuse_taken_names(spark: SparkSession, names: list[str]) -> None:
+    """A temp view of the caller's named like an input or a step would be replaced."""
+    views = {row["viewName"] for row in spark.sql("SHOW VIEWS").collect() if row["isTemporary"]}
+    taken = sorted(views & set(names))
+    if taken:
+        raise ValueError(
+            f"this session has temporary views named {taken}, which the reconciliation"
+            " uses: drop or rename them, or run it in spark.newSession()"
+        )
+
+
+@contextmanager
+def _settings(spark: SparkSession, zone: str) -> Iterator[None]:
+    """The session time zone (business days) and ANSI mode for the run, then back."""
+    before = {key: spark.conf.get(key, None) for key in SESSION_SETTINGS}
+    spark.conf.set("spark.sql.session.timeZone", zone)
+    spark.conf.set("spark.sql.ansi.enabled", "true")
+    try:
+        yield
+    finally:
+        for key, value in before.items():
+            if value is None:
+                spark.conf.unset(key)
+            else:
+                spark.conf.set(key, value)
+
+
+@contextmanager
+def _views(spark: SparkSession) -> Iterator[list[str]]:
+    """The names of the temp views made inside, dropped after it (the outputs are
+    materialised first, so they do not need them)."""
+    made: list[str] = []
+    try:
+        yield made
+    finally:
+        for name in reversed(made):
+            spark.catalog.dropTempView(name)
+
+
+def _warn_of_copies(discrepancies: DataFrame) -> None:
+    """As the DuckDB host warns: copies of a statement id are most likely overlapping
+    loads concatenated."""
+    copies = discrepancies.where(discrepancies["detail"] == COPY_DETAIL).count()
+    if copies:
+        warnings.warn(
+            f"{copies} statement rows repeat an id of another row and are reported as"
+            " duplicate: if the statement joins overlapping loads, drop the copies first"
+            " (statement.dropDuplicates(['id']) after ordering, or drop_duplicates('id',"
+            " keep='last') in pandas)",
+            UserWarning,
+            stacklevel=3,
+        )
+
+
+def _first_line(error: BaseException) -> str:
+    return (str(error).strip().splitlines() or [type(error).__name__])[0]

@@ -1,0 +1,107 @@
+"""Run by `tests/test_wheel.py` with the interpreter of the fresh environment the wheel was
+installed into, in the user's folder: prints one JSON object saying what it found.
+
+- `requirements`: every requirement of ``pixops[notebooks]`` (the wheel's own metadata)
+  that this environment does not satisfy (so: none, when the wheel declares its needs).
+- `pixops`: the file `import pixops` loads here, and in a notebook's kernel.
+- `notebooks`: each notebook of ``./notebooks`` executed headless with nbclient, all at
+  once (one kernel each): its error outputs and the text of its outputs. Notebooks named
+  on the command line are left out (the test runs the daily one as `pixops report daily`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.metadata
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import nbformat
+from nbclient import NotebookClient
+from packaging.requirements import Requirement
+from packaging.version import Version
+
+
+def unmet_requirements(extra: str) -> list[str]:
+    """Requirements of ``pixops[extra]`` (following ``pixops[other]``) not met here."""
+    unmet: list[str] = []
+    seen: set[str] = set()
+    extras = [extra]
+    while extras:
+        current = extras.pop()
+        if current in seen:
+            continue
+        seen.add(current)
+        for text in importlib.metadata.requires("pixops") or []:
+            requirement = Requirement(text)
+            marker = requirement.marker
+            if marker is not None and not marker.evaluate({"extra": current}):
+                continue
+            if requirement.name == "pixops":
+                extras.extend(requirement.extras)
+                continue
+            try:
+                found = importlib.metadata.version(requirement.name)
+            except importlib.metadata.PackageNotFoundError:
+                unmet.append(f"{text} (missing)")
+                continue
+            if not requirement.specifier.contains(Version(found), prereleases=True):
+                unmet.append(f"{text} (found {found})")
+    return unmet
+
+
+def outputs_text(notebook: Any) -> tuple[list[str], str]:
+    """The error outputs (``ename: evalue``) and all text output of an executed notebook."""
+    errors: list[str] = []
+    texts: list[str] = []
+    for cell in notebook.cells:
+        for output in cell.get("outputs", []):
+            if output["output_type"] == "error":
+                errors.append(f"{output['ename']}: {output['evalue']}")
+            elif output["output_type"] == "stream":
+                texts.append(output["text"])
+            else:
+                data = output.get("data", {})
+                texts.append(str(data.get("text/plain", "")) + str(data.get("text/html", "")))
+    return errors, "\n".join(texts)
+
+
+async def execute(notebook: Any, folder: Path) -> Any:
+    client = NotebookClient(
+        notebook,
+        timeout=240,
+        kernel_name="python3",
+        allow_errors=True,
+        resources={"metadata": {"path": str(folder)}},
+    )
+    await client.async_execute()
+    return notebook
+
+
+async def main(skipped: list[str]) -> dict[str, Any]:
+    folder = Path("notebooks")
+    paths = sorted(path for path in folder.glob("*.ipynb") if path.name not in skipped)
+    probe = nbformat.v4.new_notebook()
+    probe.cells.append(nbformat.v4.new_code_cell("import pixops\nprint(pixops.__file__)"))
+    notebooks = [nbformat.read(path, as_version=4) for path in paths]
+    ran = await asyncio.gather(
+        execute(probe, folder), *(execute(notebook, folder) for notebook in notebooks)
+    )
+    import pixops
+
+    found: dict[str, Any] = {
+        "requirements": unmet_requirements("notebooks"),
+        "pixops": pixops.__file__,
+        "kernel_pixops": outputs_text(ran[0])[1].strip(),
+        "notebooks": {},
+    }
+    for path, notebook in zip(paths, ran[1:], strict=True):
+        errors, text = outputs_text(notebook)
+        found["notebooks"][path.name] = {"errors": errors, "text": text}
+    return found
+
+
+if __name__ == "__main__":
+    json.dump(asyncio.run(main(sys.argv[1:])), sys.stdout)

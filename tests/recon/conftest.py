@@ -1,0 +1,42 @@
+"""Tests that start Spark (a JVM) carry the `spark` marker. With PIXOPS_SKIP_SPARK=1 (what
+`.ci/dev.py test --no-spark` sets) they are deselected and the run says so; without it a
+missing Java fails them, naming the way out. The no-Java check of the SQL text
+(test_spark_sql.py) always runs."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+SKIP_VARIABLE = "PIXOPS_SKIP_SPARK"
+#: The modules that start a Spark session.
+SPARK_MODULES = ("test_spark_parity.py", "test_spark_cli.py")
+_NOTICE = f"{SKIP_VARIABLE}=1: the Spark tests in tests/recon are DESELECTED in this run"
+
+
+def _skipping() -> bool:
+    return os.environ.get(SKIP_VARIABLE) == "1"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "spark: starts a local Spark session (needs Java 17)")
+
+
+def pytest_report_header(config: pytest.Config) -> str | None:
+    return f"*** {_NOTICE} ***" if _skipping() else None
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    mine = [item for item in items if Path(str(item.path)).name in SPARK_MODULES]
+    for item in mine:
+        item.add_marker(pytest.mark.spark)
+    if _skipping() and mine:
+        config.hook.pytest_deselected(items=mine)
+        items[:] = [item for item in items if item not in mine]
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    if _skipping():
+        terminalreporter.write_sep("!", _NOTICE, yellow=True, bold=True)

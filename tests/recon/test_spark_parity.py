@@ -1,0 +1,106 @@
+"""DuckDB and Spark run the one SQL text on the same planted data (every category, copies
+of an id, webhooks and a balance roll-forward) and give the same five outputs, row for
+row and type for type, money int64 on both; an overflow raises on both. One local Spark
+session for the module (see spark_session.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import timedelta
+from pathlib import Path
+
+import duckdb
+import pandas as pd
+import pyarrow as pa
+import pyarrow.dataset as ds
+import pyarrow.parquet as pq
+import pytest
+from pyspark.sql import SparkSession
+
+from pixops.frames import conform_table
+from pixops.money import MoneyError
+from pixops.recon import ATTENTION_CATEGORIES, ReconResult, reconcile
+from pixops.recon.spark import SparkReconResult
+from pixops.recon.spark import reconcile as spark_reconcile
+from tests.recon.builders import DAY, ledger_row, ledger_table, statement_row, statement_table
+from tests.recon.spark_session import local_spark
+from tests.recon.test_run import _planted
+
+pytestmark = pytest.mark.filterwarnings("ignore:.*repeat an id of another row:UserWarning")
+
+FRAMES = ("matched", "discrepancies", "refunds", "rollforward", "summary")
+
+
+@pytest.fixture(scope="module")
+def spark() -> Iterator[SparkSession]:
+    yield from local_spark()
+
+
+def _same(duck: ReconResult, on_spark: ReconResult) -> None:
+    for name in FRAMES:
+        left, right = getattr(duck, name), getattr(on_spark, name)
+        assert list(right.dtypes) == list(left.dtypes), name
+        pd.testing.assert_frame_equal(right, left, check_exact=True, obj=name)
+        for column in left.columns:
+            if str(column).endswith("_base"):
+                assert str(left[column].dtype) == "int64[pyarrow]", (name, column)
+
+
+def test_every_output_is_the_same_row_for_row(spark: SparkSession) -> None:
+    statement, ledger, hooks, balances = _planted()
+    kwargs = {"webhooks": hooks, "balances": balances, "start": DAY, "end": DAY}
+    duck = reconcile(statement, ledger, **kwargs)
+    zone_before = spark.conf.get("spark.sql.session.timeZone")
+    result = spark_reconcile(spark, statement, ledger, **kwargs)
+    assert isinstance(result, SparkReconResult)
+    assert spark.conf.get("spark.sql.session.timeZone") == zone_before  # put back
+    assert result.counts == duck.counts
+    assert all(result.counts[category] for category in ATTENTION_CATEGORIES)
+    assert result.counts["matched"]
+    assert result.needs_attention
+    _same(duck, result.to_result())
+    assert result.summary_text() == duck.summary_text()
+    views = {row["viewName"] for row in spark.sql("SHOW VIEWS").collect()}
+    assert not views & {"statement_in", "copies", "matched", "summary"}  # all dropped
+
+
+def test_inputs_on_the_cluster_give_the_same_answers(spark: SparkSession, tmp_path: Path) -> None:
+    """The statement as day-partitioned Parquet (as LocalStore.write_parquet writes it),
+    the ledger as a Spark DataFrame: numbered in the files' order, the same findings."""
+    statement, ledger, hooks, balances = _planted()
+    folder = tmp_path / "statement"
+    plain = pa.Table.from_arrays(
+        [c.cast(c.type.value_type) if pa.types.is_dictionary(c.type) else c for c in statement],
+        names=statement.column_names,
+    )
+    days = pa.array([(t - timedelta(hours=3)).date() for t in plain["created_at"].to_pylist()])
+    ds.write_dataset(
+        plain.append_column("business_date", days),
+        folder,
+        format="parquet",
+        partitioning=ds.partitioning(pa.schema([("business_date", pa.date32())]), flavor="hive"),
+    )
+    read_back = conform_table(pq.read_table(folder).drop_columns(["business_date"]))
+    kwargs = {"webhooks": hooks, "balances": balances, "start": DAY, "end": DAY}
+    duck = reconcile(read_back, ledger, **kwargs)
+    result = spark_reconcile(spark, str(folder), spark.createDataFrame(ledger), **kwargs)
+    _same(duck, result.to_result())
+    written = result.write(tmp_path / "out")
+    assert pq.read_table(written[0]).num_rows == len(duck.matched)
+
+
+def _huge_pair() -> tuple[pa.Table, pa.Table]:
+    """Two matched payments of 2^62 base units each: their sum is 2^63, one past int64."""
+    huge = 2**62
+    rows = [statement_row(n, amount_base=huge, fee_base=0) for n in range(2)]
+    ledger = [ledger_row(f"L{n}", f"PIXIN{n:06d}", amount_base=huge) for n in range(2)]
+    return statement_table(rows), ledger_table(ledger)
+
+
+def test_an_overflowing_sum_raises_on_both(spark: SparkSession) -> None:
+    statement, ledger = _huge_pair()
+    with pytest.raises(duckdb.ConversionException, match="out of range"):
+        reconcile(statement, ledger, start=DAY, end=DAY)
+    with pytest.raises(MoneyError, match="overflows 64 bits"):
+        spark_reconcile(spark, statement, ledger, start=DAY, end=DAY)
+    assert {row["viewName"] for row in spark.sql("SHOW VIEWS").collect()}.isdisjoint({"copies"})
