@@ -23,7 +23,7 @@ from pyspark.sql import DataFrame, SparkSession
 
 from pixops.frames import STATEMENT_SCHEMA
 from pixops.money import MoneyError
-from pixops.recon._inputs import LEDGER_SCHEMA, LedgerMapping, days_or_none
+from pixops.recon._inputs import CANONICAL_MAPPING, LEDGER_SCHEMA, LedgerMapping, days_or_none
 from pixops.recon._run import (
     _loaded_window,
     _snapshots_inside,
@@ -35,6 +35,7 @@ from pixops.recon._sql import LOOKUPS, OUTPUTS, STEPS
 from pixops.recon._sql._findings import COPY_DETAIL
 from pixops.recon.spark._inputs import (
     SparkInput,
+    cluster_unit,
     ledger_frame,
     on_cluster,
     statement_frame,
@@ -93,6 +94,14 @@ def reconcile(
     )
     if loaded is not None:
         prepared["balances_in"] = _snapshots_inside(prepared["balances_in"], loaded)
+    if not ledger_here:  # its precision: base units exact, integers of centavos or reais
+        step_base = 1 if cluster_unit(mapping or CANONICAL_MAPPING) == "base" else 100
+        scope = prepared["scope_in"]
+        prepared["scope_in"] = scope.set_column(
+            scope.schema.get_field_index("ledger_step_base"),
+            "ledger_step_base",
+            pa.array([step_base], pa.int64()),
+        )
     names = [*prepared, *(name for name, _, _ in STEPS)]
     _refuse_taken_names(spark, names)
     with _settings(spark, zone), _views(spark) as made:

@@ -148,6 +148,18 @@ def _statement_column(field: pa.Field, found: st.DataType) -> str:
     return name
 
 
+def cluster_unit(mapping: LedgerMapping) -> str:
+    """The unit of a ledger's integers on the cluster: given, or said by the amount
+    column's name (`LedgerMapping.unit_for`); whole numbers alone are not guessed."""
+    unit = mapping.unit_for(mapping.amount)
+    if unit is None:
+        raise LedgerError(
+            f"column {mapping.amount!r} holds whole numbers: say their unit with"
+            " LedgerMapping(amount_unit='reais', 'centavos' or 'base')"
+        )
+    return unit
+
+
 def ledger_frame(
     spark: SparkSession, source: SparkInput, mapping: LedgerMapping | None
 ) -> DataFrame:
@@ -160,7 +172,7 @@ def ledger_frame(
         raise LedgerError("mapping must be a LedgerMapping")
     frame, from_files = _read(spark, source, "ledger")
     types = {field.name: field.dataType for field in frame.schema.fields}
-    factor = PER_UNIT[mapping.amount_unit]
+    factor = PER_UNIT[cluster_unit(mapping)]
 
     def column(field: str) -> tuple[str, st.DataType]:
         name = getattr(mapping, field)

@@ -7,12 +7,13 @@ from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
+import pandas as pd
 import pyarrow as pa
 from pyspark.sql import DataFrame
 
 from pixops.frames import STATEMENT_SCHEMA, to_frame
 from pixops.recon._inputs import LEDGER_SCHEMA
-from pixops.recon._result import ATTENTION_CATEGORIES, ReconResult
+from pixops.recon._result import ATTENTION_CATEGORIES, CATEGORIES, ReconResult
 
 __all__ = ["FRAMES", "SparkReconResult"]
 
@@ -34,9 +35,11 @@ class SparkReconResult:
 
     @functools.cached_property
     def counts(self) -> dict[str, int]:
-        """Items per category, every category present (the summary's 11 rows collected)."""
+        """Items per category, every category present (the summary's rows collected;
+        ``rounding`` is 0 when the ledger keeps base units and the summary has no row)."""
         rows = self.summary.select("category", "items").collect()
-        return {str(row["category"]): int(row["items"]) for row in rows}
+        found = {str(row["category"]): int(row["items"]) for row in rows}
+        return {category: found.get(category, 0) for category in CATEGORIES}
 
     @property
     def needs_attention(self) -> bool:
@@ -66,7 +69,19 @@ class SparkReconResult:
             name: to_frame(_as_schema(frame.toArrow(), schemas[name]))
             for name, frame in self.frames().items()
         }
-        return ReconResult(**frames, first_day=self.first_day, last_day=self.last_day, tz=self.tz)
+        return self._result(frames)
+
+    def _result(self, frames: dict[str, pd.DataFrame]) -> ReconResult:
+        return ReconResult(
+            matched=frames["matched"],
+            discrepancies=frames["discrepancies"],
+            refunds=frames["refunds"],
+            rollforward=frames["rollforward"],
+            summary=frames["summary"],
+            first_day=self.first_day,
+            last_day=self.last_day,
+            tz=self.tz,
+        )
 
     def summary_text(self) -> str:
         """`ReconResult.summary_text`, from the summary and the roll-forward alone."""
@@ -79,7 +94,7 @@ class SparkReconResult:
             )
             for name, frame in self.frames().items()
         }
-        digest = ReconResult(**small, first_day=self.first_day, last_day=self.last_day, tz=self.tz)
+        digest = self._result(small)
         return digest.summary_text()
 
     def __repr__(self) -> str:
