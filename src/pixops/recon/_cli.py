@@ -256,6 +256,7 @@ def write_outputs(options: ReconOptions, result: ReconResult, status: int) -> li
         "last_day": options.last.isoformat(),
         "tz": options.tz,
         "needs_attention": result.needs_attention,
+        "balances_checked": result.balances_checked,
         "exit_status": status,
         "counts": result.counts,
     }

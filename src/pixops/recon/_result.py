@@ -28,7 +28,7 @@ from __future__ import annotations
 import csv
 import html
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
@@ -43,11 +43,18 @@ from pixops.recon._mapping import PER_UNIT
 from pixops.recon._reading import LedgerReading
 from pixops.recon._spreadsheet import atomic_text_file, spreadsheet_money, spreadsheet_text
 from pixops.recon._staging import destination, staged_directory, writing
+from pixops.recon._tolerances import Tolerances
 
 if TYPE_CHECKING:
     import plotly.graph_objects as go
 
-__all__ = ["ATTENTION_CATEGORIES", "CATEGORIES", "SAMPLE_LEDGER_NAME", "ReconResult"]
+__all__ = [
+    "ATTENTION_CATEGORIES",
+    "CATEGORIES",
+    "NOT_CHECKED",
+    "SAMPLE_LEDGER_NAME",
+    "ReconResult",
+]
 
 #: The file name of the demo month's ledger (``data/sample_ledger.csv``).
 SAMPLE_LEDGER_NAME: Final = "sample_ledger.csv"
@@ -64,6 +71,7 @@ ATTENTION_CATEGORIES: Final = (
     "unbooked_refund",
     "unit_error",
     "balance_difference",
+    "needs_review",
 )
 #: ``rounding``: pairs that agree at the ledger's precision only (a fee of R$ 0,1305 kept
 #: as R$ 0,13 in a ledger in centavos): counted apart, never a finding; in the summary
@@ -84,6 +92,7 @@ CATEGORY_LABELS: Final[dict[str, str]] = {
     "unbooked_refund": "Refund not booked",
     "unit_error": "Unit error (100x or 10000x)",
     "balance_difference": "Balance does not close",
+    "needs_review": "Needs review (two equally good candidates)",
 }
 
 #: The Excel-friendly file's header of each discrepancies column.
@@ -103,7 +112,13 @@ EXCEL_HEADERS: Final[dict[str, str]] = {
     "booked_on": "Booked on",
     "business_date": "Business day",
     "detail": "Detail",
+    "rule": "Matched by",
+    "tolerance": "Tolerance used",
 }
+
+#: What the summary says of the balances when none were given: nothing was checked, which
+#: a "0 items, R$ 0,00" row read as a balance that closes.
+NOT_CHECKED: Final = "not checked (no balances given)"
 
 _FRAMES: Final = ("matched", "discrepancies", "refunds", "rollforward", "summary")
 #: The findings that name both sides of a pair (the unit hint counts them as pairs).
@@ -132,6 +147,7 @@ class ReconResult:
     tz: str
     #: How the ledger was read (`LedgerReading.line`); None for a result built by hand.
     ledger_reading: LedgerReading | None = None
+    tolerances: Tolerances = field(default_factory=Tolerances)
 
     @property
     def counts(self) -> dict[str, int]:
@@ -176,6 +192,19 @@ class ReconResult:
             f"{said}: its amounts look like {_UNIT_NAMES[real]}, read as"
             f" {_UNIT_NAMES[read]}; give {how.format(unit=real)}."
         )
+
+    @property
+    def balances_checked(self) -> bool:
+        """Whether balances were rolled forward: False when no balance snapshots were
+        given, so "Balance does not close" with 0 items means "not checked", not "closes"."""
+        return not self.rollforward.empty
+
+    def category_summary(self, category: str) -> str | None:
+        """What a summary row says instead of its figures: `NOT_CHECKED` for the balance
+        row of a run without balances; None when the row's figures say it."""
+        if category == "balance_difference" and not self.balances_checked:
+            return NOT_CHECKED
+        return None
 
     @property
     def needs_attention(self) -> bool:
@@ -341,6 +370,10 @@ class ReconResult:
         body = []
         for row in self.summary.to_dict(orient="records"):
             cells = [f"<td>{html.escape(CATEGORY_LABELS[str(row['category'])])}</td>"]
+            instead = self.category_summary(str(row["category"]))
+            if instead is not None:
+                body.append("<tr>" + cells[0] + f'<td colspan="4">{instead}</td></tr>')
+                continue
             cells.append(f'<td style="text-align:right">{_count(int(row["items"]))}</td>')
             for column in ("ledger_amount_base", "statement_amount_base", "difference_base"):
                 shown = money_or_dash(row[column], format_brl_base)
@@ -350,6 +383,7 @@ class ReconResult:
         return (
             f"<p><b>Reconciliation</b> {title}</p>"
             f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+            f"<p>Tolerances: {html.escape(self.tolerances.describe())}</p>"
         )
 
     def _period(self) -> str:
@@ -366,13 +400,19 @@ class ReconResult:
         width = max(len(label) for label in CATEGORY_LABELS.values())
         lines = []
         for row in self.summary.to_dict(orient="records"):
+            name = CATEGORY_LABELS.get(str(row["category"]), str(row["category"]))
+            instead = self.category_summary(str(row["category"]))
+            if instead is not None:
+                lines.append(f"{name:<{width}}       -  {instead}")
+                continue
             lines.append(
-                f"{CATEGORY_LABELS.get(str(row['category']), str(row['category'])):<{width}}"
+                f"{name:<{width}}"
                 f" {_count(int(row['items'])):>7}"
                 f"  ledger {money_or_dash(row['ledger_amount_base'], format_brl_base):>18}"
                 f"  statement {money_or_dash(row['statement_amount_base'], format_brl_base):>18}"
                 f"  difference {format_brl_base(int(row['difference_base'])):>14}"
             )
+        lines.append(f"Tolerances: {self.tolerances.describe()}")
         zone = ZoneInfo(self.tz)
         for row in self.rollforward.to_dict(orient="records"):
             opening = row["opening_at"].astimezone(zone)

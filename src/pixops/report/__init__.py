@@ -29,7 +29,7 @@ from pixops.report._daily import (
 from pixops.report._errors import ReportError
 from pixops.report._execute import PLOTLY_RENDERER, declared_parameters, execute_notebook
 from pixops.report._export import export_html
-from pixops.report._headline import HEADLINE_TAG, headline_lines
+from pixops.report._headline import HEADLINE_TAG, Verdict, headline_findings, headline_lines
 from pixops.report._offline import remote_references, strip_remote_scripts
 from pixops.report._render import render_report
 
@@ -45,11 +45,13 @@ __all__ = [
     "WIDGET_RENDERER_PATH",
     "WIDGET_RENDERER_VERSION",
     "ReportError",
+    "Verdict",
     "daily_report",
     "declared_parameters",
     "execute_notebook",
     "export_html",
     "find_daily_notebook",
+    "headline_findings",
     "headline_lines",
     "recon_html_report",
     "register",

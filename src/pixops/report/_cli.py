@@ -3,6 +3,10 @@
 pixops report daily --date 2026-01-31 [--tz America/Sao_Paulo] [--ledger PATH] --html OUT
                     [--ledger-map FILE] [--amount-unit reais|centavos|base] [--decimal ...]
 pixops report run NOTEBOOK --html OUT [--param NAME=VALUE ...] [--title TEXT]
+
+Exit codes, as `pixops recon`'s: 0 the report is written (daily: everything reconciled),
+1 the daily report is written and has findings to check, 2 no report (bad arguments or
+files, or the notebook stopped, saying why).
 """
 
 from __future__ import annotations
@@ -67,14 +71,20 @@ def register(commands: Commands) -> None:
     )
 
 
+#: The exit codes (`pixops recon`'s: a scheduler alerts on either the same way).
+EXIT_CLEAN, EXIT_ATTENTION, EXIT_FAILED = 0, 1, 2
+
+
 def run(args: argparse.Namespace) -> int:
-    """Write the report; exit 1 with the reason when the notebook or its export fails."""
+    """Write the report; exit 1 when the daily report has findings, 2 with the reason when
+    no report could be written."""
     from pixops.desk import ServerError, default_notebooks_dir
 
     problem = _path_problem(args)
     if problem is not None:  # before the notebook runs, which takes seconds to minutes
         print(f"pixops report: {problem}", file=sys.stderr)
-        return 1
+        return EXIT_FAILED
+    stated: list[int | None] = []
     try:
         if args.kind == "daily":
             notebooks = args.notebooks or default_notebooks_dir()
@@ -88,6 +98,7 @@ def run(args: argparse.Namespace) -> int:
                 balances=args.balances,
                 mapping=mapping,
                 say=print,
+                findings=stated.append,
             )
         else:
             written = render_report(
@@ -95,9 +106,9 @@ def run(args: argparse.Namespace) -> int:
             )
     except (ReportError, ServerError, OSError) as error:
         print(f"pixops report: {error}", file=sys.stderr)
-        return 1
+        return EXIT_FAILED
     print(f"report: {written.resolve()}")
-    return 0
+    return EXIT_ATTENTION if any(stated) else EXIT_CLEAN
 
 
 def _mapping(args: argparse.Namespace) -> LedgerMapping | None:

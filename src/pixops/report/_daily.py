@@ -44,15 +44,19 @@ def daily_report(
     timezone: str = DEFAULT_TIMEZONE,
     ledger: str | Path | None = None,
     balances: str | Path | None = None,
+    without_balances: bool = False,
     mapping: LedgerMapping | None = None,
     say: Callable[[str], object] | None = None,
+    findings: Callable[[int | None], object] | None = None,
 ) -> Path:
     """Run the daily reconciliation notebook for `business_date` and write its HTML report.
 
     `ledger` and `balances` replace the notebook's own defaults when given, and
     ``mapping`` (`pixops.recon.LedgerMapping`) the ledger's mapping (handed to the
-    notebook as a mapping file for the run); ``say`` gets the notebook's headline, line by
-    line (`render_report`).
+    notebook as a mapping file for the run); ``without_balances`` runs it with none
+    (`pixops recon --html` of a run without ``--balances``: one run, one set of inputs,
+    one verdict). ``say`` gets the notebook's headline, line by line, and ``findings``
+    its number of findings (`render_report`).
     """
     if not isinstance(business_date, date) or isinstance(business_date, datetime):
         raise ReportError(f"business_date must be a date, not {business_date!r}")
@@ -67,6 +71,10 @@ def daily_report(
         if not ledger.is_file():
             raise ReportError(f"no such ledger file: {ledger}")
         parameters[LEDGER_PARAMETER] = str(ledger.resolve())
+    if without_balances and balances is not None:
+        raise ReportError("give balances or without_balances, not both")
+    if without_balances:
+        parameters[BALANCES_PARAMETER] = ""  # the notebook's cue: no balances to check
     if balances is not None:
         balances = Path(balances)
         if not balances.is_file():
@@ -82,7 +90,9 @@ def daily_report(
 
             written = write_mapping(mapping, Path(folder) / "ledger.mapping.toml")
             parameters[LEDGER_MAP_PARAMETER] = str(written)
-        return render_report(notebook, out, parameters=parameters, title=title, say=say)
+        return render_report(
+            notebook, out, parameters=parameters, title=title, say=say, findings=findings
+        )
 
 
 def recon_html_report(
@@ -96,7 +106,8 @@ def recon_html_report(
     notebooks: Path | None = None,
     mapping: LedgerMapping | None = None,
 ) -> Path:
-    """`pixops recon --html`: the daily notebook of the day just reconciled, as a page."""
+    """`pixops recon --html`: the daily notebook of the day just reconciled, as a page,
+    from the run's own inputs (no balances given: none read, the balance not checked)."""
     from pixops.desk import ServerError, default_notebooks_dir
 
     if first != last:
@@ -113,5 +124,6 @@ def recon_html_report(
         timezone=timezone,
         ledger=ledger,
         balances=balances,
+        without_balances=balances is None,
         mapping=mapping,
     )

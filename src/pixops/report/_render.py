@@ -10,7 +10,7 @@ from pathlib import Path
 from pixops.report._errors import ReportError
 from pixops.report._execute import execute_notebook
 from pixops.report._export import export_html
-from pixops.report._headline import headline_lines
+from pixops.report._headline import headline_findings, headline_lines
 
 #: Readable by the team like any file a scheduler writes (mkstemp would leave 0600).
 _REPORT_MODE = 0o644
@@ -24,13 +24,15 @@ def render_report(
     title: str | None = None,
     timeout_seconds: int = 300,
     say: Callable[[str], object] | None = None,
+    findings: Callable[[int | None], object] | None = None,
 ) -> Path:
     """Execute `notebook` headless with `parameters` and write its HTML report to `out`.
 
     The page is written to a temporary file beside `out` and renamed into place, so a
     failed run never leaves a half-written report where a scheduler expects the last one.
     ``say`` is called with each line of the cells tagged `HEADLINE_TAG` once the page
-    is written (`pixops report` prints them: a scheduler's log shows no page).
+    is written (`pixops report` prints them: a scheduler's log shows no page);
+    ``findings`` with the number of findings its headline states (`headline_findings`).
     """
     if say is not None and not callable(say):
         raise ReportError(f"say must be a function of one line of text, not {say!r}")
@@ -58,6 +60,8 @@ def render_report(
     if say is not None:
         for line in headline_lines(executed):
             say(line)
+    if findings is not None:
+        findings(headline_findings(executed))
     return out_path
 
 
