@@ -11,9 +11,9 @@ runs on a DuckDB connection with ``memory_limit`` (default 1 GB) and a temp dire
 whose spilled bytes are printed beside the wall and CPU time, seconds per million rows,
 the RSS with the inputs built (the interpreter and its Arrow inputs) and the peak RSS.
 The peak must stay under the inputs' RSS plus the limit plus the result's frames
-(which the run returns; printed beside the margin). Spark at 1M: a local[2] session with a 2 GB driver,
-its start, then `pixops.recon.spark.reconcile` warm (after one run) and its counts,
-checked equal to DuckDB's.
+(which the run returns; printed beside the margin). Spark at 1M: a local[2] session
+with a 2 GB driver, its start, then `pixops.recon.spark.reconcile` warm (after one run)
+and its counts, checked equal to DuckDB's.
 """
 
 from __future__ import annotations
