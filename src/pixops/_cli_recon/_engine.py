@@ -71,6 +71,7 @@ def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None 
                 start=options.first,
                 end=options.last,
                 tz=options.tz,
+                mapping=options.mapping,
             )
     except _BadInputError as error:
         print(f"pixops recon: {error}", file=stderr)
@@ -176,6 +177,7 @@ def _on_spark(
         start=options.first,
         end=options.last,
         tz=options.tz,
+        mapping=options.mapping,
     )
     return result.to_result()
 

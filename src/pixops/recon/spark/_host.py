@@ -30,18 +30,22 @@ from pixops.recon._inputs import (
     days_or_none,
     load_ledger,
 )
+from pixops.recon._review import ReviewFile
 from pixops.recon._run import (
     _loaded_window,
     _snapshots_inside,
     _warn_if_not_loaded,
+    _warn_of_stale,
     _zone_name,
     prepare_inputs,
 )
 from pixops.recon._sql import LOOKUPS, OUTPUTS, STEPS
 from pixops.recon._sql._findings import COPY_DETAIL
+from pixops.recon._tolerances import Tolerances
 from pixops.recon.spark._inputs import (
     SparkInput,
     cluster_reading,
+    conformed,
     ledger_frame,
     on_cluster,
     statement_frame,
@@ -69,6 +73,8 @@ def reconcile(
     end: date | str | None = None,
     tz: str | tzinfo = "America/Sao_Paulo",
     mapping: LedgerMapping | None = None,
+    tolerances: Tolerances | None = None,
+    review_file: str | Path | ReviewFile | None = None,
 ) -> SparkReconResult:
     """Reconcile on Spark with exactly the rules `pixops.recon.reconcile` runs on DuckDB.
 
@@ -79,8 +85,16 @@ def reconcile(
     The result's frames are Spark DataFrames, computed and kept on the cluster; `counts`
     and `to_result` bring back what is asked. One run at a time per session: the steps
     are temp views named as in `STEPS` (a temp view of yours by such a name is refused).
+    ``tolerances`` and ``review_file`` are `pixops.recon.reconcile`'s (stale decisions are
+    warned of when the statement and the ledger are both given here, not on the cluster).
     """
     _check_session(spark)
+    rules = Tolerances() if tolerances is None else tolerances
+    if not isinstance(rules, Tolerances):
+        raise TypeError(f"tolerances must be a Tolerances, not {type(rules).__name__}")
+    if review_file is not None and not isinstance(review_file, ReviewFile):
+        review_file = ReviewFile(review_file)
+    decisions = [] if review_file is None else review_file.decisions()
     zone = _zone_name(tz)
     first = days_or_none(start, "start")
     last = days_or_none(end, "end")
@@ -102,7 +116,11 @@ def reconcile(
         balances=balances,
         scope=(first, last),
         tz=zone,
+        tolerances=rules,
+        decisions=decisions,
     )
+    if decisions and statement_here and ledger_here:
+        _warn_of_stale(decisions, prepared, (first, last))
     if window is not None:
         prepared["balances_in"] = _snapshots_inside(prepared["balances_in"], window)
     names = [*prepared, *(name for name, _, _ in STEPS)]
@@ -111,9 +129,9 @@ def reconcile(
         try:
             for name, table in prepared.items():
                 if name == "statement_in" and not statement_here:
-                    frame = statement_frame(spark, statement)  # type: ignore[arg-type]
+                    frame = conformed(statement_frame(spark, statement), table)  # type: ignore[arg-type]
                 elif name == "ledger_in" and not ledger_here:
-                    frame = ledger_frame(spark, ledger, mapping)  # type: ignore[arg-type]
+                    frame = conformed(ledger_frame(spark, ledger, mapping), table)  # type: ignore[arg-type]
                 else:
                     frame = to_spark(spark, table)
                     if name in ("statement_in", "ledger_in"):  # read by many steps
@@ -143,6 +161,7 @@ def reconcile(
         last_day=last,
         tz=zone,
         ledger_reading=loaded.reading,
+        tolerances=rules,
     )
     _warn_of_copies(result.discrepancies)
     return result

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 
@@ -15,6 +15,7 @@ from pixops.frames import STATEMENT_SCHEMA, to_frame
 from pixops.recon._inputs import LEDGER_SCHEMA
 from pixops.recon._reading import LedgerReading
 from pixops.recon._result import ATTENTION_CATEGORIES, CATEGORIES, ReconResult
+from pixops.recon._tolerances import Tolerances
 
 __all__ = ["FRAMES", "SparkReconResult"]
 
@@ -35,6 +36,8 @@ class SparkReconResult:
     tz: str
     #: How the ledger was read (`pixops.recon.LedgerReading`), as `ReconResult` has it.
     ledger_reading: LedgerReading | None = None
+    #: The tolerances the rules ran with (`pixops.recon.Tolerances`).
+    tolerances: Tolerances = field(default_factory=Tolerances)
 
     @functools.cached_property
     def counts(self) -> dict[str, int]:
@@ -99,6 +102,7 @@ class SparkReconResult:
             last_day=self.last_day,
             tz=self.tz,
             ledger_reading=self.ledger_reading,
+            tolerances=self.tolerances,
         )
 
     def __repr__(self) -> str:
