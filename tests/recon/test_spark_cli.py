@@ -12,7 +12,7 @@ import pytest
 from pyspark.sql import SparkSession
 
 from pixops._cli_recon._run import EXIT_ATTENTION
-from tests.recon.cli_statement import day_args, recon, statement_folder
+from tests.cli_recon.cli_statement import day_args, recon, statement_folder
 from tests.recon.spark_session import local_spark
 
 

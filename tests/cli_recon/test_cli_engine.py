@@ -9,7 +9,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from pixops._cli_recon._run import EXIT_ATTENTION, EXIT_BAD_INPUT
-from tests.recon.cli_statement import DATA, day_args, recon, statement_folder
+from tests.cli_recon.cli_statement import DATA, day_args, recon, statement_folder
 
 
 @pytest.fixture(scope="module")
@@ -35,7 +35,7 @@ def test_a_statement_from_parquet_gives_the_service_runs_findings(
     assert (status, err) == (EXIT_ATTENTION, "")
     assert "against the statement in" in out
     from_file = json.loads((tmp_path / "file" / "summary.json").read_text())
-    from tests.recon.test_cli import recon as service_recon
+    from tests.cli_recon.test_cli import recon as service_recon
 
     service = service_recon(
         "--date",

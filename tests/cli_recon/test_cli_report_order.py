@@ -11,7 +11,7 @@ import pytest
 import pixops.report
 from pixops._cli_recon._run import EXIT_ATTENTION, EXIT_BAD_INPUT
 from pixops.report import ReportError
-from tests.recon.test_cli import DATA, recon
+from tests.cli_recon.test_cli import DATA, recon
 
 
 def _planted_day(tmp_path: Path) -> tuple[int, str, str]:

@@ -11,7 +11,7 @@ import pytest
 from pixops._cli_recon import _run as _cli
 from pixops._cli_recon._run import EXIT_ATTENTION, EXIT_BAD_INPUT, EXIT_CLEAN
 from pixops.sandbox import Sandbox
-from tests.recon.test_cli import DATA, recon
+from tests.cli_recon.test_cli import DATA, recon
 
 
 def test_a_day_after_today_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

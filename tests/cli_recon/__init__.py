@@ -1,0 +1,1 @@
+"""Tests of `pixops recon`, the command (`pixops._cli_recon`)."""
