@@ -44,6 +44,10 @@ PANEL_NOTE = (
     " <code>pixops lab</code> to use it.</p></div>"
 )
 
+WIDGET_LOADER = re.compile(
+    r"<script>\s*\(function\(\) \{\s*function addWidgetsRenderer\(\).*?</script>", re.DOTALL
+)
+
 _scratch: Path | None = None
 
 
@@ -58,7 +62,7 @@ def site_paths() -> dict[str, str]:
 def rewrite_links(markdown: str, repo_path: str, site_path: str) -> str:
     """`markdown`, written at `repo_path` in the repository and published at `site_path`,
     with its relative links pointing where the site has them (see the module's doc)."""
-    published = {repo: site for repo, site in site_paths().items()}
+    published = site_paths()
 
     def replace(match: re.Match[str]) -> str:
         text, target = match.group(1), match.group(2)
@@ -74,9 +78,8 @@ def rewrite_links(markdown: str, repo_path: str, site_path: str) -> str:
         if site is not None:
             relative = posixpath.relpath(site, posixpath.dirname(site_path) or ".")
             return f"[{text}]({relative}{hash_}{fragment})"
-        if (ROOT / in_repo).exists():
-            shown = text if text.strip("`") == in_repo else f"{text} (`{in_repo}`)"
-            return shown if shown.startswith("`") or "(`" in shown else f"`{shown}`"
+        if (ROOT / in_repo).exists():  # in the repository, not on the site: name it
+            return f"`{in_repo}`" if text.strip("`") == in_repo else f"{text} (`{in_repo}`)"
         return match.group(0)
 
     parts = FENCE.split(markdown)
@@ -97,6 +100,8 @@ def static_notebook(source: Path, target: Path) -> None:
     import plotly.io
 
     notebook: dict[str, Any] = json.loads(source.read_text(encoding="utf-8"))
+    # The page is at notebooks/<name>/: the first figure loads plotly.js from the site.
+    plotly_js: str | bool = f"../../{PLOTLY_JS}"
     for cell in notebook["cells"]:
         for output in cell.get("outputs", []):
             data = output.get("data")
@@ -105,8 +110,9 @@ def static_notebook(source: Path, target: Path) -> None:
             figure = data.pop("application/vnd.plotly.v1+json", None)
             if figure is not None:
                 data["text/html"] = plotly.io.to_html(
-                    figure, include_plotlyjs=False, full_html=False, validate=False
+                    figure, include_plotlyjs=plotly_js, full_html=False, validate=False
                 )
+                plotly_js = False
                 data.pop("text/plain", None)
             if data.pop("application/vnd.jupyter.widget-view+json", None) is not None:
                 data.clear()
@@ -117,7 +123,6 @@ def static_notebook(source: Path, target: Path) -> None:
 def on_config(config: MkDocsConfig) -> MkDocsConfig:
     global _scratch
     _scratch = Path(tempfile.mkdtemp(prefix="pixops-docs-"))
-    config.extra_javascript.append(PLOTLY_JS)
     return config
 
 
@@ -152,6 +157,12 @@ def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Fil
     site = page.file.src_uri
     repo = {value: key for key, value in site_paths().items()}.get(site, f"docs/{site}")
     return rewrite_links(markdown, repo, site)
+
+
+def on_post_page(output: str, page: Page, config: MkDocsConfig) -> str:
+    """Without the nbconvert template's loader of the widget renderer from unpkg.com: the
+    published notebooks hold no live widget, and the site asks nothing of the network."""
+    return WIDGET_LOADER.sub("", output)
 
 
 def on_shutdown() -> None:

@@ -24,22 +24,40 @@ never runs it, and its figure is not ours). Last, the floor: the two bare querie
 implementation of the rules must run (every reference against every identifier, and
 the ids listed more than once), with nothing ranked, compared or kept.
 Target: reconcile < 1.5 s wall and >= 10x datacompy.
+
+Issue 31 (`--rules`, the default; `--no-rules` skips it): the same books with 5 % of the
+ledger entries written down without a reference (matched by inference: amount, time within
+5 minutes, the payer's CPF on half of them) and 1 % of the statement rows booked as groups
+(settlement lines of 10 rows each). Timed in the same run: `reconcile` of the code BEFORE
+the rules (`--before`, a git revision; its `src` is extracted to a temporary folder and run
+in a child process on the same data, plain books) against this code on the plain books
+(exact-identifier matching: not slowed) and on the books with the new cases, with
+`Tolerances(inferred_seconds=300)` and a ledger mapping naming booked_at, document and
+settlement. Target: the latter < 1.3x the former.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import resource
+import subprocess
+import sys
+import tarfile
+import tempfile
 import time
 from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
 
 from pixops.frames import STATEMENT_SCHEMA, conform_table
-from pixops.recon import LEDGER_SCHEMA, reconcile
+from pixops.recon import LEDGER_SCHEMA, LedgerMapping, Tolerances, reconcile
 from pixops.recon._database import cursor
 from pixops.recon._run import prepare_inputs, run_steps
 
@@ -132,6 +150,187 @@ def build(rows: int, seed: int = 7) -> tuple[pa.Table, pa.Table, list[tuple[date
     opening = 10**12
     balances = [(START, opening), (START + timedelta(days=1), opening + moved - 12_345)]
     return statement, ledger, balances
+
+
+#: The ledger columns the new rules read, in the books `with_rules` writes.
+RULES_MAPPING = LedgerMapping(booked_at="booked_at", document="document", settlement="settlement")
+RULES = Tolerances(inferred_seconds=300)
+GROUP_ROWS = 10  # statement rows per settlement line
+
+
+def with_rules(statement: pa.Table, ledger: pa.Table) -> tuple[pa.Table, pa.Table]:
+    """The books with issue 31's cases: 5 % of the entries (every 20th of the clean block)
+    without a reference, booked 0-240 s after the payment, half with the payer's CPF; 1 %
+    of the rows (every 100th block of 10) carrying a settlement key that one ledger line
+    books for the sum of the block, instead of ten entries."""
+    rows = statement.num_rows
+    rng = np.random.default_rng(11)
+    n = np.arange(ledger.num_rows)
+    clean = n >= PLANTS * 11  # leave the planted categories as they are
+    no_reference = clean & (n % 20 == 3)
+    grouped_rows = (np.arange(rows) // GROUP_ROWS) % 100 == 57
+    grouped_rows[: PLANTS * 11] = False
+    lot = np.where(grouped_rows, np.arange(rows) // GROUP_ROWS, -1)
+    keys = np.array([f"LOTE-{i:07d}" if i >= 0 else None for i in lot], dtype=object)
+    statement = statement.set_column(
+        statement.schema.get_field_index("external_id"), "external_id", pa.array(keys, pa.string())
+    )
+    documents = np.array([f"{i:011d}" for i in range(rows)], dtype=object)
+    statement = statement.set_column(
+        statement.schema.get_field_index("payer_document"),
+        "payer_document",
+        pa.array(documents, pa.string()),
+    )
+    # The ledger: entry i books row i (its reference is PIX{i}); a grouped row's entry goes,
+    # and the first row of each block gets one settlement line for the block.
+    position = np.array(
+        [int(r[3:]) if r.startswith("PIX") else -1 for r in ledger.column("reference").to_pylist()]
+    )
+    in_group = (position >= 0) & np.isin(position, np.nonzero(grouped_rows)[0])
+    keep = ~in_group
+    created = statement.column("created_at").combine_chunks()
+    booked_at = pc.take(created, pa.array(np.clip(position, 0, rows - 1)))
+    offset = rng.integers(0, 240, ledger.num_rows).astype("timedelta64[s]")
+    booked_at = pa.array(
+        booked_at.to_numpy(zero_copy_only=False).astype("datetime64[us]") + offset,
+        pa.timestamp("us"),
+    ).cast(pa.timestamp("us", tz="UTC"))
+    reference = np.array(ledger.column("reference").to_pylist(), dtype=object)
+    reference[no_reference] = None
+    document = np.full(ledger.num_rows, None, dtype=object)
+    cpf = no_reference & (n % 40 == 3)
+    document[cpf] = documents[position[cpf]]
+    extra = ledger.append_column("booked_at", booked_at)
+    extra = extra.append_column("document", pa.array(document, pa.string()))
+    extra = extra.append_column("settlement", pa.nulls(ledger.num_rows, pa.string()))
+    extra = extra.set_column(1, "reference", pa.array(reference, pa.string()))
+    extra = extra.filter(pa.array(keep))
+    amounts = statement.column("amount_base").to_numpy()
+    fees = statement.column("fee_base").to_numpy()
+    inbound = np.array(statement.column("direction").cast(pa.string()).to_pylist()) == "inbound"
+    lots = np.unique(lot[grouped_rows])
+    first = lots * GROUP_ROWS
+    blocks = [np.arange(start, start + GROUP_ROWS) for start in first]
+    same_direction = [block[inbound[block] == inbound[block[0]]] for block in blocks]
+    lines = pa.table(
+        {
+            "entry_id": pa.array([f"S{i:09d}" for i in lots]),
+            "reference": pa.array([f"repasse-{i}" for i in lots]),
+            "direction": pa.array(["inbound" if inbound[b[0]] else "outbound" for b in blocks]),
+            "amount_base": pa.array([int(amounts[b].sum()) for b in same_direction], pa.int64()),
+            "fee_base": pa.array([int(fees[b].sum()) for b in same_direction], pa.int64()),
+            "status": pa.array(["settled"] * len(lots)),
+            "booked_on": pa.array([DAY] * len(lots), pa.date32()),
+            "booked_at": pa.nulls(len(lots), pa.timestamp("us", tz="UTC")),
+            "document": pa.nulls(len(lots), pa.string()),
+            "settlement": pa.array([f"LOTE-{i:07d}" for i in lots]),
+        },
+        schema=extra.schema,
+    )
+    return statement, pa.concat_tables([extra, lines])
+
+
+_BEFORE = """
+import json, sys, time
+import pyarrow.parquet as pq
+from datetime import date
+from pixops.recon import reconcile
+folder, repeat = sys.argv[1], int(sys.argv[2])
+statement = pq.read_table(f"{folder}/statement.parquet")
+ledger = pq.read_table(f"{folder}/ledger.parquet")
+snapshots = pq.read_table(f"{folder}/balances.parquet").to_pylist()
+balances = [(r["as_of"], r["balance_base"]) for r in snapshots]
+day = date(2026, 1, 15)
+result = reconcile(statement, ledger, balances=balances, start=day, end=day)
+best = cpu = float("inf")
+for _ in range(repeat):
+    began, began_cpu = time.perf_counter(), time.process_time()
+    reconcile(statement, ledger, balances=balances, start=day, end=day)
+    best = min(best, time.perf_counter() - began)
+    cpu = min(cpu, time.process_time() - began_cpu)
+print(json.dumps({"wall": best, "cpu": cpu, "counts": result.counts}))
+"""
+
+
+def before(
+    revision: str, statement: pa.Table, ledger: pa.Table, balances: list, repeat: int
+) -> tuple[float, float, dict[str, int]]:
+    """`reconcile` of the code at ``revision`` on these books, in a child process."""
+    root = Path(__file__).resolve().parents[1]
+    with tempfile.TemporaryDirectory() as folder:
+        archive = subprocess.run(
+            ["git", "-C", str(root), "archive", revision, "src"], check=True, capture_output=True
+        ).stdout
+        with tarfile.open(fileobj=__import__("io").BytesIO(archive)) as tar:
+            tar.extractall(folder, filter="data")
+        pq.write_table(statement, f"{folder}/statement.parquet")
+        pq.write_table(ledger, f"{folder}/ledger.parquet")
+        pq.write_table(
+            pa.Table.from_pylist([{"as_of": a, "balance_base": b} for a, b in balances]),
+            f"{folder}/balances.parquet",
+        )
+        env = {**os.environ, "PYTHONPATH": f"{folder}/src"}
+        done = subprocess.run(
+            [sys.executable, "-c", _BEFORE, folder, str(repeat)],
+            check=True,
+            capture_output=True,
+            text=True,
+            env=env,
+        )
+    found = json.loads(done.stdout.strip().splitlines()[-1])
+    return found["wall"], found["cpu"], found["counts"]
+
+
+def rules_figures(
+    statement: pa.Table, ledger: pa.Table, balances: list, repeat: int, revision: str
+) -> None:
+    """Issue 31: before the rules, this code on the same books, and on the new cases."""
+    old_wall, old_cpu, old_counts = before(revision, statement, ledger, balances, repeat)
+    print(
+        f"{'reconcile BEFORE the rules (' + revision + '), plain books':<56} {old_wall:7.3f} s wall"
+        f" {old_cpu:7.3f} s CPU"
+    )
+    plain = timed(
+        "reconcile now, plain books (exact identifiers)",
+        repeat,
+        lambda: reconcile(statement, ledger, balances=balances, start=DAY, end=DAY),
+    )
+    now = reconcile(statement, ledger, balances=balances, start=DAY, end=DAY).counts
+    if {k: now[k] for k in old_counts} != old_counts:
+        raise SystemExit(f"the plain books reconcile differently now: {now} vs {old_counts}")
+    rule_statement, rule_ledger = with_rules(statement, ledger)
+
+    def run() -> object:
+        return reconcile(
+            rule_statement,
+            rule_ledger,
+            balances=balances,
+            start=DAY,
+            end=DAY,
+            mapping=RULES_MAPPING,
+            tolerances=RULES,
+        )
+
+    result = run()
+    rules = result.matched["rule"].astype(str)
+    settlement_lines = rule_ledger.num_rows - rule_ledger.column("settlement").null_count
+    print(
+        "books with the new cases:",
+        f"{int(rule_ledger.column('reference').null_count):,} entries without a reference,",
+        f"{settlement_lines:,} settlement lines;",
+        f"matched {len(result.matched):,}:"
+        f" inferred {int(rules.str.startswith('inferred').sum()):,},"
+        f" in groups {int(rules.str.startswith('group').sum()):,};",
+        "findings",
+        {k: v for k, v in result.counts.items() if v and k != "matched"},
+    )
+    new = timed("reconcile now, books with the new cases + rules", repeat, run)
+    print(
+        f"new cases / before: {new[0] / old_wall:.2f}x wall, {new[1] / old_cpu:.2f}x CPU"
+        " (target < 1.3x);"
+        f" plain books now / before: {plain[0] / old_wall:.2f}x wall,"
+        f" {plain[1] / old_cpu:.2f}x CPU (exact identifiers: not slowed)"
+    )
 
 
 def peak_mib() -> float:
@@ -312,10 +511,17 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=1_000_000)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--skip-datacompy", action="store_true")
+    parser.add_argument("--rules", action=argparse.BooleanOptionalAction, default=True)
+    parser.add_argument("--only-rules", action="store_true", help="issue 31's figures alone")
+    parser.add_argument("--before", default="main", help="the revision before the rules")
     args = parser.parse_args()
     print(f"load average {os.getloadavg()[0]:.2f}; building {args.rows:,} x {args.rows:,} rows")
     statement, ledger, balances = build(args.rows)
     print(f"statement {statement.num_rows:,} rows, ledger {ledger.num_rows:,} rows")
+    if args.rules or args.only_rules:
+        rules_figures(statement, ledger, balances, args.repeat, args.before)
+        if args.only_rules:
+            return
     result = reconcile(statement, ledger, balances=balances, start=DAY, end=DAY)
     print("counts:", result.counts)
     recon = timed(

@@ -142,3 +142,17 @@ def test_every_module_of_pixops_has_a_layer() -> None:
     modules = {f"pixops.{info.name}" for info in pkgutil.iter_modules(pixops.__path__)}
     assert modules - named == set(), "name the new module in pyproject's primitives contract"
     assert named - modules == set(), "a module named in the contracts no longer exists"
+
+
+HEAVY = ("plotly", "duckdb", "pandas", "pyarrow", "ipywidgets", "httpx", "pydantic")
+
+
+def test_importing_the_widgets_loads_no_heavy_library() -> None:
+    """`import pixops.widgets` is cheap (issue 28 item 6): each panel, chart and table
+    loads what it needs when first used, so a notebook's imports cell costs nothing."""
+    names = loaded_after("import pixops.widgets")
+    assert [n for n in names if n.split(".")[0] in HEAVY] == []
+    assert not [n for n in names if n.startswith("pixops.") and n.count(".") > 1]
+    loaded = loaded_after("from pixops.widgets import brl\nbrl(100)")
+    assert "plotly" not in loaded
+    assert "duckdb" not in loaded

@@ -23,6 +23,7 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
+import nbformat
 import pytest
 
 from pixops._bundled import BUNDLE_FOLDER, bundled_files
@@ -32,8 +33,17 @@ from pixops._version import __version__
 ROOT = Path(__file__).resolve().parents[1]
 DRIVER = Path(__file__).with_name("_installed_notebooks.py")
 DAY = "2026-01-15"
+DAILY = "03_daily_reconciliation.ipynb"
 
 pytestmark = pytest.mark.timeout(420)
+
+#: Which notebooks `pixops desk` and `pixops report daily` would run in a folder.
+FIND_SHIPPED = (
+    "from pixops.desk import default_notebooks_dir, find_investigation_notebook\n"
+    "from pixops.report._daily import find_daily_notebook\n"
+    "print(find_investigation_notebook(default_notebooks_dir()))\n"
+    "print(find_daily_notebook(default_notebooks_dir()))\n"
+)
 
 
 @dataclass(frozen=True)
@@ -184,11 +194,36 @@ def test_an_installed_wheel_works_in_an_empty_folder(
     assert demo.returncode == 0, demo.stderr
     assert "ledger audit: consistent" in demo.stdout
 
+    # Before any copy: the desk and the daily report find the notebooks pixops ships.
+    found = subprocess.run(
+        [str(installed.python), "-c", FIND_SHIPPED],
+        cwd=folder,
+        env=installed.env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert found.returncode == 0, found.stderr
+    shipped_folder = installed.python.parents[1]
+    for line in found.stdout.splitlines():
+        assert Path(line).is_relative_to(shipped_folder), line
+        assert f"pixops/{BUNDLE_FOLDER}/notebooks/" in line
+
     init = pixops(installed, folder, "notebooks", "init")
     assert init.returncode == 0, init.stderr
     assert (folder / MANIFEST_NAME).is_file()
     for name in bundled_files(ROOT):
         assert (folder / name).read_bytes() == (ROOT / name).read_bytes()
+
+    # The daily notebook runs as the scheduled report does (papermill, on nbclient), the
+    # others with nbclient; a line added to the copy shows the report ran the copy.
+    daily = folder / "notebooks" / DAILY
+    notebook = nbformat.read(daily, as_version=4)
+    notebook.cells.append(nbformat.v4.new_markdown_cell(f"Edited in {folder.name}."))
+    nbformat.write(notebook, daily)
+    update = pixops(installed, folder, "notebooks", "init", "--update")
+    assert update.returncode == 0, update.stderr
+    assert f"left alone 1 file you edited: notebooks/{DAILY}" in update.stdout
 
     # The report, the reconciliation and the notebooks run side by side (each its own
     # kernel or process), as a machine with more than one core allows.
@@ -198,7 +233,7 @@ def test_an_installed_wheel_works_in_an_empty_folder(
             installed, folder, "report", "daily", "--date", DAY, "--html", "out/day.html"
         ),
         "recon": start(installed, folder, "recon", "--date", DAY, *ledger, "--out", "out/recon"),
-        "notebooks": start(installed, folder, str(DRIVER), python=True),
+        "notebooks": start(installed, folder, str(DRIVER), DAILY, python=True),
     }
     done: dict[str, tuple[int, str, str]] = {}
     for name, process in started.items():
@@ -212,17 +247,17 @@ def test_an_installed_wheel_works_in_an_empty_folder(
     assert Path(found["pixops"]).is_relative_to(site), found["pixops"]
     assert Path(found["kernel_pixops"]).is_relative_to(site), found["kernel_pixops"]
     assert found["requirements"] == []
-    assert sorted(found["notebooks"]) == sorted(
-        Path(name).name for name in bundled_files(ROOT) if name.endswith(".ipynb")
-    )
+    shipped = [Path(name).name for name in bundled_files(ROOT) if name.endswith(".ipynb")]
+    assert sorted([*found["notebooks"], DAILY]) == sorted(shipped)
     for name, result in found["notebooks"].items():
         assert result["errors"] == [], name
         assert "sandbox" in result["text"], name  # the connect() line: the demo month
 
     status, out, err = done["report"]
-    assert status == 0, err[-3000:]
+    assert status == 1, out[-2000:] + err[-3000:]  # 1: findings, as `pixops recon` says
     page = (folder / "out" / "day.html").read_text(encoding="utf-8")
     assert "Reconciliation 15/01/2026" in page
+    assert f"Edited in {folder.name}." in page
     assert f"report: {(folder / 'out' / 'day.html').resolve()}" in out
 
     status, out, err = done["recon"]

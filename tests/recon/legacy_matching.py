@@ -56,15 +56,21 @@ SELECT p.ln, p.sn,
        AND (l.fee_base IS NULL OR l.fee_base = s.fee_base)
        AND l.booked_on = s.business_date
        AND (l.direction IS NULL OR l.direction = s.direction)
-       AND l.status = s.payment_status AS agrees
+       AND l.status = s.payment_status AS agrees,
+       -- Added with the ledger's precision: a ledger of these tests keeps base units,
+       -- which never round (what `pair_issues` reads of a pair now).
+       FALSE AS rounded
 FROM claims p
 JOIN led l ON l.ln = p.ln
 JOIN stmt s ON s.sn = p.sn
 """
 
+# With the columns `matched` gained since (issue 31) and what they are under the exact
+# rules: no rule beyond the identifier (which the host names), no tolerance used.
 _MATCHED = """
 SELECT p.ln, p.sn, p.statement_amount_base AS amount_base,
-       p.statement_fee_base AS fee_base, p.business_date AS booked_on, p.business_date
+       p.statement_fee_base AS fee_base, p.business_date AS booked_on, p.business_date,
+       CAST(NULL AS STRING) AS rule, CAST(NULL AS STRING) AS tolerance
 FROM pairs p
 WHERE p.in_scope AND p.agrees
 """

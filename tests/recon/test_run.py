@@ -122,6 +122,7 @@ def test_every_category_is_found(planted: object) -> None:
         "unbooked_refund": 1,
         "unit_error": 1,
         "balance_difference": 1,
+        "needs_review": 0,
     }
     assert planted.needs_attention  # type: ignore[attr-defined]
 

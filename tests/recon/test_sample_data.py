@@ -74,6 +74,7 @@ def test_every_category_occurs_on_the_planted_day(planted_day: ReconResult) -> N
         "unbooked_refund": 1,
         "unit_error": 1,
         "balance_difference": 1,
+        "needs_review": 0,
     }
 
 

@@ -10,6 +10,7 @@ without acting twice.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import TypeVar
 
@@ -23,6 +24,7 @@ from pixops.client._receive import call_label, json_or_none, with_accepted_note
 __all__ = ["decode", "read_answer"]
 
 T = TypeVar("T")
+_WORKED_FALSE = re.compile(rb'"worked"\s*:\s*false')
 
 
 def decode(response: httpx.Response, case: KeyCase) -> bytes:
@@ -32,9 +34,12 @@ def decode(response: httpx.Response, case: KeyCase) -> bytes:
         request = response.request
         error = error_from_response(status, body, response.headers)
         raise with_outcome(error, request.method, request.headers.get("idempotency-key"))
-    parsed = json_or_none(body)
-    if isinstance(parsed, dict) and parsed.get("worked") is False:
-        raise error_from_response(status, body, response.headers)
+    # Only a body that may say `"worked": false` is parsed for it (a success says
+    # `"worked":true`): a page of 100 rows was parsed twice, here and by its model.
+    if _WORKED_FALSE.search(body) is not None:
+        parsed = json_or_none(body)
+        if isinstance(parsed, dict) and parsed.get("worked") is False:
+            raise error_from_response(status, body, response.headers)
     if case == "camelCase":
         return to_snake_bytes(body, status)
     return body

@@ -59,8 +59,9 @@ class Engine:
         self.router = Router(ROUTES)
         self._static = (self.router, static_routes(self.router))
         self.event_hooks: list[EventHook] = [notifications.fan_out]
-        self.public_documents: dict[str, Callable[[], bytes]] = {
-            openapi.PATH: functools.partial(openapi.document_bytes, self.config.service_ispb)
+        #: Public documents by path, each answering from the request's query.
+        self.public_documents: dict[str, Callable[[dict[str, list[str]]], Response]] = {
+            openapi.PATH: functools.partial(openapi.served_document, self.config.service_ispb)
         }
         # Handlers for paths outside /api/external, by prefix (server mode's test helpers).
         self.mounts: dict[str, Callable[[Request], Response]] = {}
@@ -155,7 +156,7 @@ class Engine:
                     return response, self.store.commit_point()
         document = self.public_documents.get(request.path)
         if document is not None and request.method == "GET":
-            return Response(200, list(_JSON), document()), 0
+            return document(request.query_params()), 0
         route, params, allowed = self._resolve(request.method, request.path)
         seen: int | None = None
         try:

@@ -18,7 +18,8 @@ from pixops import limits
 from pixops._version import __version__
 from pixops.engine.admin import add_to_openapi
 from pixops.engine.config import SERVICE_ISPB
-from pixops.engine.http import encode_json
+from pixops.engine.http import Response, encode_json
+from pixops.engine.openapi_camel import camel_case_document, link_camel_case_document
 from pixops.engine.openapi_components import (
     STRING,
     Schema,
@@ -42,6 +43,7 @@ from pixops.schema import (
 )
 
 PATH: Final = PREFIX + "/openapi.json"
+_JSON: Final = (("content-type", "application/json"),)
 OPENAPI_VERSION: Final = "3.1.0"
 
 # -- operations --------------------------------------------------------------------
@@ -349,12 +351,25 @@ def build_openapi(service_ispb: str = SERVICE_ISPB) -> dict[str, Any]:
             "summary": "This document",
             "tags": ["meta"],
             "security": [],
-            "description": "Public: no credentials, no rate limit.",
+            "description": "Public: no credentials, no rate limit. With"
+            " `key_case=camelCase`, the document of the camelCase mode (`X-Key-Case`).",
+            "parameters": [
+                {
+                    "name": "key_case",
+                    "in": "query",
+                    "required": False,
+                    "description": "which mode's document: snake_case (the default) or camelCase",
+                    "schema": {"type": "string", "enum": ["snake_case", "camelCase"]},
+                }
+            ],
             "responses": {
                 "200": {
                     "description": "the OpenAPI 3.1 document",
                     "content": {"application/json": {"schema": {"type": "object"}}},
-                }
+                },
+                "400": error_response(
+                    "key_case is neither snake_case nor camelCase", "PipelineError"
+                ),
             },
         }
     }
@@ -374,6 +389,12 @@ def build_openapi(service_ispb: str = SERVICE_ISPB) -> dict[str, Any]:
         "schema": string_schema(maxLength=limits.TRANSACTION_ID_MAX_CHARS),
     }
     schemas = _of_this_institution(component_schemas(), service_ispb)
+    return link_camel_case_document(_document(paths, parameters, schemas))
+
+
+def _document(
+    paths: dict[str, dict[str, Schema]], parameters: dict[str, Schema], schemas: dict[str, Schema]
+) -> dict[str, Any]:
     return {
         "openapi": OPENAPI_VERSION,
         "jsonSchemaDialect": "https://spec.openapis.org/oas/3.1/dialect/base",
@@ -444,3 +465,21 @@ def document_bytes(service_ispb: str = SERVICE_ISPB) -> bytes:
     """The document as served by an institution (`EngineConfig.service_ispb`): compact
     UTF-8 JSON, built once per institution."""
     return encode_json(add_to_openapi(build_openapi(service_ispb)))
+
+
+@functools.cache
+def camel_case_document_bytes(service_ispb: str = SERVICE_ISPB) -> bytes:
+    """The camelCase mode's document (`openapi_camel`), built once per institution."""
+    return encode_json(camel_case_document(build_openapi(service_ispb)))
+
+
+def served_document(service_ispb: str, query: dict[str, list[str]]) -> Response:
+    """`GET /openapi.json`: the snake_case document, or with `?key_case=camelCase` the
+    camelCase one; any other `key_case` is a 400 naming the two."""
+    wanted = query.get("key_case", ["snake_case"])
+    if wanted == ["camelCase"]:
+        return Response(200, list(_JSON), camel_case_document_bytes(service_ispb))
+    if wanted == ["snake_case"]:
+        return Response(200, list(_JSON), document_bytes(service_ispb))
+    message = "key_case must be snake_case or camelCase (once)"
+    return Response(400, list(_JSON), encode_json({"error": {"status": 400, "message": message}}))

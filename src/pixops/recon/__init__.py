@@ -29,6 +29,19 @@ registered as views and the session time zone set; the same text runs on Spark. 
 outputs are `OUTPUTS`; the matched rows' ids are read from the inputs by row number
 after the SQL (`LOOKUPS`: by position here, a join on the number elsewhere).
 Categories: `CATEGORIES`. The result's frames are described in `ReconResult`.
+
+Beyond identifiers (docs/reconciliation-rules.md): `Tolerances` (amounts, fees, days,
+inferred pairs by amount, payer and time, groups by reference), the ledger columns
+`LedgerMapping` names for them (booked_at, document, name, settlement, kind), and the
+review file (`ReviewFile`, beside the ledger: `review_path`) whose confirmations and
+rejections every later run applies:
+
+    from pixops.recon import ReviewFile, Tolerances, review_path
+    result = reconcile(statement, "data/sample_ledger.csv", mapping=..., start=..., end=...,
+                       tolerances=Tolerances(inferred_seconds=300, groups=True),
+                       review_file=review_path("data/sample_ledger.csv"))
+    result.category("needs_review")   # two equally good candidates, side by side
+    result.matched["rule"]            # transaction_id, group of 12 rows = settlement ...
 """
 
 from pixops.errors import name_errors_by_package
@@ -37,9 +50,11 @@ from pixops.recon._inputs import (
     LEDGER_SCHEMA,
     WEBHOOKS_SCHEMA,
     LedgerError,
+    LedgerHead,
     LedgerMapping,
     LedgerReading,
     LoadedLedger,
+    ledger_head,
     load_ledger,
     read_ledger,
     webhooks_table,
@@ -53,8 +68,10 @@ from pixops.recon._result import (
     SAMPLE_LEDGER_NAME,
     ReconResult,
 )
+from pixops.recon._review import Decision, ReviewError, ReviewFile, review_path
 from pixops.recon._run import balance_snapshot, reconcile
 from pixops.recon._sql import LOOKUPS, OUTPUTS, STEPS
+from pixops.recon._tolerances import ToleranceError, Tolerances
 
 __all__ = [
     "ATTENTION_CATEGORIES",
@@ -68,20 +85,28 @@ __all__ = [
     "SAMPLE_LEDGER_NAME",
     "STEPS",
     "WEBHOOKS_SCHEMA",
+    "Decision",
     "LedgerError",
+    "LedgerHead",
     "LedgerMapping",
     "LedgerReading",
     "LoadedLedger",
     "ReconResult",
+    "ReviewError",
+    "ReviewFile",
+    "ToleranceError",
+    "Tolerances",
     "balance_snapshot",
     "balances_table",
     "find_mapping",
+    "ledger_head",
     "load_ledger",
     "mapping_beside",
     "read_balances",
     "read_ledger",
     "read_mapping",
     "reconcile",
+    "review_path",
     "webhooks_table",
     "write_mapping",
 ]

@@ -35,12 +35,13 @@ from pixops.recon._cli import (
     _BadInputError,
     _check_day_has_come,
     _client,
+    _read_as,
     _verdict,
     load_inputs,
     options_from,
     write_outputs,
 )
-from pixops.recon._inputs import LedgerError
+from pixops.recon._inputs import LedgerError, LoadedLedger, load_ledger
 from pixops.recon._result import ReconResult
 from pixops.recon._run import reconcile
 
@@ -71,6 +72,7 @@ def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None 
                 start=options.first,
                 end=options.last,
                 tz=options.tz,
+                mapping=options.mapping,
             )
     except _BadInputError as error:
         print(f"pixops recon: {error}", file=stderr)
@@ -86,7 +88,7 @@ def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None 
             raise
         print(f"pixops recon: Spark failed: {_one_line(error)}", file=stderr)
         return EXIT_SERVICE
-    return _report(args, options, outcome, source, stdout, stderr)
+    return _report(args, options, outcome, (source, ledger), stdout, stderr)
 
 
 def _options(args: argparse.Namespace) -> ReconOptions:
@@ -106,17 +108,21 @@ def _options(args: argparse.Namespace) -> ReconOptions:
 
 def _inputs(
     args: argparse.Namespace, options: ReconOptions
-) -> tuple[pa.Table | str, pa.Table | str, list[tuple[datetime, int]] | None, str]:
-    """The statement (a table from the service, or the Parquet path), the ledger (the
-    path: a CSV is read on the driver, Parquet by Spark), the balance snapshots, and the
-    words naming where the statement came from."""
+) -> tuple[pa.Table | str, LoadedLedger, list[tuple[datetime, int]] | None, str]:
+    """The statement (a table from the service, or the Parquet path), the ledger (read
+    here, by the reader and mapping of a DuckDB run), the balance snapshots, and the words
+    naming where the statement came from."""
     if args.statement is None:
         client, source = _client()
         _check_day_has_come(options, client, source)
         loaded = load_inputs(options, client)
         return loaded.statement, loaded.ledger, loaded.balances, source
+    try:
+        ledger = load_ledger(options.ledger, options.mapping, tz=options.tz)
+    except LedgerError as error:
+        raise _BadInputError(f"--ledger: {error}") from None
     balances = None if options.balances is None else _file_balances(options)
-    return str(args.statement), str(options.ledger), balances, f"the statement in {args.statement}"
+    return str(args.statement), ledger, balances, f"the statement in {args.statement}"
 
 
 def _file_balances(options: ReconOptions) -> list[tuple[datetime, int]]:
@@ -156,7 +162,7 @@ def _on_spark(
     args: argparse.Namespace,
     options: ReconOptions,
     statement: pa.Table | str,
-    ledger: pa.Table | str,
+    ledger: LoadedLedger,
     balances: list[tuple[datetime, int]] | None,
 ) -> ReconResult:
     try:
@@ -173,6 +179,7 @@ def _on_spark(
         start=options.first,
         end=options.last,
         tz=options.tz,
+        mapping=options.mapping,
     )
     return result.to_result()
 
@@ -181,7 +188,7 @@ def _report(
     args: argparse.Namespace,
     options: ReconOptions,
     outcome: ReconResult,
-    source: str,
+    read: tuple[str, LoadedLedger],
     stdout: TextIO,
     stderr: TextIO,
 ) -> int:
@@ -194,8 +201,13 @@ def _report(
     period = (
         f"{options.first}" if options.first == options.last else f"{options.first}..{options.last}"
     )
+    source, ledger = read
+    hint = outcome.unit_hint()
+    if hint is not None:  # first, as the DuckDB run says it: every finding follows from it
+        print(f"pixops recon: {hint}", file=stdout)
     engine = " on Spark" if args.engine == "spark" else ""
     print(f"pixops recon {period} ({options.tz}) against {source}{engine}", file=stdout)
+    print(_read_as(options, ledger), file=stdout)
     print(outcome.summary_text(), file=stdout)
     print(f"{_verdict(outcome, status)}; results in {args.out}", file=stdout)
     foreign = outcome.ledger_warning(options.ledger, setting="--ledger")

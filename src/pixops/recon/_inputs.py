@@ -31,6 +31,7 @@ from pixops.money import INT64_MAX, MoneyError, check_int64, parse_base
 from pixops.recon._arrow import frame_table
 from pixops.recon._database import cursor
 from pixops.recon._encoding import UTF8, csv_encoding, not_text_message
+from pixops.recon._ledger_extras import extra_columns
 from pixops.recon._ledger_text import (
     Mark,
     MixedMarksError,
@@ -42,6 +43,7 @@ from pixops.recon._mapping import (
     CANONICAL_MAPPING,
     DATE_FORMATS,
     ENCODINGS,
+    MATCH_WITHOUT_REFERENCE,
     PER_UNIT,
     SEPARATORS,
     LedgerError,
@@ -56,10 +58,12 @@ __all__ = [
     "LEDGER_SCHEMA",
     "WEBHOOKS_SCHEMA",
     "LedgerError",
+    "LedgerHead",
     "LedgerMapping",
     "LedgerReading",
     "LoadedLedger",
     "days_or_none",
+    "ledger_head",
     "load_ledger",
     "read_ledger",
     "webhooks_table",
@@ -541,6 +545,42 @@ def _choice(
     return lowered
 
 
+@dataclass(frozen=True)
+class LedgerHead:
+    """A ledger file's first rows as they are written (every cell as text), with its
+    columns and, for a CSV file, the separator and encoding it was read with."""
+
+    columns: list[str]
+    rows: list[list[str | None]]
+    table: pa.Table
+    separator: str | None
+    encoding: str | None
+    total_rows: int
+
+
+def ledger_head(
+    source: str | Path | pd.DataFrame | pa.Table,
+    mapping: LedgerMapping | None = None,
+    rows: int = 5,
+) -> LedgerHead:
+    """The first ``rows`` of a ledger before any mapping (what a mapping panel shows);
+    the separator and encoding from ``mapping`` when it says them, else detected."""
+    read = _source(source, CANONICAL_MAPPING if mapping is None else mapping)
+    head = read.table.slice(0, max(rows, 0))
+    cells = [
+        [None if value is None else str(value) for value in row.values()]
+        for row in head.to_pylist()
+    ]
+    return LedgerHead(
+        columns=list(read.table.column_names),
+        rows=cells,
+        table=head,
+        separator=read.separator,
+        encoding=read.encoding,
+        total_rows=read.table.num_rows,
+    )
+
+
 def read_ledger(
     source: str | Path | pd.DataFrame | pa.Table,
     mapping: LedgerMapping | None = None,
@@ -600,9 +640,18 @@ def load_ledger(
         )
     )
     booked_on, day_form = _days(table, mapping.booked_on, zone, mapping.date_format)
+    extras = extra_columns(table, mapping, zone, from_file=trim)
+    schema = LEDGER_SCHEMA
+    if any(getattr(mapping, name) is not None for name in MATCH_WITHOUT_REFERENCE):
+        # An entry may go without a reference: another rule can match it.
+        reference = pc.if_else(pc.equal(reference, ""), pa.scalar(None, pa.string()), reference)
+        schema = schema.set(1, schema.field("reference").with_nullable(True))
+    for field_, _ in extras:
+        schema = schema.append(field_)
     ledger = pa.Table.from_arrays(
-        [entry_id, reference, direction, amount, money.fee, status, booked_on],
-        schema=LEDGER_SCHEMA,
+        [entry_id, reference, direction, amount, money.fee, status, booked_on]
+        + [values for _, values in extras],
+        schema=schema,
     )
     _check_ledger(ledger, mapping, source_.where)
     reading = LedgerReading(
@@ -638,11 +687,17 @@ def _check_ledger(ledger: pa.Table, mapping: LedgerMapping, where: Callable[[int
     }
     for field_ in LEDGER_SCHEMA:
         column = ledger.column(field_.name)
-        if not field_.nullable and column.null_count:
+        if not ledger.schema.field(field_.name).nullable and column.null_count:
             first = _first(pc.is_null(column))
+            hint = (
+                "; to match entries without one, name the ledger's booked_at, document,"
+                " name, settlement or kind column in the mapping"
+                if field_.name == "reference"
+                else ""
+            )
             raise LedgerError(
                 f"{where(first)}: column {columns[field_.name]!r} is empty"
-                f" ({column.null_count} ledger rows without {field_.name})"
+                f" ({column.null_count} ledger rows without {field_.name}){hint}"
             )
     empty = pc.equal(ledger.column("reference"), "")
     if pc.any(empty).as_py():

@@ -17,6 +17,7 @@ __all__ = [
     "DECIMALS",
     "ENCODINGS",
     "FORMAT_FIELDS",
+    "MATCH_WITHOUT_REFERENCE",
     "OPTIONAL_COLUMNS",
     "PER_UNIT",
     "SEPARATORS",
@@ -55,6 +56,9 @@ COLUMN_FIELDS: Final = (
 )
 FORMAT_FIELDS: Final = ("amount_unit", "decimal", "date_format", "separator", "encoding")
 OPTIONAL_COLUMNS: Final = ("direction", "fee", "status")
+#: Mapped columns the rules beyond identifiers read (issue 31); with any of them named an
+#: entry may go without a reference.
+MATCH_WITHOUT_REFERENCE: Final = ("booked_at", "document", "name", "settlement", "kind")
 
 
 class LedgerError(PixopsError, ValueError):
@@ -99,6 +103,18 @@ class LedgerMapping:
     - ``separator``: ``comma``, ``semicolon`` or ``tab``; ``encoding``: ``utf-8`` or
       ``windows-1252`` (a CSV file only).
 
+    Columns the rules beyond identifiers read (None: the ledger keeps none;
+    docs/reconciliation-rules.md):
+
+    - ``booked_at``: when the payment was recorded (a time-zone-aware timestamp, or ISO
+      text; without an offset read in the reconciliation's time zone), for inferred pairs.
+    - ``document``: the counterparty's CPF or CNPJ (punctuation ignored) and ``name``:
+      their name; an inferred pair needs them to agree where both sides have one.
+    - ``settlement``: a settlement key: the entry is matched as a group against every
+      statement row carrying that key (in any identifier), e.g. a payout batch.
+    - ``kind``: ``fees``, ``inbound`` or ``outbound``: the entry books one business day's
+      fees, or that day's movements of one direction no other entry booked, as one line.
+
     Amounts may be integers, text or ``Decimal`` (a Parquet decimal column,
     `pixops.frames.reais_decimal`), converted exactly; floats are refused. A mapping is
     saved and read as a TOML or YAML file by `pixops.recon.write_mapping` and
@@ -117,13 +133,18 @@ class LedgerMapping:
     date_format: str | None = None
     separator: Literal["comma", "semicolon", "tab"] | None = None
     encoding: Literal["utf-8", "windows-1252"] | None = None
+    booked_at: str | None = None
+    document: str | None = None
+    name: str | None = None
+    settlement: str | None = None
+    kind: str | None = None
 
     def __post_init__(self) -> None:
         for name in ("entry_id", "reference", "amount", "booked_on"):
             value = getattr(self, name)
             if not isinstance(value, str) or not value.strip():
                 raise LedgerError(f"mapping.{name} must name a column, not {value!r}")
-        for name in OPTIONAL_COLUMNS:
+        for name in (*OPTIONAL_COLUMNS, *MATCH_WITHOUT_REFERENCE):
             value = getattr(self, name)
             if value is not None and (not isinstance(value, str) or not value.strip()):
                 raise LedgerError(f"mapping.{name} must name a column or be None, not {value!r}")
@@ -179,6 +200,11 @@ _HOLDS: Final = {
     "fee": "the expected fee",
     "status": "the expected status (settled, rejected, failed or processing)",
     "booked_on": "the day the entry was booked",
+    "booked_at": "the time the payment was recorded",
+    "document": "the counterparty's CPF or CNPJ",
+    "name": "the counterparty's name",
+    "settlement": "the settlement key the statement rows of a group carry",
+    "kind": "the kind of a day's line: fees, inbound or outbound",
 }
 
 

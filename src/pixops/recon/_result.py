@@ -28,7 +28,7 @@ from __future__ import annotations
 import csv
 import html
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
@@ -43,6 +43,7 @@ from pixops.recon._mapping import PER_UNIT
 from pixops.recon._reading import LedgerReading
 from pixops.recon._spreadsheet import atomic_text_file, spreadsheet_money, spreadsheet_text
 from pixops.recon._staging import destination, staged_directory, writing
+from pixops.recon._tolerances import Tolerances
 
 if TYPE_CHECKING:
     import plotly.graph_objects as go
@@ -70,6 +71,7 @@ ATTENTION_CATEGORIES: Final = (
     "unbooked_refund",
     "unit_error",
     "balance_difference",
+    "needs_review",
 )
 #: ``rounding``: pairs that agree at the ledger's precision only (a fee of R$ 0,1305 kept
 #: as R$ 0,13 in a ledger in centavos): counted apart, never a finding; in the summary
@@ -90,6 +92,7 @@ CATEGORY_LABELS: Final[dict[str, str]] = {
     "unbooked_refund": "Refund not booked",
     "unit_error": "Unit error (100x or 10000x)",
     "balance_difference": "Balance does not close",
+    "needs_review": "Needs review (two equally good candidates)",
 }
 
 #: The Excel-friendly file's header of each discrepancies column.
@@ -109,6 +112,8 @@ EXCEL_HEADERS: Final[dict[str, str]] = {
     "booked_on": "Booked on",
     "business_date": "Business day",
     "detail": "Detail",
+    "rule": "Matched by",
+    "tolerance": "Tolerance used",
 }
 
 #: What the summary says of the balances when none were given: nothing was checked, which
@@ -142,6 +147,7 @@ class ReconResult:
     tz: str
     #: How the ledger was read (`LedgerReading.line`); None for a result built by hand.
     ledger_reading: LedgerReading | None = None
+    tolerances: Tolerances = field(default_factory=Tolerances)
 
     @property
     def counts(self) -> dict[str, int]:
@@ -377,6 +383,7 @@ class ReconResult:
         return (
             f"<p><b>Reconciliation</b> {title}</p>"
             f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+            f"<p>Tolerances: {html.escape(self.tolerances.describe())}</p>"
         )
 
     def _period(self) -> str:
@@ -405,6 +412,7 @@ class ReconResult:
                 f"  statement {money_or_dash(row['statement_amount_base'], format_brl_base):>18}"
                 f"  difference {format_brl_base(int(row['difference_base'])):>14}"
             )
+        lines.append(f"Tolerances: {self.tolerances.describe()}")
         zone = ZoneInfo(self.tz)
         for row in self.rollforward.to_dict(orient="records"):
             opening = row["opening_at"].astimezone(zone)

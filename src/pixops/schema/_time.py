@@ -9,37 +9,62 @@ other than ``Z`` is accepted and converted, so every value reads in UTC.
 
 from __future__ import annotations
 
-import re
+import operator
 from datetime import UTC, datetime
-from typing import Annotated, Final
+from typing import Annotated, Any, Final
 
-from pydantic import AfterValidator, BeforeValidator
+from pydantic import GetCoreSchemaHandler, GetJsonSchemaHandler
+from pydantic.json_schema import JsonSchemaValue
+from pydantic_core import core_schema
 
 __all__ = ["UtcDateTime"]
 
 #: Date, ``T`` (or a space, as RFC 3339 allows), a time, then a required offset.
-_WITH_OFFSET: Final = re.compile(
+_WITH_OFFSET: Final = (
     r"[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt ][0-9]{2}:[0-9]{2}(:[0-9]{2}(\.[0-9]{1,9})?)?"
     r"([Zz]|[+-][0-9]{2}:?[0-9]{2})"
 )
 
 
-def _with_offset(value: object) -> object:
-    if isinstance(value, datetime):
-        if value.utcoffset() is None:
-            raise ValueError(f"a timestamp must carry its time zone, not {value!r}")
-        return value
-    if isinstance(value, str) and _WITH_OFFSET.fullmatch(value):
-        return value
-    shown = repr(value)[:60]
-    raise ValueError(
-        f"expected an ISO 8601 time with an offset (e.g. 2026-01-15T12:00:00Z), got {shown}"
-    )
+class _UtcDateTimeSchema:
+    """A string matching `_WITH_OFFSET` (or, from Python, an aware datetime), read as a
+    datetime and moved to UTC, all inside pydantic-core: a page of 100 rows holds 200
+    timestamps, and a Python validator for each was most of the page's reading time."""
+
+    @classmethod
+    def __get_pydantic_core_schema__(
+        cls, source: Any, handler: GetCoreSchemaHandler
+    ) -> core_schema.CoreSchema:
+        text = core_schema.chain_schema(
+            [
+                core_schema.str_schema(pattern=f"^(?:{_WITH_OFFSET})$"),
+                core_schema.datetime_schema(),
+            ]
+        )
+        either = core_schema.json_or_python_schema(
+            json_schema=text,
+            python_schema=core_schema.union_schema(
+                [core_schema.datetime_schema(strict=True, tz_constraint="aware"), text]
+            ),
+        )
+        return core_schema.no_info_after_validator_function(
+            operator.methodcaller("astimezone", UTC),
+            core_schema.custom_error_schema(
+                either, custom_error_type="timestamp_with_offset", custom_error_message=_EXPECTED
+            ),
+        )
+
+    @classmethod
+    def __get_pydantic_json_schema__(
+        cls, schema: core_schema.CoreSchema, handler: GetJsonSchemaHandler
+    ) -> JsonSchemaValue:
+        return {"format": "date-time", "type": "string"}
 
 
-def _in_utc(value: datetime) -> datetime:
-    return value.astimezone(UTC)
+_EXPECTED: Final = (
+    "expected an ISO 8601 time with an offset (e.g. 2026-01-15T12:00:00Z): a timestamp"
+    " must carry its time zone"
+)
 
-
-UtcDateTime = Annotated[datetime, BeforeValidator(_with_offset), AfterValidator(_in_utc)]
+UtcDateTime = Annotated[datetime, _UtcDateTimeSchema]
 """A timestamp of the wire: ISO 8601 with an offset, held as an aware UTC ``datetime``."""

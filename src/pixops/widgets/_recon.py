@@ -58,7 +58,7 @@ from pixops.widgets._recon_rows import (
 if TYPE_CHECKING:
     import pandas as pd
 
-    from pixops.recon import ReconResult
+    from pixops.recon import LedgerMapping, ReconResult
 
 __all__ = ["ReconDashboard", "read_balance_snapshots"]
 
@@ -91,7 +91,10 @@ class ReconDashboard(w.VBox):  # type: ignore[misc]
 
     ``ledger_setting`` names where the ledger is set (``ledger_path`` in a notebook): the
     status line names it when not one ledger entry pairs with the statement
-    (`ReconResult.ledger_warning`)."""
+    (`ReconResult.ledger_warning`). ``mapping``: the ledger's `LedgerMapping` or the path
+    of a mapping file; None reads the one saved beside the ledger at each run, as the
+    *Ledger mapping* panel below the status line saves it. ``unit_setting`` says how to
+    set the unit when the ledger's looks wrong (`ReconResult.unit_hint`)."""
 
     def __init__(
         self,
@@ -104,6 +107,8 @@ class ReconDashboard(w.VBox):  # type: ignore[misc]
         out_dir: str | Path = "data/out",
         now: Clock | None = None,
         ledger_setting: str = "the dashboard's ledger",
+        mapping: LedgerMapping | str | Path | None = None,
+        unit_setting: str = 'amount_unit = "{unit}" in the ledger mapping',
     ) -> None:
         check_client(client, "statement", "balance")
         from pixops.frames import parse_day, parse_tz
@@ -117,6 +122,12 @@ class ReconDashboard(w.VBox):  # type: ignore[misc]
             raise TypeError("out_dir must be a folder path")
         if not isinstance(ledger_setting, str):
             raise TypeError("ledger_setting must be text, like 'ledger_path'")
+        from pixops.recon import LedgerMapping
+
+        if mapping is not None and not isinstance(mapping, LedgerMapping | str | Path):
+            raise TypeError("mapping must be a LedgerMapping, the path of a mapping file or None")
+        self.mapping = mapping
+        self.unit_setting = unit_setting
         self.client = client
         self.ledger = ledger
         #: Where the ledger is set, for the warning when nothing pairs (e.g. ``ledger_path``).
@@ -139,6 +150,8 @@ class ReconDashboard(w.VBox):  # type: ignore[misc]
         self.tz = w.Text(description="Time zone", value=tz)
         self.run_button = w.Button(description="Reconcile", button_style="primary", icon="play")
         self.status = w.HTML()
+        #: How the ledger was read, in one line (`LedgerReading.line`).
+        self.ledger_line = w.HTML()
         self.summary = w.HTML()
         self.charts = w.Output()
         self.category = w.Dropdown(description="Show", options=[], layout=fitted("420px"))
@@ -160,6 +173,8 @@ class ReconDashboard(w.VBox):  # type: ignore[misc]
                 ),
                 side_by_side(self.tz, self.run_button),
                 self.status,
+                self.ledger_line,
+                *self._mapping_section(),
                 self.summary,
                 self.charts,
                 side_by_side(self.category, self.filter, self.export_button),
@@ -206,7 +221,13 @@ class ReconDashboard(w.VBox):  # type: ignore[misc]
             balances, load_first, load_last = self._balances(first, last, tz)
             statement = load_statement(self.client, load_first, load_last, tz=tz, progress=False)
             result = reconcile(
-                statement, self.ledger, balances=balances, start=first, end=last, tz=tz
+                statement,
+                self.ledger,
+                balances=balances,
+                start=first,
+                end=last,
+                tz=tz,
+                mapping=self.ledger_mapping(),
             )
         except (PixopsError, ValueError, OSError) as error:
             self._refuse(f"The reconciliation could not run. {self._why(error)}")
@@ -221,6 +242,38 @@ class ReconDashboard(w.VBox):  # type: ignore[misc]
         }
         self.export_status.value = ""  # an export of the previous run no longer applies
         self._render(first, last, tz)
+
+    def _mapping_section(self) -> list[Any]:
+        """The *Ledger mapping* panel, folded (opened on first unfolding), for a ledger
+        file; a DataFrame has its columns already."""
+        if not isinstance(self.ledger, str | Path):
+            self.mapping_panel = None
+            return []
+        from pixops.widgets._ledger_map import LedgerMapPanel
+
+        self.mapping_panel = LedgerMapPanel(self.ledger, open_now=False)
+        fold = w.Accordion(children=[self.mapping_panel], selected_index=None)
+        fold.set_title(0, "Ledger mapping: columns and units")
+        panel = self.mapping_panel
+
+        def unfolded(change: dict[str, Any]) -> None:
+            if change["new"] == 0 and panel.draft is None:
+                panel.open_ledger()
+
+        fold.observe(unfolded, names="selected_index")
+        return [fold]
+
+    def ledger_mapping(self) -> LedgerMapping | None:
+        """The mapping the next run reads the ledger with: the one given (a mapping file
+        is read again each run), else the one saved beside the ledger, else None."""
+        from pixops.recon import find_mapping, read_mapping
+
+        if isinstance(self.mapping, str | Path):
+            return read_mapping(self.mapping)
+        if self.mapping is not None:
+            return self.mapping
+        saved = find_mapping(self.ledger) if isinstance(self.ledger, str | Path) else None
+        return None if saved is None else read_mapping(saved)
 
     @property
     def status_text(self) -> str:
@@ -296,7 +349,19 @@ class ReconDashboard(w.VBox):  # type: ignore[misc]
         window = statement[((days_in >= first) & (days_in <= last)).astype(bool)]
         nothing = window.empty and not findings and not counts["matched"]
         foreign = result.ledger_warning(self.ledger, setting=self.ledger_setting)
-        if foreign is not None:  # nothing paired: say why before the hundreds of findings
+        reading = result.ledger_reading
+        name = Path(self.ledger).name if isinstance(self.ledger, str | Path) else "The ledger"
+        self.ledger_line.value = (
+            "" if reading is None else message(f"{name} {reading.line()}.", "info")
+        )
+        hint = result.unit_hint(self.unit_setting)
+        if hint is not None:  # first: the findings below follow from it
+            self._set_status(
+                f"{hint} {days} ({zone_text(tz)}): {count_text(counts['matched'])} matched,"
+                f" {plural(findings, 'finding')} to check.",
+                "error",
+            )
+        elif foreign is not None:  # nothing paired: say why before the hundreds of findings
             self._set_status(
                 f"{days} ({zone_text(tz)}): {count_text(counts['matched'])} matched,"
                 f" {plural(findings, 'finding')} to check. {foreign}",
@@ -341,8 +406,8 @@ class ReconDashboard(w.VBox):  # type: ignore[misc]
             append_figure(self.charts, result.rollforward_figure())
         options = [
             (f"{CATEGORY_LABELS.get(c, c)} ({counts[c]})", c)
-            for c in ("matched", *ATTENTION_CATEGORIES)
-            if counts[c] or c != "matched"
+            for c in ("matched", "rounding", *ATTENTION_CATEGORIES)
+            if counts[c] or c not in ("matched", "rounding")
         ]
         self.category.options = options
         shown = {value for _, value in options}

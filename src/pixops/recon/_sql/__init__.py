@@ -21,7 +21,15 @@ ties deterministically, and once identifiers are matched every join is on them):
   which is exact; ``to_date(from_utc_timestamp(created_at, zone))`` under that setting
   shifts twice and misdates about one row in eight), then the statement schema
   (`pixops.frames.STATEMENT_SCHEMA`).
-- ``ledger_in``: ``ln`` plus `pixops.recon.LEDGER_SCHEMA`.
+  Last, ``created_s``: ``created_at`` as whole seconds since the epoch (BIGINT; Spark:
+  ``unix_seconds(created_at)``), the form inferred pairs compare times in.
+- ``ledger_in``: ``ln`` plus `pixops.recon.LEDGER_SCHEMA` (``reference`` may be NULL),
+  then ``document``, ``name``, ``settlement``, ``kind`` (text, NULL when the mapping names
+  no such column) and ``booked_at_s`` (seconds since the epoch): `_ledger_extras.padded`.
+- ``rules_in``: one row, `pixops.recon.Tolerances.table` (amount_base, amount_bp,
+  fee_base, day_window, window_s, by_reference, tolerance_text).
+- ``decisions_in``: the review file's decisions (entry_id, statement_id, decision,
+  decided_by, decided_at as text).
 - ``webhooks_in``: event_type, transaction_id, original_transaction_id, created_at.
 - ``balances_in``: as_of (timestamp), balance_base.
 - ``scope_in``: one row, first_day and last_day (DATE, NULL = open) and
@@ -41,6 +49,7 @@ from pixops.recon._sql._findings import (
     HOOK_HITS,
     HOOK_STATUS,
     MATCHED,
+    NEAR_PAIRS,
     ORIGINALS,
     PAIR_ISSUES,
     REFUND_ENTRIES,
@@ -65,8 +74,25 @@ from pixops.recon._sql._matching import (
     STMT_KEYS,
     STMT_LINKS,
 )
+from pixops.recon._sql._rules import (
+    DAY_GROUPS,
+    DAY_TOTALS,
+    DECISIONS,
+    ENTRY_GROUPS,
+    FEW_LED,
+    FEW_SN,
+    FEW_STMT,
+    GROUP_EXTRA,
+    INFER_CAND,
+    INFERRED,
+    REF_GROUPS,
+    RULE_ENTRIES,
+    RULE_MATCHED,
+    RULE_PAIRS,
+    RULE_ROWS,
+)
 
-__all__ = ["LOOKUPS", "OUTPUTS", "STEPS"]
+__all__ = ["IDENTIFIER_RULE", "LOOKUPS", "OUTPUTS", "STEPS"]
 
 
 #: (name, SQL, materialise) in the order they run. A host makes each a temporary table
@@ -82,10 +108,26 @@ STEPS: Final[tuple[tuple[str, str, bool], ...]] = (
     ("hook_links", HOOK_LINKS, True),
     ("stmt", STMT, True),
     ("stmt_links", STMT_LINKS, True),
-    ("pair_issues", PAIR_ISSUES, True),
-    ("double_booked", DOUBLE_BOOKED, False),
     ("unpicked", UNPICKED, True),
     ("unclaimed", UNCLAIMED, True),
+    ("decisions", DECISIONS, True),
+    ("group_extra", GROUP_EXTRA, True),
+    ("few_led", FEW_LED, True),
+    ("few_sn", FEW_SN, True),
+    ("few_stmt", FEW_STMT, True),
+    ("ref_groups", REF_GROUPS, True),
+    ("entry_groups", ENTRY_GROUPS, False),
+    ("day_groups", DAY_GROUPS, True),
+    ("day_totals", DAY_TOTALS, False),
+    ("infer_cand", INFER_CAND, True),
+    ("inferred", INFERRED, True),
+    ("rule_pairs", RULE_PAIRS, True),
+    ("rule_entries", RULE_ENTRIES, False),
+    ("rule_rows", RULE_ROWS, False),
+    ("rule_matched", RULE_MATCHED, False),
+    ("near_pairs", NEAR_PAIRS, True),
+    ("pair_issues", PAIR_ISSUES, False),
+    ("double_booked", DOUBLE_BOOKED, False),
     ("unpaired", UNPAIRED, True),
     ("hook_status", HOOK_STATUS, True),
     ("hook_hits", HOOK_HITS, True),
@@ -106,8 +148,8 @@ STEPS: Final[tuple[tuple[str, str, bool], ...]] = (
 OUTPUTS: Final[dict[str, tuple[str, str]]] = {
     "matched": (
         "entry_id, reference, transaction_id, statement_id, amount_base, fee_base,"
-        " payment_status, booked_on, business_date",
-        "ln ASC NULLS LAST",
+        " payment_status, booked_on, business_date, rule, tolerance",
+        "ln ASC NULLS LAST, sn ASC NULLS LAST",
     ),
     "discrepancies": (
         "category, entry_id, reference, transaction_id, statement_id, ledger_amount_base,"
@@ -128,6 +170,13 @@ OUTPUTS: Final[dict[str, tuple[str, str]]] = {
         "category, items, ledger_amount_base, statement_amount_base, difference_base",
         "position ASC NULLS LAST",
     ),
+}
+
+#: Where `matched` leaves ``rule`` NULL an identifier made the pair; the host names it: the
+#: first of these statement columns equal to the entry's reference (``settlement`` when
+#: the entry has a settlement key), read by the row number like `LOOKUPS`.
+IDENTIFIER_RULE: Final[dict[str, tuple[str, ...]]] = {
+    "matched": ("transaction_id", "end_to_end_id", "external_id", "tag"),
 }
 
 _IDS: Final = (

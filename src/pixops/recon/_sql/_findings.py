@@ -11,6 +11,7 @@ __all__ = [
     "HOOK_HITS",
     "HOOK_STATUS",
     "MATCHED",
+    "NEAR_PAIRS",
     "ORIGINALS",
     "PAIR_ISSUES",
     "REFUNDS",
@@ -30,9 +31,16 @@ COPY_DETAIL = "the same statement id is listed more than once"
 # Pairs in scope that differ in anything (few; a ledger kept in centavos: each pair whose
 # fee has a fraction of a centavo), with both sides' values and what differs: by the
 # ledger's precision or more (``amount_differs``, ``fee_differs``), or by less
-# (``amount_rounded``, ``fee_rounded``: rounding, counted apart).
-PAIR_ISSUES = """
+# (``amount_rounded``, ``fee_rounded``: rounding, counted apart); ``tolerated``: the pair
+# agrees within the tolerances of ``rules_in`` (beyond rounding: it is matched). A pair a
+# rule other than the identifier placed is left out.
+NEAR_PAIRS = """
 SELECT p.ln, p.sn, p.in_scope, l.step_base,
+       p.rounded
+       AND NOT (l.amount_base <> s.amount_base
+                AND ABS(l.amount_base - s.amount_base) < l.step_base)
+       AND NOT (l.fee_base IS NOT NULL AND l.fee_base <> s.fee_base
+                AND ABS(l.fee_base - s.fee_base) < l.step_base) AS tolerated,
        ABS(l.amount_base - s.amount_base) >= l.step_base AS amount_differs,
        l.amount_base <> s.amount_base
        AND ABS(l.amount_base - s.amount_base) < l.step_base AS amount_rounded,
@@ -54,10 +62,15 @@ SELECT p.ln, p.sn, p.in_scope, l.step_base,
 FROM pairs p
 JOIN led l ON l.ln = p.ln
 JOIN stmt s ON s.sn = p.sn
-WHERE p.in_scope AND (NOT p.agrees OR p.rounded)
+LEFT JOIN rule_entries x ON x.ln = p.ln
+WHERE p.in_scope AND (NOT p.agrees OR p.rounded) AND x.ln IS NULL
 """
 
-# Statement rows in scope that moved money and are paired with no entry (few rows).
+# The pairs that differ in something but no tolerance allows: what the findings show.
+PAIR_ISSUES = "SELECT * FROM near_pairs WHERE NOT tolerated"
+
+# Statement rows in scope that moved money and are paired with no entry (few rows); a
+# rule may still place them (`pixops.recon._sql._rules`).
 UNCLAIMED = """
 SELECT s.sn FROM stmt s
 WHERE s.in_scope AND s.payment_status IN ('settled', 'processing') AND s.ln IS NULL
@@ -69,17 +82,20 @@ SELECT s.sn, s.direction, s.payment_status, s.amount_base, s.fee_base, s.busines
        k.original_transaction_id, r.sn IS NOT NULL AS referenced
 FROM stmt s
 JOIN unclaimed u ON u.sn = s.sn
+LEFT JOIN rule_rows x ON x.sn = s.sn
 LEFT JOIN stmt_links k ON k.sn = s.sn
 LEFT JOIN (SELECT DISTINCT c.sn FROM cand c JOIN unclaimed x ON x.sn = c.sn) r ON r.sn = s.sn
+WHERE x.sn IS NULL
 """
 
 UNPICKED = "SELECT ln FROM picks WHERE sn IS NULL"  # no row carries their reference
 
-# Entries whose pick was claimed by an earlier booking.
+# Entries whose pick was claimed by an earlier booking (unless they are a group).
 DOUBLE_BOOKED = """
 SELECT p.ln, p.sn
 FROM picks p JOIN (SELECT sn, ln FROM claims WHERE claimants > 1) c ON c.sn = p.sn
-WHERE c.ln <> p.ln
+LEFT JOIN rule_entries x ON x.ln = p.ln
+WHERE c.ln <> p.ln AND x.ln IS NULL
 """
 
 _PAIR_COLUMNS = """
@@ -181,9 +197,19 @@ SELECT 'missing_in_statement', l.ln, CAST(NULL AS BIGINT),
        l.amount_base, CAST(NULL AS BIGINT), 0 - l.amount_base,
        l.fee_base, CAST(NULL AS BIGINT), l.status, CAST(NULL AS STRING),
        l.booked_on, CAST(NULL AS DATE),
-       'no statement movement carries this reference'
+       CASE WHEN l.kind IS NOT NULL
+            THEN CONCAT('no settled movement of its kind (', COALESCE(l.kind, ''),
+                        ') on its day')
+            WHEN l.reference IS NULL
+            THEN CASE WHEN r.window_s IS NULL
+                      THEN 'no reference, and inferred matching is off (set a time window)'
+                      ELSE 'no reference, and no movement matches its amount, payer and time'
+                 END
+            ELSE 'no statement movement carries this reference' END
 FROM led l JOIN unpicked u ON u.ln = l.ln
-WHERE l.in_scope
+LEFT JOIN rule_entries x ON x.ln = l.ln
+CROSS JOIN rules_in r
+WHERE l.in_scope AND x.ln IS NULL
 UNION ALL
 SELECT 'duplicate', l.ln, s.sn,
        l.amount_base, CAST(NULL AS BIGINT), 0 - l.amount_base,
@@ -228,6 +254,34 @@ FROM hook_hits s
 WHERE s.in_scope AND s.payment_status IN ('settled', 'rejected', 'failed')
   AND s.webhook_status <> s.payment_status
 UNION ALL
+SELECT 'needs_review', i.ln, i.sn, i.ledger_amount_base, i.statement_amount_base,
+       i.statement_amount_base - i.ledger_amount_base, i.ledger_fee_base,
+       i.statement_fee_base, i.ledger_status, i.statement_status, i.booked_on,
+       i.business_date,
+       CONCAT('one of ', CAST(GREATEST(i.entry_best, i.row_best) AS STRING),
+              ' equally good candidates (', COALESCE(p.rule, ''),
+              '): confirm or reject it in the review file')
+FROM inferred i JOIN rule_pairs p ON p.ln = i.ln AND p.sn = i.sn AND p.outcome = 'review'
+WHERE i.outcome = 'review'
+UNION ALL
+SELECT 'amount_mismatch', g.ln, CAST(NULL AS BIGINT), l.amount_base, g.amount_sum_base,
+       g.amount_sum_base - l.amount_base, l.fee_base, g.fee_sum_base, l.status,
+       CAST(NULL AS STRING), l.booked_on, CAST(NULL AS DATE),
+       CONCAT('group of ', CAST(g.rows_in_group AS STRING), ' rows = settlement ',
+              COALESCE(l.settlement, ''), ' does not close: ',
+              CASE WHEN g.amount_closes THEN 'the fees differ'
+                   ELSE 'the difference is what remains' END)
+FROM ref_groups g JOIN few_led l ON l.ln = g.ln
+WHERE g.explicit AND NOT (g.amount_closes AND g.fee_closes) AND l.in_scope
+UNION ALL
+SELECT 'amount_mismatch', t.ln, CAST(NULL AS BIGINT), t.amount_base, t.sum_base,
+       t.sum_base - t.amount_base, l.fee_base, CAST(NULL AS BIGINT), l.status,
+       CAST(NULL AS STRING), l.booked_on, t.booked_on,
+       CONCAT('group of ', CAST(t.rows_in_group AS STRING), ' rows = ', t.kind, ' of ',
+              CAST(t.booked_on AS STRING), ' does not close: the difference is what remains')
+FROM day_totals t JOIN few_led l ON l.ln = t.ln
+WHERE NOT t.closes
+UNION ALL
 SELECT 'balance_difference', CAST(NULL AS BIGINT), CAST(NULL AS BIGINT),
        b.expected_closing_base, b.closing_base, b.closing_base - b.expected_closing_base,
        CAST(NULL AS BIGINT), CAST(NULL AS BIGINT), CAST(NULL AS STRING), CAST(NULL AS STRING),
@@ -242,11 +296,24 @@ SELECT 'balance_difference', CAST(NULL AS BIGINT), CAST(NULL AS BIGINT),
 FROM balance_breaks b
 """  # noqa: S608 (fixed fragments of this module, no input)
 
-# Pairs that agree on everything, on row numbers; their ids are added by `LOOKUPS`.
+# Pairs that agree on everything (or within the tolerances), on row numbers, then the
+# pairs the other rules made; their ids are added by `LOOKUPS`. ``rule``: NULL for a pair
+# an identifier made (the host names the identifier: `IDENTIFIER_RULE`); ``tolerance``:
+# the tolerances in words when the pair needed them.
 MATCHED = """
-SELECT s.ln, s.sn, s.amount_base, s.fee_base, s.business_date AS booked_on, s.business_date
+SELECT s.ln, s.sn, s.amount_base, s.fee_base, s.business_date AS booked_on, s.business_date,
+       CAST(NULL AS STRING) AS rule, CAST(NULL AS STRING) AS tolerance
 FROM stmt s
 WHERE s.pair_in_scope AND s.pair_agrees AND NOT s.pair_rounded
+UNION ALL
+SELECT p.ln, p.sn, p.statement_amount_base, p.statement_fee_base, p.booked_on,
+       p.business_date, CAST(NULL AS STRING), r.tolerance_text
+FROM near_pairs p CROSS JOIN rules_in r
+WHERE p.tolerated
+UNION ALL
+SELECT m.ln, m.sn, m.amount_base, m.fee_base, m.booked_on, m.business_date, m.rule,
+       CASE WHEN m.tolerated THEN r.tolerance_text END
+FROM rule_matched m CROSS JOIN rules_in r
 """
 
 # Refund rows with their amounts (few rows), and the originals they name.

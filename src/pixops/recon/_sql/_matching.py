@@ -68,14 +68,18 @@ WHERE (s.original_transaction_id IS NOT NULL OR h.original_transaction_id IS NOT
   AND c.sn IS NULL
 """
 
-# ``step_base``: the precision the ledger keeps (1 base unit; 100 for a ledger in
-# centavos), at which its amounts and fees are compared (see `cand`).
+# The entries, with what the identifier rules compare: ``reference`` is the entry's
+# settlement key when it has one (its group is the rows carrying that key), else its own
+# reference; the name in lower case, without the spaces around it. ``step_base``: the
+# precision the ledger keeps (1 base unit; 100 for a ledger in centavos), at which its
+# amounts and fees are compared (see `cand`).
 LED = """
-SELECT l.ln, l.entry_id, l.reference, l.direction, l.amount_base, l.fee_base,
-       COALESCE(l.status, 'settled') AS status, l.booked_on,
+SELECT l.ln, l.entry_id, COALESCE(l.settlement, l.reference) AS reference, l.direction,
+       l.amount_base, l.fee_base, COALESCE(l.status, 'settled') AS status, l.booked_on,
        (sc.first_day IS NULL OR l.booked_on >= sc.first_day)
        AND (sc.last_day IS NULL OR l.booked_on <= sc.last_day) AS in_scope,
-       sc.ledger_step_base AS step_base
+       sc.ledger_step_base AS step_base,
+       l.settlement, l.kind, l.document, LOWER(TRIM(l.name)) AS name, l.booked_at_s
 FROM ledger_in l CROSS JOIN scope_in sc
 """
 
@@ -108,18 +112,28 @@ FROM (
 # (4), settled (2), the same amount (1), flags above the bits of `sn`; then the first in
 # statement order. Below the rank, what the pair would be (`pair_bits`), decided here so
 # the chosen pairs need no join back to a million rows: the two sides agree on everything
-# (1), agree only at the ledger's precision (3: an amount or fee differs by less than its
-# `step_base`, which is rounding), or not (2; none of these when a side lacks a value to
-# compare: then the pair is neither matched nor an issue), either side's day is in scope
-# (4), the amounts differ (8). So
+# (1), agree only at the ledger's precision (an amount or fee differs by less than its
+# `step_base`, which is rounding) or within the tolerances of ``rules_in`` (3), or not (2;
+# none of these when a side lacks a value to compare: then the pair is neither matched
+# nor an issue), either side's day is in scope (4), the amounts differ (8). So
 # ``pick_key`` = flags * 2^36 + sn * 16 + pair_bits. A join on the text: on 64-bit hashes
 # of it (measured at 1M x 1M) the join saves about what hashing 3M strings costs, and
 # confirming the picked pairs' text afterwards (a collision must never pair two different
-# ids) adds ~0.1 s of CPU.
+# ids) adds ~0.1 s of CPU. The tolerances are read only for a pair that does not agree.
 CAND = """
 SELECT x.ln, x.sn,
        x.rank_key * 16
-       + CASE WHEN x.exact THEN 1 WHEN x.agrees THEN 3 WHEN NOT x.agrees THEN 2 ELSE 0 END
+       + CASE WHEN x.exact THEN 1 WHEN x.agrees THEN 3
+              WHEN x.agrees IS NULL THEN 0
+              WHEN (ABS(x.ledger_amount_base - x.amount_base) <= r.amount_base
+                    OR CAST(ABS(x.ledger_amount_base - x.amount_base) AS DECIMAL(38, 0))
+                       * 10000 <= CAST(x.ledger_amount_base AS DECIMAL(38, 0)) * r.amount_bp)
+                   AND (x.ledger_fee_base IS NULL
+                        OR ABS(x.ledger_fee_base - x.fee_base) <= r.fee_base)
+                   AND x.business_date >= x.booked_on - r.day_window
+                   AND x.business_date <= x.booked_on + r.day_window
+                   AND x.same_direction AND x.same_status
+              THEN 3 ELSE 2 END
        + CASE WHEN x.ledger_in_scope
                    OR ((sc.first_day IS NULL OR x.business_date >= sc.first_day)
                        AND (sc.last_day IS NULL OR x.business_date <= sc.last_day))
@@ -143,12 +157,17 @@ FROM (
            AND (l.fee_base IS NULL OR ABS(l.fee_base - k.fee_base) < l.step_base)
            AND l.booked_on = k.business_date
            AND (l.direction IS NULL OR l.direction = k.direction)
-           AND l.status = k.payment_status AS agrees
+           AND l.status = k.payment_status AS agrees,
+           l.amount_base AS ledger_amount_base, k.amount_base, l.fee_base AS ledger_fee_base,
+           k.fee_base, l.booked_on,
+           l.direction IS NULL OR l.direction = k.direction AS same_direction,
+           l.status = k.payment_status AS same_status
     FROM led l
     LEFT JOIN stmt_keys k ON k.match_key = l.reference
     LEFT JOIN copies c ON c.sn = k.sn
 ) x
 CROSS JOIN scope_in sc
+CROSS JOIN rules_in r
 """
 
 # Each ledger entry picks its best-ranked candidate: one MIN of `pick_key`, whose rank
@@ -174,7 +193,7 @@ FROM (SELECT sn, MIN(ln * 16 + pair_bits) AS k, COUNT(*) AS claimants
 """
 
 # The pairs: the claims with their bits read out (see `cand`); ``rounded``: they agree
-# only at the ledger's precision.
+# only at the ledger's precision or within the tolerances (`near_pairs` tells which).
 PAIRS = """
 SELECT ln, sn,
        CASE WHEN pair_bits % 4 IN (1, 3) THEN TRUE WHEN pair_bits % 4 = 2 THEN FALSE END

@@ -20,11 +20,13 @@ def spark_session(
     driver_memory: str = DRIVER_MEMORY,
     shuffle_partitions: int | None = None,
     app_name: str = "pixops recon",
+    config: dict[str, str] | None = None,
 ) -> SparkSession:
     """A classic session on ``master`` (default ``local[*]``) or a Spark Connect session on
     ``remote`` (``sc://host:15002``), ANSI on (an overflow raises, never wraps), quiet logs.
-    ``driver_memory`` and ``shuffle_partitions`` apply to a session this call starts (a
-    running local session keeps its own; a Connect server sets its driver's memory)."""
+    ``driver_memory``, ``shuffle_partitions`` and ``config`` (more settings) apply to a
+    session this call starts (a running local session keeps its own; a Connect server
+    sets its driver's memory)."""
     if master is not None and remote is not None:
         raise ValueError("give a Spark master or a Spark Connect remote, not both")
     if remote is not None and not remote.startswith("sc://"):
@@ -40,7 +42,12 @@ def spark_session(
         )
         if shuffle_partitions is not None:
             builder = builder.config("spark.sql.shuffle.partitions", str(shuffle_partitions))
-    session = builder.config("spark.sql.ansi.enabled", "true").getOrCreate()
+    for key, value in (config or {}).items():
+        builder = builder.config(key, value)
+    builder = builder.config("spark.sql.ansi.enabled", "true")
+    # A Connect session of its own (getOrCreate refuses one beside a classic session in
+    # this process); a classic one is the process's, as Spark allows no second.
+    session = builder.create() if remote is not None else builder.getOrCreate()
     quiet_logs(session)
     return session
 

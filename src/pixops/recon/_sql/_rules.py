@@ -1,0 +1,354 @@
+"""Matches beyond one identifier: groups (one entry against several rows, several entries
+against one row, a day's rows of a kind), pairs inferred from amount, payer and time, the
+person's decisions from the review file, and the ambiguous candidates left for review.
+
+They run on what the identifier matching left over (few rows), so the million-row part of
+the reconciliation is untouched. Every search is bounded: a group is the rows one entry's
+reference or settlement key names, or the rows one entry's day and kind select; never a
+subset of rows chosen to make a sum. What a named group cannot close is reported with its
+remainder (an ``amount_mismatch``). All the rules read their settings from ``rules_in``
+(one row: see `pixops.recon._sql`); with its defaults they change nothing.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "DAY_GROUPS",
+    "DAY_TOTALS",
+    "DECISIONS",
+    "ENTRY_GROUPS",
+    "FEW_LED",
+    "FEW_SN",
+    "FEW_STMT",
+    "GROUP_EXTRA",
+    "INFERRED",
+    "INFER_CAND",
+    "REF_GROUPS",
+    "RULE_ENTRIES",
+    "RULE_MATCHED",
+    "RULE_PAIRS",
+    "RULE_ROWS",
+]
+
+# The review file's decisions on row numbers (few): a statement id listed twice is read on
+# its kept row; a decision naming an entry or a row these inputs lack is dropped here (the
+# host warns of it by name).
+DECISIONS = """
+SELECT l.ln, s.sn, d.decision, d.decided_by, d.decided_at
+FROM decisions_in d
+JOIN (SELECT ln, entry_id FROM ledger_in
+      WHERE entry_id IN (SELECT entry_id FROM decisions_in)) l ON l.entry_id = d.entry_id
+JOIN (SELECT sn, id FROM statement_in
+      WHERE id IN (SELECT statement_id FROM decisions_in)) s ON s.id = d.statement_id
+LEFT JOIN copies c ON c.sn = s.sn
+WHERE c.sn IS NULL
+"""
+
+# Unclaimed rows an entry's reference (or settlement key) names besides its own pick: the
+# other parts of a group; a row named by several entries goes to the first booking.
+GROUP_EXTRA = """
+SELECT x.sn, MIN(x.ln) AS ln
+FROM (SELECT DISTINCT c.ln, c.sn FROM cand c JOIN unclaimed u ON u.sn = c.sn) x
+GROUP BY x.sn
+"""
+
+# The few entries and rows the rules below look at (those an identifier left unpaired,
+# and the pairs of possible groups), with what they compare: every rule joins these, not
+# the million rows (a semi-join on a small set first, then the join).
+FEW_LED = """
+SELECT l.* FROM led l
+WHERE l.ln IN (SELECT ln FROM unpicked
+               UNION ALL SELECT ln FROM group_extra
+               UNION ALL SELECT ln FROM picks
+                         WHERE sn IN (SELECT sn FROM claims WHERE claimants > 1))
+"""
+
+FEW_STMT = """
+SELECT s.*, t.created_s,
+       CASE WHEN s.direction = 'outbound' THEN t.recipient_document
+            ELSE t.payer_document END AS document,
+       LOWER(TRIM(t.counterparty_name)) AS name
+FROM (SELECT * FROM stmt WHERE sn IN (SELECT sn FROM few_sn)) s
+JOIN (SELECT sn, created_s, payer_document, recipient_document, counterparty_name
+      FROM statement_in WHERE sn IN (SELECT sn FROM few_sn)) t ON t.sn = s.sn
+"""
+
+FEW_SN = """
+SELECT sn FROM unclaimed
+UNION SELECT sn FROM claims WHERE claimants > 1
+UNION SELECT c.sn FROM claims c WHERE c.ln IN (SELECT ln FROM group_extra)
+"""
+
+# One entry against the rows its reference names (when `rules_in.by_reference`) or its
+# settlement key names (always): its own pick plus the extra rows, settled and in its
+# direction. ``closes``: their sum is the entry's amount (within the amount tolerance) and
+# their fees its fee when it has one. A settlement that does not close is still its group
+# (reported with the remainder); a reference group that does not close is left to the
+# identifier rules (a payment made twice is a duplicate, not a group).
+REF_GROUPS = """
+SELECT g.ln, g.rows_in_group, g.amount_sum_base, g.fee_sum_base, g.explicit,
+       ABS(g.amount_sum_base - l.amount_base) <= r.amount_base
+       OR CAST(ABS(g.amount_sum_base - l.amount_base) AS DECIMAL(38, 0)) * 10000
+          <= CAST(l.amount_base AS DECIMAL(38, 0)) * r.amount_bp AS amount_closes,
+       l.fee_base IS NULL OR ABS(g.fee_sum_base - l.fee_base) <= r.fee_base AS fee_closes
+FROM (
+    SELECT m.ln, COUNT(*) AS rows_in_group,
+           CAST(SUM(s.amount_base) AS BIGINT) AS amount_sum_base,
+           CAST(SUM(s.fee_base) AS BIGINT) AS fee_sum_base,
+           MAX(CASE WHEN e.settlement IS NULL THEN 0 ELSE 1 END) = 1 AS explicit
+    FROM (
+        SELECT ln, sn FROM group_extra
+        UNION ALL
+        SELECT c.ln, c.sn FROM claims c WHERE c.ln IN (SELECT ln FROM group_extra)
+    ) m
+    JOIN few_led e ON e.ln = m.ln
+    JOIN few_stmt s ON s.sn = m.sn
+    CROSS JOIN rules_in r
+    WHERE (r.by_reference OR e.settlement IS NOT NULL)
+      AND s.payment_status = 'settled'
+      AND (e.direction IS NULL OR e.direction = s.direction)
+    GROUP BY m.ln
+    HAVING COUNT(*) > 1
+) g
+JOIN few_led l ON l.ln = g.ln
+CROSS JOIN rules_in r
+"""
+
+# Several entries against one row: the entries whose pick is a row several picked (when
+# `rules_in.by_reference`, or all of them carry a settlement key), adding up to its amount.
+ENTRY_GROUPS = """
+SELECT p.ln, p.sn, g.entries_in_group, l.amount_base, l.fee_base,
+       g.amount_sum_base <> s.amount_base AS tolerated
+FROM (
+    SELECT p.sn, COUNT(*) AS entries_in_group,
+           CAST(SUM(l.amount_base) AS BIGINT) AS amount_sum_base,
+           MIN(CASE WHEN l.settlement IS NULL THEN 0 ELSE 1 END) = 1 AS explicit
+    FROM (SELECT ln, sn FROM picks
+          WHERE sn IN (SELECT sn FROM claims WHERE claimants > 1)) p
+    JOIN few_led l ON l.ln = p.ln
+    JOIN few_stmt s ON s.sn = p.sn
+    WHERE s.payment_status = 'settled'
+      AND (l.direction IS NULL OR l.direction = s.direction)
+    GROUP BY p.sn
+) g
+JOIN (SELECT ln, sn FROM picks WHERE sn IN (SELECT sn FROM claims WHERE claimants > 1)) p
+  ON p.sn = g.sn
+JOIN few_led l ON l.ln = p.ln
+JOIN few_stmt s ON s.sn = g.sn
+CROSS JOIN rules_in r
+WHERE (r.by_reference OR g.explicit)
+  AND (ABS(g.amount_sum_base - s.amount_base) <= r.amount_base
+       OR CAST(ABS(g.amount_sum_base - s.amount_base) AS DECIMAL(38, 0)) * 10000
+          <= CAST(s.amount_base AS DECIMAL(38, 0)) * r.amount_bp)
+"""
+
+# An entry of a kind (its `kind` column) against one business day's settled rows: ``fees``
+# is the day's fees (every row; the rows stay matched on their own), ``inbound`` and
+# ``outbound`` the day's rows of that direction no identifier or group claimed (a payout
+# batch, a day's sales booked as one line). The first entry of a kind and day takes it.
+DAY_GROUPS = """
+SELECT e.ln, e.kind, e.booked_on, t.sn, t.amount_base, t.fee_base, t.business_date
+FROM (
+    SELECT l.ln, l.kind, l.booked_on,
+           ROW_NUMBER() OVER (PARTITION BY l.kind, l.booked_on ORDER BY l.ln ASC NULLS LAST)
+               AS nth
+    FROM few_led l JOIN unpicked u ON u.ln = l.ln
+    WHERE l.in_scope AND l.kind IS NOT NULL
+) e
+JOIN (
+    SELECT s.sn, s.direction, s.amount_base, s.fee_base, s.business_date, 'fees' AS kind
+    FROM stmt s WHERE s.payment_status = 'settled'
+    UNION ALL
+    SELECT s.sn, s.direction, s.amount_base, s.fee_base, s.business_date, s.direction
+    FROM few_stmt s JOIN unclaimed u ON u.sn = s.sn
+    LEFT JOIN group_extra x ON x.sn = s.sn
+    WHERE s.payment_status = 'settled' AND x.sn IS NULL
+) t ON t.business_date = e.booked_on AND t.kind = e.kind
+WHERE e.nth = 1
+"""
+
+# Each entry of a kind with its day's sum (fees, or amounts), what remains and whether it
+# closes (within the tolerance of the amount, or of the fee for ``fees``).
+DAY_TOTALS = """
+SELECT t.*, t.amount_base - t.sum_base AS remainder_base,
+       ABS(t.amount_base - t.sum_base)
+       <= CASE WHEN t.kind = 'fees' THEN r.fee_base ELSE r.amount_base END
+       OR (t.kind <> 'fees'
+           AND CAST(ABS(t.amount_base - t.sum_base) AS DECIMAL(38, 0)) * 10000
+               <= CAST(t.amount_base AS DECIMAL(38, 0)) * r.amount_bp) AS closes
+FROM (
+    SELECT d.ln, d.kind, d.booked_on, l.amount_base, COUNT(*) AS rows_in_group,
+           CAST(SUM(CASE WHEN d.kind = 'fees' THEN d.fee_base ELSE d.amount_base END)
+                AS BIGINT) AS sum_base
+    FROM day_groups d JOIN few_led l ON l.ln = d.ln
+    GROUP BY d.ln, d.kind, d.booked_on, l.amount_base
+) t
+CROSS JOIN rules_in r
+"""
+
+# Candidates for an inferred pair: an entry no identifier, group or decision placed (in
+# scope), a settled row no identifier or group claimed, in one direction, amounts equal
+# or within the amount tolerance, documents and names not contradicting each other, times
+# within the window (`booked_at` given; else the business days within the day window),
+# not rejected in the review file. ``score``: the document agrees (4), the name agrees
+# (2), the amounts are equal (1).
+INFER_CAND = """
+SELECT x.*,
+       CASE WHEN x.document_agrees THEN 4 ELSE 0 END
+       + CASE WHEN x.name_agrees THEN 2 ELSE 0 END
+       + CASE WHEN x.ledger_amount_base = x.statement_amount_base THEN 1 ELSE 0 END AS score
+FROM (
+    SELECT e.ln, s.sn, e.amount_base AS ledger_amount_base,
+           s.amount_base AS statement_amount_base, e.fee_base AS ledger_fee_base,
+           s.fee_base AS statement_fee_base, e.status AS ledger_status,
+           s.payment_status AS statement_status, e.booked_on, s.business_date,
+           e.document IS NOT NULL AND e.document = s.document AS document_agrees,
+           LENGTH(e.document) AS document_length,
+           e.name IS NOT NULL AND e.name = s.name AS name_agrees,
+           ABS(s.created_s - e.booked_at_s) AS seconds_apart
+    FROM (
+        SELECT l.*, l.amount_base - r.amount_base AS amount_lo,
+               l.amount_base + r.amount_base AS amount_hi
+        FROM few_led l
+        JOIN unpicked u ON u.ln = l.ln
+        CROSS JOIN rules_in r
+        LEFT JOIN (SELECT ln FROM decisions WHERE decision = 'confirmed') d ON d.ln = l.ln
+        WHERE l.in_scope AND l.kind IS NULL AND r.window_s IS NOT NULL AND d.ln IS NULL
+    ) e
+    JOIN (
+        SELECT s.sn, s.direction, s.payment_status, s.amount_base, s.fee_base,
+               s.business_date, s.created_s, s.document, s.name
+        FROM few_stmt s
+        JOIN unclaimed u ON u.sn = s.sn
+        LEFT JOIN group_extra x ON x.sn = s.sn
+        LEFT JOIN (SELECT DISTINCT sn FROM day_groups WHERE kind <> 'fees') g ON g.sn = s.sn
+        LEFT JOIN (SELECT sn FROM decisions WHERE decision = 'confirmed') d ON d.sn = s.sn
+        WHERE s.payment_status = 'settled' AND x.sn IS NULL AND g.sn IS NULL AND d.sn IS NULL
+    ) s ON s.amount_base >= e.amount_lo AND s.amount_base <= e.amount_hi
+    CROSS JOIN rules_in r
+    LEFT JOIN (SELECT ln, sn FROM decisions WHERE decision = 'rejected') n
+      ON n.ln = e.ln AND n.sn = s.sn
+    WHERE n.ln IS NULL
+      AND (e.direction IS NULL OR e.direction = s.direction)
+      AND (ABS(s.amount_base - e.amount_base) <= r.amount_base
+           OR CAST(ABS(s.amount_base - e.amount_base) AS DECIMAL(38, 0)) * 10000
+              <= CAST(e.amount_base AS DECIMAL(38, 0)) * r.amount_bp)
+      AND (e.document IS NULL OR s.document IS NULL OR e.document = s.document)
+      AND (e.name IS NULL OR s.name IS NULL OR e.name = s.name)
+      AND CASE WHEN e.booked_at_s IS NOT NULL
+               THEN ABS(s.created_s - e.booked_at_s) <= r.window_s
+               ELSE s.business_date >= e.booked_on - r.day_window
+                    AND s.business_date <= e.booked_on + r.day_window END
+) x
+"""
+
+# The best candidates of each side. ``inferred``: the unique best of its entry and of its
+# row; ``review``: best on both sides but tied with another (two equally good), listed
+# side by side for a person to confirm or reject.
+INFERRED = """
+SELECT b.*,
+       CASE WHEN b.entry_best = 1 AND b.row_best = 1 THEN 'inferred' ELSE 'review' END AS outcome
+FROM (
+    SELECT m.*,
+           COUNT(*) OVER (PARTITION BY m.ln) AS entry_best,
+           COUNT(*) OVER (PARTITION BY m.sn) AS row_best
+    FROM (
+        SELECT c.*,
+               MAX(c.score) OVER (PARTITION BY c.ln) AS entry_top,
+               MAX(c.score) OVER (PARTITION BY c.sn) AS row_top
+        FROM infer_cand c
+    ) m
+    WHERE m.score = m.entry_top AND m.score = m.row_top
+) b
+"""
+
+_TIME_WORDS = """
+CASE WHEN i.seconds_apart IS NULL
+     THEN CASE WHEN i.business_date = i.booked_on THEN 'same day' ELSE 'within the day window'
+          END
+     WHEN i.seconds_apart < 60 THEN CONCAT(CAST(i.seconds_apart AS STRING), ' s')
+     ELSE CONCAT(CAST(CAST((i.seconds_apart - i.seconds_apart % 60) / 60 AS BIGINT) AS STRING),
+                 ' min') END"""
+
+# Every pair a rule other than an identifier made, with its reason (``rule``), and the
+# review candidates: what the findings leave out and `matched` adds.
+RULE_PAIRS = f"""
+SELECT 'group' AS outcome, m.ln, m.sn, s.amount_base, s.fee_base, l.booked_on,
+       s.business_date,
+       CONCAT('group of ', CAST(g.rows_in_group AS STRING), ' rows = ',
+              CASE WHEN l.settlement IS NOT NULL
+                   THEN CONCAT('settlement ', COALESCE(l.settlement, ''))
+                   ELSE CONCAT('reference ', COALESCE(l.reference, '')) END) AS rule,
+       g.amount_closes AND g.fee_closes AS closes,
+       g.amount_sum_base <> l.amount_base
+       OR (l.fee_base IS NOT NULL AND g.fee_sum_base <> l.fee_base) AS tolerated
+FROM (
+    SELECT ln, sn FROM group_extra
+    UNION ALL
+    SELECT c.ln, c.sn FROM claims c WHERE c.ln IN (SELECT ln FROM group_extra)
+) m
+JOIN ref_groups g ON g.ln = m.ln
+JOIN few_led l ON l.ln = m.ln
+JOIN few_stmt s ON s.sn = m.sn
+WHERE (g.explicit OR (g.amount_closes AND g.fee_closes))
+  AND s.payment_status = 'settled' AND (l.direction IS NULL OR l.direction = s.direction)
+UNION ALL
+SELECT 'group', g.ln, g.sn, g.amount_base, g.fee_base, l.booked_on, s.business_date,
+       CONCAT('group of ', CAST(g.entries_in_group AS STRING), ' entries = movement ',
+              COALESCE(l.reference, '')),
+       TRUE, g.tolerated
+FROM entry_groups g JOIN few_stmt s ON s.sn = g.sn JOIN few_led l ON l.ln = g.ln
+UNION ALL
+SELECT 'day', d.ln, d.sn, d.amount_base, d.fee_base, d.booked_on, d.business_date,
+       CONCAT('group of ', CAST(t.rows_in_group AS STRING), ' rows = ', d.kind, ' of ',
+              CAST(d.booked_on AS STRING)),
+       t.closes, t.remainder_base <> 0
+FROM day_groups d JOIN day_totals t ON t.ln = d.ln
+WHERE d.kind <> 'fees'
+UNION ALL
+SELECT 'day', t.ln, CAST(NULL AS BIGINT), t.sum_base, 0, t.booked_on, t.booked_on,
+       CONCAT('group of ', CAST(t.rows_in_group AS STRING), ' rows = fees of ',
+              CAST(t.booked_on AS STRING)),
+       t.closes, t.remainder_base <> 0
+FROM day_totals t
+WHERE t.kind = 'fees'
+UNION ALL
+SELECT i.outcome, i.ln, i.sn, i.statement_amount_base, i.statement_fee_base, i.booked_on,
+       i.business_date,
+       CONCAT('inferred: amount',
+              CASE WHEN i.document_agrees AND i.document_length = 11 THEN ' + CPF'
+                   WHEN i.document_agrees AND i.document_length = 14 THEN ' + CNPJ'
+                   WHEN i.document_agrees THEN ' + document' ELSE '' END,
+              CASE WHEN i.name_agrees THEN ' + name' ELSE '' END,
+              ' + ', {_TIME_WORDS}),
+       TRUE,
+       i.ledger_amount_base <> i.statement_amount_base
+       OR (i.ledger_fee_base IS NOT NULL AND i.ledger_fee_base <> i.statement_fee_base)
+       OR i.booked_on <> i.business_date
+FROM inferred i
+UNION ALL
+SELECT 'confirmed', d.ln, d.sn, s.amount_base, s.fee_base, l.booked_on, s.business_date,
+       CONCAT('confirmed by ', COALESCE(d.decided_by, ''), ' on ',
+              COALESCE(d.decided_at, '')),
+       TRUE, FALSE
+FROM decisions d
+JOIN unpicked u ON u.ln = d.ln
+JOIN unclaimed c ON c.sn = d.sn
+JOIN few_led l ON l.ln = d.ln
+JOIN few_stmt s ON s.sn = d.sn
+WHERE d.decision = 'confirmed' AND l.in_scope
+"""  # noqa: S608 (fixed fragments of this module, no input)
+
+# The entries and rows a rule placed (matched, a group with its remainder, or under
+# review): the identifier findings leave them out.
+RULE_ENTRIES = "SELECT DISTINCT ln FROM rule_pairs"
+RULE_ROWS = "SELECT DISTINCT sn FROM rule_pairs WHERE sn IS NOT NULL"
+
+# The pairs a rule matched, for `matched` (a day's fees: one line, no row); a group that
+# does not close is a finding with its remainder, not a match.
+RULE_MATCHED = """
+SELECT p.ln, p.sn, p.amount_base, p.fee_base, p.booked_on, p.business_date, p.rule,
+       p.tolerated
+FROM rule_pairs p
+WHERE p.outcome IN ('inferred', 'confirmed') OR (p.outcome IN ('group', 'day') AND p.closes)
+"""
