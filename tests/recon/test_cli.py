@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from pixops._cli_recon._run import EXIT_ATTENTION, EXIT_BAD_INPUT, EXIT_CLEAN, run
 from pixops.cli import build_parser
-from pixops.recon._cli import EXIT_ATTENTION, EXIT_BAD_INPUT, EXIT_CLEAN, run
 from tests.recon.builders import foreign_ledger
 
 DATA = Path(__file__).resolve().parents[2] / "data"
