@@ -39,7 +39,7 @@ from pixops.recon._run import (
     _zone_name,
     prepare_inputs,
 )
-from pixops.recon._sql import LOOKUPS, OUTPUTS, STEPS
+from pixops.recon._sql import IDENTIFIER_RULE, LOOKUPS, OUTPUTS, STEPS
 from pixops.recon._sql._findings import COPY_DETAIL
 from pixops.recon._tolerances import Tolerances
 from pixops.recon.spark._inputs import (
@@ -169,24 +169,49 @@ def reconcile(
 
 def output_sql(name: str) -> str:
     """The SELECT of one of `OUTPUTS`: its columns in order, each of its `LOOKUPS` a LEFT
-    JOIN of the input on the row number (no number, no value), sorted by its order."""
+    JOIN of the input on the row number (no number, no value), sorted by its order; where
+    `IDENTIFIER_RULE` applies, ``rule`` named as the DuckDB host names it."""
     columns, order = OUTPUTS[name]
     lookups = LOOKUPS.get(name, ())
-    if not lookups:
+    naming = IDENTIFIER_RULE.get(name)
+    if not lookups and naming is None:
         return f"SELECT {columns} FROM {name} ORDER BY {order}"  # noqa: S608
     aliases: dict[tuple[str, str], str] = {}
-    for _, source, _, number in lookups:
-        aliases.setdefault((source, number), f"j{len(aliases)}")
+    needed = [(source, number) for _, source, _, number in lookups]
+    if naming is not None:
+        needed += [("statement_in", "sn"), ("ledger_in", "ln")]
+    for key in needed:
+        aliases.setdefault(key, f"j{len(aliases)}")
     taken = [
         f"{aliases[source, number]}.{column} AS {output}"
         for output, source, column, number in lookups
     ]
+    if naming is not None:
+        taken.append(f"{_identifier_rule(naming, aliases)} AS pixops_rule")
+        columns = ", ".join(
+            "pixops_rule AS rule" if column == "rule" else column for column in columns.split(", ")
+        )
     joins = " ".join(
         f"LEFT JOIN {source} {alias} ON {alias}.{number} = o.{number}"
         for (source, number), alias in aliases.items()
     )
     inner = f"SELECT o.*, {', '.join(taken)} FROM {name} o {joins}"  # noqa: S608
     return f"SELECT {columns} FROM ({inner}) x ORDER BY {order}"  # noqa: S608
+
+
+def _identifier_rule(naming: tuple[str, ...], aliases: dict[tuple[str, str], str]) -> str:
+    """``rule`` where the SQL left it NULL, as `pixops.recon._run._identifier_rules`
+    names it: the transaction id when it is the entry's reference, else ``settlement``
+    for an entry with a settlement key, else the first identifier equal to the reference."""
+    row, entry = aliases["statement_in", "sn"], aliases["ledger_in", "ln"]
+    first = naming[0]
+    whens = " ".join(
+        f"WHEN {row}.{column} = {entry}.reference THEN '{column}'" for column in naming
+    )
+    return (
+        f"COALESCE(o.rule, CASE WHEN {row}.{first} = {entry}.reference THEN '{first}'"
+        f" WHEN {entry}.settlement IS NOT NULL THEN 'settlement' {whens} END)"
+    )
 
 
 def _check_session(spark: object) -> None:

@@ -19,6 +19,7 @@ from pyspark.errors import PySparkException
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as sf
 from pyspark.sql import types as st
+from pyspark.sql.pandas.types import from_arrow_schema
 
 from pixops.frames import STATEMENT_SCHEMA
 from pixops.recon._inputs import LEDGER_SCHEMA
@@ -65,6 +66,9 @@ def to_spark(spark: SparkSession, table: pa.Table) -> DataFrame:
         for column in table.columns
     ]
     plain = pa.Table.from_arrays(columns, names=table.column_names)
+    if plain.num_rows == 0:  # Spark Connect cannot infer a schema from no rows
+        schema = from_arrow_schema(plain.schema, prefer_timestamp_ntz=False)
+        return spark.createDataFrame([], schema=schema)
     return spark.createDataFrame(plain)
 
 
