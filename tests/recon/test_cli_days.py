@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from pixops.recon import _cli
-from pixops.recon._cli import EXIT_ATTENTION, EXIT_BAD_INPUT, EXIT_CLEAN
+from pixops._cli_recon import _run as _cli
+from pixops._cli_recon._run import EXIT_ATTENTION, EXIT_BAD_INPUT, EXIT_CLEAN
 from pixops.sandbox import Sandbox
 from tests.recon.test_cli import DATA, recon
 

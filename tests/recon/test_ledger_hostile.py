@@ -11,9 +11,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from pixops._cli_recon._run import EXIT_BAD_INPUT, run
 from pixops.cli import build_parser
 from pixops.recon import LedgerError, LedgerMapping, load_ledger, read_ledger, reconcile
-from pixops.recon._cli import EXIT_BAD_INPUT, run
 from tests.recon.builders import DAY, clean_pair
 from tests.recon.ptbr_ledger import write_ptbr_ledger
 

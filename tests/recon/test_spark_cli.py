@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 from pyspark.sql import SparkSession
 
-from pixops.recon._cli import EXIT_ATTENTION
+from pixops._cli_recon._run import EXIT_ATTENTION
 from tests.recon.cli_statement import day_args, recon, statement_folder
 from tests.recon.spark_session import local_spark
 

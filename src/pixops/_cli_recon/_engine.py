@@ -3,7 +3,7 @@ rules on Spark or its statement from Parquet (a file, or a folder such as
 `LocalStore.write_parquet`'s) instead of the service.
 
 The summary, the verdict, the files in ``--out`` and the exit codes are `pixops recon`'s
-(`pixops.recon._cli`): ``--out`` gets the same files as a DuckDB run, the results
+(`pixops._cli_recon._run`): ``--out`` gets the same files as a DuckDB run, the results
 collected to this machine. Results too big for it are written by the cluster from
 Python (`pixops.recon.spark.SparkReconResult.write`, docs/spark.md). ``--statement`` may
 be any URI Spark reads (``s3a://``) with ``--engine spark``.
@@ -22,18 +22,13 @@ from typing import TextIO
 import pyarrow as pa
 import pyarrow.dataset as ds
 
-from pixops.errors import PixopsError
-from pixops.frames import conform_table, day_window
-from pixops.money import MoneyError
-from pixops.recon._balances import read_balances
-from pixops.recon._cli import (
+from pixops._cli_recon._run import (
     EXIT_ATTENTION,
     EXIT_BAD_INPUT,
     EXIT_CLEAN,
     EXIT_SERVICE,
     ReconOptions,
     _BadInputError,
-    _check_day_has_come,
     _client,
     _read_as,
     _verdict,
@@ -41,6 +36,10 @@ from pixops.recon._cli import (
     options_from,
     write_outputs,
 )
+from pixops.errors import PixopsError
+from pixops.frames import conform_table, day_window
+from pixops.money import MoneyError
+from pixops.recon._balances import read_balances
 from pixops.recon._inputs import LedgerError, LoadedLedger, load_ledger
 from pixops.recon._result import ReconResult
 from pixops.recon._run import reconcile
@@ -114,8 +113,7 @@ def _inputs(
     naming where the statement came from."""
     if args.statement is None:
         client, source = _client()
-        _check_day_has_come(options, client, source)
-        loaded = load_inputs(options, client)
+        loaded = load_inputs(options, client, source)
         return loaded.statement, loaded.ledger, loaded.balances, source
     try:
         ledger = load_ledger(options.ledger, options.mapping, tz=options.tz)
