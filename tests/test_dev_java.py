@@ -47,9 +47,11 @@ def test_no_spark_deselects_the_spark_tests(monkeypatch: pytest.MonkeyPatch) -> 
     monkeypatch.setattr(dev, "ensure_chromium", lambda: None)
     monkeypatch.setattr(dev, "ensure_java", lambda: seen.append("java"))
     monkeypatch.setattr(dev, "run", lambda command: seen.append(command))
-    monkeypatch.delenv("PIXOPS_SKIP_SPARK", raising=False)
+    # dev.test sets the variable for the pytest it starts: in a copy of the environment
+    # here, put back after the test (it must not deselect the rest of this run).
+    environment = {k: v for k, v in dev.os.environ.items() if k != "PIXOPS_SKIP_SPARK"}
+    monkeypatch.setattr(dev.os, "environ", environment)
     dev.test("python", ["--no-spark", "-k", "x"])
     assert "java" not in seen
-    assert dev.os.environ["PIXOPS_SKIP_SPARK"] == "1"
+    assert environment["PIXOPS_SKIP_SPARK"] == "1"
     assert all("--no-spark" not in command for command in seen)
-    monkeypatch.delenv("PIXOPS_SKIP_SPARK")

@@ -15,6 +15,9 @@ from pixops._cli_recon._run import EXIT_ATTENTION
 from tests.cli_recon.cli_statement import day_args, recon, statement_folder
 from tests.recon.spark_session import local_spark
 
+# A Spark run is ~0.3 s a step on a quiet machine, several times that on a busy one.
+pytestmark = pytest.mark.timeout(600)
+
 
 @pytest.fixture(scope="module")
 def spark() -> Iterator[SparkSession]:

@@ -34,7 +34,11 @@ from tests.recon.spark_session import connect_to, local_spark
 from tests.recon.test_rules import INFER, MAPPING, books, entry, row
 from tests.recon.test_run import _planted
 
-pytestmark = pytest.mark.filterwarnings("ignore:.*repeat an id of another row:UserWarning")
+pytestmark = [
+    pytest.mark.filterwarnings("ignore:.*repeat an id of another row:UserWarning"),
+    # A Spark run is ~0.3 s a step on a quiet machine, several times that on a busy one.
+    pytest.mark.timeout(600),
+]
 
 FRAMES = ("matched", "discrepancies", "refunds", "rollforward", "summary")
 
