@@ -59,7 +59,13 @@ from pixops.recon._inputs import (
     read_ledger,
     webhooks_table,
 )
-from pixops.recon._mapping_file import find_mapping, mapping_beside, read_mapping, write_mapping
+from pixops.recon._mapping_file import (
+    find_mapping,
+    mapping_beside,
+    read_mapping,
+    read_tolerances,
+    write_mapping,
+)
 from pixops.recon._result import (
     ATTENTION_CATEGORIES,
     CATEGORIES,
@@ -105,6 +111,7 @@ __all__ = [
     "read_balances",
     "read_ledger",
     "read_mapping",
+    "read_tolerances",
     "reconcile",
     "review_path",
     "webhooks_table",

@@ -17,14 +17,15 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from dataclasses import dataclass
+import warnings
+from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import Any, TextIO
 
 import pyarrow as pa
 
-from pixops._cli_ledger import ledger_mapping
+from pixops._cli_ledger import ledger_mapping, recon_rules
 from pixops._paths import input_file_problem, output_file_problem, output_folder_problem
 from pixops.errors import PixopsError
 from pixops.frames import (
@@ -45,6 +46,7 @@ from pixops.recon._inputs import (
 from pixops.recon._result import ATTENTION_CATEGORIES, ReconResult
 from pixops.recon._run import balance_snapshot, reconcile
 from pixops.recon._staging import staged_directory
+from pixops.recon._tolerances import Tolerances
 
 __all__ = [
     "EXIT_ATTENTION",
@@ -78,6 +80,10 @@ class ReconOptions:
     mapping: LedgerMapping = CANONICAL_MAPPING
     #: The mapping file read (``--ledger-map``, or the one saved beside the ledger).
     mapping_file: Path | None = None
+    #: The mapping file's ``[tolerances]`` with the rule flags over them.
+    tolerances: Tolerances = field(default_factory=Tolerances)
+    #: The decisions on suggested pairs (``--review-file``, else beside the ledger).
+    review_file: Path | None = None
 
 
 def options_from(args: argparse.Namespace) -> ReconOptions:
@@ -108,6 +114,17 @@ def options_from(args: argparse.Namespace) -> ReconOptions:
         mapping, mapping_file = ledger_mapping(args, args.ledger)
     except LedgerError as error:
         raise _BadInputError(f"--ledger-map: {error}") from None
+    try:
+        tolerances, review_file = recon_rules(args, args.ledger, mapping_file)
+    except LedgerError as error:
+        raise _BadInputError(str(error)) from None
+    if review_file is not None:  # read now: a file edited into nonsense stops before the service
+        from pixops.recon._review import ReviewError, ReviewFile
+
+        try:
+            ReviewFile(review_file).decisions()
+        except ReviewError as error:
+            raise _BadInputError(f"--review-file: {error}") from None
     return ReconOptions(
         first=first,
         last=last,
@@ -120,6 +137,8 @@ def options_from(args: argparse.Namespace) -> ReconOptions:
         progress=not args.quiet and sys.stderr.isatty(),
         mapping=mapping,
         mapping_file=mapping_file,
+        tolerances=tolerances,
+        review_file=review_file,
     )
 
 
@@ -238,6 +257,16 @@ def load_inputs(options: ReconOptions, client: Any) -> ReconInputs:
 
 
 def run_recon(options: ReconOptions, inputs: ReconInputs) -> ReconResult:
+    """The reconciliation; a review file that does not read is bad input, naming it."""
+    from pixops.recon._review import ReviewError
+
+    try:
+        return _reconcile(options, inputs)
+    except ReviewError as error:
+        raise _BadInputError(f"--review-file: {error}") from None
+
+
+def _reconcile(options: ReconOptions, inputs: ReconInputs) -> ReconResult:
     return reconcile(
         inputs.statement,
         inputs.ledger,
@@ -245,6 +274,8 @@ def run_recon(options: ReconOptions, inputs: ReconInputs) -> ReconResult:
         start=options.first,
         end=options.last,
         tz=options.tz,
+        tolerances=options.tolerances,
+        review_file=options.review_file,
     )
 
 
@@ -259,6 +290,7 @@ def write_outputs(options: ReconOptions, result: ReconResult, status: int) -> li
         "balances_checked": result.balances_checked,
         "exit_status": status,
         "counts": result.counts,
+        "tolerances": options.tolerances.as_dict(),
     }
     with staged_directory(options.out) as stage:
         written = result.write(stage)
@@ -278,7 +310,11 @@ def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None 
         client, source = _client()
         _check_day_has_come(options, client, source)
         inputs = load_inputs(options, client)
-        result = run_recon(options, inputs)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            result = run_recon(options, inputs)
+        for warning in caught:  # a decision the review file names that no longer exists
+            print(f"pixops recon: warning: {warning.message}", file=stderr)
     except _BadInputError as error:
         print(f"pixops recon: {error}", file=stderr)
         return EXIT_BAD_INPUT
@@ -315,6 +351,8 @@ def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None 
                 options.ledger,
                 balances=options.balances,
                 mapping=options.mapping,
+                tolerances=options.tolerances,
+                review_file=options.review_file,
             )
         except ReportError as error:
             print(f"pixops recon: cannot write the HTML report: {error}", file=stderr)
