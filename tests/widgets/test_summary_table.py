@@ -25,13 +25,15 @@ def test_without_balances_the_balance_is_not_checked_everywhere() -> None:
     result = _without_balances()
     assert not result.balances_checked
     assert result.category_summary("balance_difference") == NOT_CHECKED
-    last = result.summary_text().splitlines()[-1]
-    assert last.startswith("Balance does not close")
+    lines = result.summary_text().splitlines()
+    assert lines[-1] == "Tolerances: exact (no tolerance)"  # the rules beyond identifiers
+    last = next(line for line in lines if line.startswith("Balance does not close"))
     assert last.endswith(NOT_CHECKED)
     assert "R$" not in last  # no "0 ... R$ 0,00" read as a balance that closes
     assert NOT_CHECKED in result._repr_html_()
     rows = _texts(summary_table(result).markup)
-    assert rows[-1] == ["Balance does not close", NOT_CHECKED]
+    assert ["Balance does not close", NOT_CHECKED] in rows
+    assert "Tolerances: exact (no tolerance)" in summary_table(result).markup
 
 
 def test_with_balances_the_balance_row_has_its_figures() -> None:
@@ -40,7 +42,8 @@ def test_with_balances_the_balance_row_has_its_figures() -> None:
     assert result.category_summary("balance_difference") is None
     assert NOT_CHECKED not in result.summary_text()
     rows = _texts(summary_table(result).markup)
-    assert rows[-1] == ["Balance does not close", "1 item", "—", "—", "-R$ 150,00"]
+    # Needs review (the rules beyond identifiers) comes after it.
+    assert ["Balance does not close", "1 item", "—", "—", "-R$ 150,00"] in rows
 
 
 def test_the_ledger_sits_above_the_statement_in_three_columns() -> None:
