@@ -47,8 +47,8 @@ import sys
 import tarfile
 import tempfile
 import time
-from pathlib import Path
 from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -238,7 +238,8 @@ from pixops.recon import reconcile
 folder, repeat = sys.argv[1], int(sys.argv[2])
 statement = pq.read_table(f"{folder}/statement.parquet")
 ledger = pq.read_table(f"{folder}/ledger.parquet")
-balances = [(r["as_of"], r["balance_base"]) for r in pq.read_table(f"{folder}/balances.parquet").to_pylist()]
+snapshots = pq.read_table(f"{folder}/balances.parquet").to_pylist()
+balances = [(r["as_of"], r["balance_base"]) for r in snapshots]
 day = date(2026, 1, 15)
 result = reconcile(statement, ledger, balances=balances, start=day, end=day)
 best = cpu = float("inf")
@@ -312,11 +313,14 @@ def rules_figures(
 
     result = run()
     rules = result.matched["rule"].astype(str)
+    settlement = rule_ledger.column("settlement")
+    settled_lines = settlement.null_count == 0 or rule_ledger.num_rows - settlement.null_count
+    inferred = int(rules.str.startswith("inferred").sum())
     print(
         "books with the new cases:",
         f"{int(rule_ledger.column('reference').null_count):,} entries without a reference,",
-        f"{int(rule_ledger.column('settlement').null_count == 0 or (rule_ledger.num_rows - rule_ledger.column('settlement').null_count)):,} settlement lines;",
-        f"matched {len(result.matched):,}: inferred {int(rules.str.startswith('inferred').sum()):,},"
+        f"{int(settled_lines):,} settlement lines;",
+        f"matched {len(result.matched):,}: inferred {inferred:,},"
         f" in groups {int(rules.str.startswith('group').sum()):,};",
         "findings",
         {k: v for k, v in result.counts.items() if v and k != "matched"},
