@@ -101,11 +101,12 @@ def test_the_panel_is_a_view_of_the_queue(statement: object, tmp_path: Path) -> 
     assert panel.layout.display is None
     assert len(panel.pick.options) == 2
     assert "LED-004245" in panel.sides.value
-    assert "Equally good: LED-004246" in panel.rivals.value
+    assert "review file. Equally good: LED-004246." in panel.rivals.value
     panel.note.value = "<b>recibo</b>"
     panel.confirm_button.click()
     assert runs == [1]
     assert "Confirmed: LED-004245" in panel.status.value
+    assert panel.layout.display is None  # the saved decision stays in sight
     assert "<b>" not in panel.status.value
     assert panel.pick.options == ()
     assert "&lt;b&gt;recibo&lt;/b&gt;" not in review.read_text(encoding="utf-8")

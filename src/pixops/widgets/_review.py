@@ -78,10 +78,11 @@ class ReviewPanel(w.VBox):  # type: ignore[misc]
         if candidate is None:
             self.sides.value = self.rivals.value = ""
             return
-        self.sides.value = html_table(candidate.sides(), _SIDES, id_columns=("ledger", "statement"))
+        self.sides.value = html_table(candidate.sides(), _SIDES, id_columns=("statement",))
         others = self.queue.rivals(candidate)
+        detail = candidate.detail.rstrip()
         self.rivals.value = message(
-            candidate.detail
+            (detail if not detail or detail.endswith(".") else f"{detail}.")
             + (f" Equally good: {', '.join(o.entry_id for o in others)}." if others else ""),
             "info",
         )
@@ -106,3 +107,4 @@ class ReviewPanel(w.VBox):  # type: ignore[misc]
         if self._decided is not None:  # the dashboard reconciles again: the pair applied
             self._decided()
         self.status.value = message(self.queue.said(made), "ok")
+        self.layout.display = None  # what was saved stays in sight, queue empty or not
