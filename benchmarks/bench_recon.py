@@ -313,14 +313,13 @@ def rules_figures(
 
     result = run()
     rules = result.matched["rule"].astype(str)
-    settlement = rule_ledger.column("settlement")
-    settled_lines = settlement.null_count == 0 or rule_ledger.num_rows - settlement.null_count
-    inferred = int(rules.str.startswith("inferred").sum())
+    settlement_lines = rule_ledger.num_rows - rule_ledger.column("settlement").null_count
     print(
         "books with the new cases:",
         f"{int(rule_ledger.column('reference').null_count):,} entries without a reference,",
-        f"{int(settled_lines):,} settlement lines;",
-        f"matched {len(result.matched):,}: inferred {inferred:,},"
+        f"{settlement_lines:,} settlement lines;",
+        f"matched {len(result.matched):,}:"
+        f" inferred {int(rules.str.startswith('inferred').sum()):,},"
         f" in groups {int(rules.str.startswith('group').sum()):,};",
         "findings",
         {k: v for k, v in result.counts.items() if v and k != "matched"},

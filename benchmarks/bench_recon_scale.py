@@ -10,10 +10,10 @@ bench_recon.py (every category planted, balance snapshots) is built, then `recon
 runs on a DuckDB connection with ``memory_limit`` (default 1 GB) and a temp directory,
 whose spilled bytes are printed beside the wall and CPU time, seconds per million rows,
 the RSS with the inputs built (the interpreter and its Arrow inputs) and the peak RSS.
-The peak must stay under the inputs' RSS plus the limit (plus DuckDB's own buffers
-outside it, printed as the margin). Spark at 1M: a local[2] session with a 2 GB driver,
-its start, then `pixops.recon.spark.reconcile` warm (after one run) and its counts,
-checked equal to DuckDB's.
+The peak must stay under the inputs' RSS plus the limit plus the result's frames
+(which the run returns; printed beside the margin). Spark at 1M: a local[2] session
+with a 2 GB driver, its start, then `pixops.recon.spark.reconcile` warm (after one run)
+and its counts, checked equal to DuckDB's.
 """
 
 from __future__ import annotations
@@ -85,8 +85,10 @@ def one_duckdb(rows: int, limit: str) -> dict[str, object]:
         stop.set()
         watcher.join()
         con.close()
+    frames = result.frames().values()
     return {
         "rows": rows,
+        "result_mib": sum(int(f.memory_usage(deep=True).sum()) for f in frames) / 2**20,
         "wall_s": wall,
         "cpu_s": cpu,
         "inputs_rss_mib": inputs_mib,
@@ -157,7 +159,8 @@ def main() -> None:
             f"DuckDB {rows:>11,} x same: {found['wall_s']:7.2f} s wall {found['cpu_s']:7.2f} s CPU"
             f"  {per_million:5.2f} s/M rows  spilled {found['spilled_mib']:7.0f} MiB"
             f"  RSS inputs {found['inputs_rss_mib']:6.0f} MiB, peak {found['peak_rss_mib']:6.0f}"
-            f" MiB (+{margin:.0f} over the inputs; limit {args.limit})  load {found['load']:.2f}"
+            f" MiB (+{margin:.0f} over the inputs, of which the result's frames"
+            f" {found['result_mib']:.0f}; limit {args.limit})  load {found['load']:.2f}"
         )
     if not args.no_spark:
         rows = int(args.sizes.split(",")[0])

@@ -3,7 +3,8 @@ installed into, in the user's folder: prints one JSON object saying what it foun
 
 - `requirements`: every requirement of ``pixops[notebooks]`` (the wheel's own metadata)
   that this environment does not satisfy (so: none, when the wheel declares its needs).
-- `pixops`: the file `import pixops` loads here, and in a notebook's kernel.
+- `pixops`, `kernel_pixops`: the file `import pixops` loads here, and in a kernel (a
+  cell added to the first notebook asks).
 - `notebooks`: each notebook of ``./notebooks`` executed headless with nbclient, all at
   once (one kernel each): its error outputs and the text of its outputs. Notebooks named
   on the command line are left out (the test runs the daily one as `pixops report daily`).
@@ -83,21 +84,20 @@ async def execute(notebook: Any, folder: Path) -> Any:
 async def main(skipped: list[str]) -> dict[str, Any]:
     folder = Path("notebooks")
     paths = sorted(path for path in folder.glob("*.ipynb") if path.name not in skipped)
-    probe = nbformat.v4.new_notebook()
-    probe.cells.append(nbformat.v4.new_code_cell("import pixops\nprint(pixops.__file__)"))
     notebooks = [nbformat.read(path, as_version=4) for path in paths]
-    ran = await asyncio.gather(
-        execute(probe, folder), *(execute(notebook, folder) for notebook in notebooks)
-    )
+    # One cell more in the first notebook's kernel: which pixops the kernels import.
+    notebooks[0].cells.append(nbformat.v4.new_code_cell("import pixops\npixops.__file__"))
+    ran = await asyncio.gather(*(execute(notebook, folder) for notebook in notebooks))
+    probe = ran[0].cells.pop()
     import pixops
 
     found: dict[str, Any] = {
         "requirements": unmet_requirements("notebooks"),
         "pixops": pixops.__file__,
-        "kernel_pixops": outputs_text(ran[0])[1].strip(),
+        "kernel_pixops": probe.outputs[0]["data"]["text/plain"].strip("'"),
         "notebooks": {},
     }
-    for path, notebook in zip(paths, ran[1:], strict=True):
+    for path, notebook in zip(paths, ran, strict=True):
         errors, text = outputs_text(notebook)
         found["notebooks"][path.name] = {"errors": errors, "text": text}
     return found

@@ -25,8 +25,14 @@ def _tables(name: str) -> list[list[list[str]]]:
             html = output.get("data", {}).get("text/html", "")
             for table in re.findall(r"<table.*?</table>", html, flags=re.DOTALL):
                 rows = re.findall(r"<tr>(.*?)</tr>", table, flags=re.DOTALL)
-                tables.append([re.findall(r"<t[dh][^>]*>(.*?)</t[dh]>", row) for row in rows])
+                cells = [re.findall(r"<t[dh][^>]*>(.*?)</t[dh]>", row) for row in rows]
+                tables.append([[text for cell in row for text in _parts(cell)] for row in cells])
     return tables
+
+
+def _parts(cell: str) -> list[str]:
+    """A cell's texts, each line of a stacked cell (the fee under the amount) apart."""
+    return [part for part in re.split(r"<br>|<span[^>]*>|</span>", cell) if part]
 
 
 def _table_headed(name: str, first: str) -> list[list[str]]:
@@ -54,18 +60,21 @@ def test_the_weekdays_compare_per_day() -> None:
 def test_the_largest_payments_show_the_amount_first() -> None:
     """At 1024 px with Lab's file browser open the table scrolls sideways: the amount, what
     the table is about, was its last column and out of sight."""
-    table = _table_headed("02_statement_analysis.ipynb", "When (São Paulo)")
-    assert table[0][:2] == ["When (São Paulo)", "Amount"]
+    table = _table_headed("02_statement_analysis.ipynb", "Amount")
+    assert table[0] == ["Amount", "When (São Paulo)", "Payer", "Payer&#x27;s bank"]
 
 
 def test_the_latest_movements_say_what_each_was() -> None:
-    """A list of names alone did not say that the demo's latest lines are refunds; the
-    movement's words wrap, so the money fits a narrow window; the direction is the sign
-    of Net."""
-    table = _table_headed("01_quickstart.ipynb", "When (São Paulo)")
-    assert table[0] == ["When (São Paulo)", "Movement", "Amount", "Fee", "Net", "Status"]
+    """A list of names alone did not say what the latest lines were; the time goes under
+    the movement, the fee under the amount and the status under Net, so every figure
+    fits at 800 px beside the file browser; the direction is the sign of Net. On the
+    demo they are the demo month's own (they were ten refunds of February)."""
+    table = _table_headed("01_quickstart.ipynb", "Movement")
+    assert table[0] == ["Movement", "When (São Paulo)", "Amount", "Fee", "Net", "Status"]
+    assert len(table) == 11
     for row in table[1:]:
-        assert row[1].startswith(("Refund to ", "PIX from ", "PIX to ", "QR code charge"))
+        assert row[0].startswith(("Refund to ", "PIX from ", "PIX to ", "QR code charge"))
+        assert row[1].endswith("/01/2026", 0, 10)  # the demo month: January 2026
         assert row[4].startswith(("R$", "-R$"))
 
 

@@ -43,13 +43,13 @@ def test_a_certificate_host_that_is_not_utf8_exits_2(
 def test_ctrl_c_during_a_run_exits_130_with_one_line(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    import pixops.recon._cli as recon_cli
+    import pixops._cli_recon._run as recon_cli
 
     def interrupted(*args: object, **kwargs: object) -> None:
         raise KeyboardInterrupt
 
     monkeypatch.delenv("PIXOPS_BASE_URL", raising=False)
-    monkeypatch.setattr(recon_cli, "load_inputs", interrupted)
+    monkeypatch.setattr(recon_cli, "reconcile_days", interrupted)
     out = tmp_path / "out"
     argv = ["recon", "--date", "2026-01-15", "--ledger", str(DATA / "sample_ledger.csv")]
     assert main([*argv, "--out", str(out), "--quiet"]) == 130

@@ -37,6 +37,14 @@ DAILY = "03_daily_reconciliation.ipynb"
 
 pytestmark = pytest.mark.timeout(420)
 
+#: Which notebooks `pixops desk` and `pixops report daily` would run in a folder.
+FIND_SHIPPED = (
+    "from pixops.desk import default_notebooks_dir, find_investigation_notebook\n"
+    "from pixops.report._daily import find_daily_notebook\n"
+    "print(find_investigation_notebook(default_notebooks_dir()))\n"
+    "print(find_daily_notebook(default_notebooks_dir()))\n"
+)
+
 
 @dataclass(frozen=True)
 class Installed:
@@ -186,6 +194,21 @@ def test_an_installed_wheel_works_in_an_empty_folder(
     assert demo.returncode == 0, demo.stderr
     assert "ledger audit: consistent" in demo.stdout
 
+    # Before any copy: the desk and the daily report find the notebooks pixops ships.
+    found = subprocess.run(
+        [str(installed.python), "-c", FIND_SHIPPED],
+        cwd=folder,
+        env=installed.env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert found.returncode == 0, found.stderr
+    shipped_folder = installed.python.parents[1]
+    for line in found.stdout.splitlines():
+        assert Path(line).is_relative_to(shipped_folder), line
+        assert f"pixops/{BUNDLE_FOLDER}/notebooks/" in line
+
     init = pixops(installed, folder, "notebooks", "init")
     assert init.returncode == 0, init.stderr
     assert (folder / MANIFEST_NAME).is_file()
@@ -231,7 +254,7 @@ def test_an_installed_wheel_works_in_an_empty_folder(
         assert "sandbox" in result["text"], name  # the connect() line: the demo month
 
     status, out, err = done["report"]
-    assert status == 0, err[-3000:]
+    assert status == 1, out[-2000:] + err[-3000:]  # 1: findings, as `pixops recon` says
     page = (folder / "out" / "day.html").read_text(encoding="utf-8")
     assert "Reconciliation 15/01/2026" in page
     assert f"Edited in {folder.name}." in page

@@ -209,10 +209,13 @@ _SCROLLING_TABLES_JS = """panel => {
 
 
 #: Cells of a table that take more than one line for a text that should never break (an
-#: amount, a short case id): each a line box of its own, counted with a Range.
+#: amount, a case id): each a line box of its own, counted with a Range. A row of one
+#: cell spanning the columns is not one of the column's cells.
 _BROKEN_CELLS_JS = """(table, column) => {
   const broken = [];
   for (const row of table.tBodies[0].rows) {
+    // A row of one cell across the columns (a MED case's id under its row) has none.
+    if (row.cells.length === 1 && row.cells[0].colSpan > 1) continue;
     const cell = row.cells[column < 0 ? row.cells.length + column : column];
     const range = document.createRange();
     range.selectNodeContents(cell);

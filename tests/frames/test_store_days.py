@@ -252,3 +252,16 @@ def test_any_other_refusal_of_the_balance_stops_the_sync() -> None:
         with pytest.raises(AuthenticationError):
             store.sync(client, date(2026, 1, 20), date(2026, 1, 20), progress=False)
         assert store.row_count() == 0
+
+
+def test_a_key_that_may_not_read_the_balance_takes_the_service_s_time() -> None:
+    """The balance's 403 is dated on the service's clock: the sandbox's January, not this
+    machine's today."""
+    from datetime import timedelta
+
+    from pixops.frames import service_now
+
+    sandbox = Sandbox(start=datetime(2026, 1, 20, 12, 0, tzinfo=UTC))
+    merchant = sandbox.create_merchant("Loja")
+    key = sandbox.issue_api_key(merchant.id, permissions=["statement:read"])
+    assert abs(service_now(sandbox.client(key)) - sandbox.now()) < timedelta(seconds=2)

@@ -6,10 +6,10 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
+from pixops._cli_recon._engine import run
 from pixops.cli import build_parser
 from pixops.demo import demo_month
 from pixops.frames import LocalStore
-from pixops.recon._cli_engine import run
 
 DATA = Path(__file__).resolve().parents[2] / "data"
 ZONE = "America/Sao_Paulo"

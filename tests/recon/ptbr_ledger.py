@@ -18,11 +18,14 @@ def _reais(amount_base: int) -> str:
     return format_brl_base(amount_base).replace("R$\xa0", "").replace("R$ ", "")
 
 
-def write_ptbr_ledger(path: Path, *, centavos: bool = False) -> Path:
+def write_ptbr_ledger(
+    path: Path, *, centavos: bool = False, days: tuple[date, date] | None = None
+) -> Path:
     """The sample ledger as ``Documento;Referência;Valor;Tarifa;Situação;Data``:
     semicolons, Windows-1252 after a UTF-8 byte order mark, signed amounts in reais
     (``-1.234,56`` outbound) and dd/mm/yyyy days; with ``centavos``, whole centavos with
-    each fee rounded half up to the centavo."""
+    each fee rounded half up to the centavo; with ``days``, the entries booked on those
+    days only (first and last included)."""
     rows = []
     with SAMPLE.open(encoding="utf-8") as handle:
         for row in csv.DictReader(handle):
@@ -33,6 +36,8 @@ def write_ptbr_ledger(path: Path, *, centavos: bool = False) -> Path:
             else:
                 shown_amount, shown_fee = _reais(sign * amount), _reais(fee)
             day = date.fromisoformat(row["booked_on"])
+            if days is not None and not days[0] <= day <= days[1]:
+                continue
             rows.append(
                 [
                     row["entry_id"],
@@ -46,3 +51,12 @@ def write_ptbr_ledger(path: Path, *, centavos: bool = False) -> Path:
     lines = [";".join(HEADER)] + [";".join(row) for row in rows]
     path.write_bytes(b"\xef\xbb\xbf" + ("\r\n".join(lines) + "\r\n").encode("cp1252"))
     return path
+
+
+#: The pt-BR example ledger of docs/ledger-mapping.md: the sample ledger's entries booked
+#: from 14 to 16 January (what reconciling 2026-01-15 reads), as a back office exports them.
+EXAMPLE = Path(__file__).resolve().parents[2] / "docs" / "examples" / "razao.csv"
+EXAMPLE_DAYS = (date(2026, 1, 14), date(2026, 1, 16))
+
+if __name__ == "__main__":  # python -m tests.recon.ptbr_ledger: writes EXAMPLE again
+    write_ptbr_ledger(EXAMPLE, days=EXAMPLE_DAYS)

@@ -4,7 +4,9 @@ is missing."""
 
 from __future__ import annotations
 
+import os
 import shutil
+import socket
 from collections.abc import Iterator
 
 import pytest
@@ -12,9 +14,19 @@ from pyspark.sql import SparkSession
 
 from pixops.recon.spark import spark_session
 
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+#: Where `connect_to` serves Spark Connect from the module's own JVM.
+PORT = _free_port()
 #: For a few thousand rows: the JVM's quick compiler only (a short run never repays the
 #: optimising one), no adaptive re-planning of stages this small, no web UI.
 TEST_SETTINGS = {
+    "spark.connect.grpc.binding.port": str(PORT),
     "spark.driver.extraJavaOptions": "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC",
     "spark.sql.adaptive.enabled": "false",
     "spark.ui.enabled": "false",
@@ -32,3 +44,28 @@ def local_spark() -> Iterator[SparkSession]:
         yield spark
     finally:
         spark.stop()
+
+
+def connect_to(spark: SparkSession) -> Iterator[SparkSession]:
+    """A Spark Connect session (``sc://``) on a Connect server started inside the classic
+    session's JVM (pyspark ships the server's jar): the remote path, tested without a
+    second JVM. Built by `spark_session(remote=...)`, as `pixops recon --spark-remote` is."""
+    service = spark._jvm.org.apache.spark.sql.connect.service.SparkConnectService  # type: ignore[union-attr]
+    service.start(spark.sparkContext._jsc.sc())  # type: ignore[union-attr]
+    marks = {name: os.environ.get(name) for name in _CONNECT_MARKS}
+    remote = spark_session(remote=f"sc://127.0.0.1:{PORT}")
+    try:
+        yield remote
+    finally:
+        remote.stop()
+        # pyspark marks the process as Connect's, after which no classic session starts
+        # (a later module's): the marks are put back as they were. The server stops with
+        # the module's SparkContext.
+        for name, value in marks.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+_CONNECT_MARKS = ("SPARK_CONNECT_MODE_ENABLED", "SPARK_REMOTE")

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from pixops._cli_recon._run import EXIT_ATTENTION, EXIT_BAD_INPUT, EXIT_CLEAN, run
 from pixops.cli import build_parser
-from pixops.recon._cli import EXIT_ATTENTION, EXIT_BAD_INPUT, EXIT_CLEAN, run
 from tests.recon.builders import foreign_ledger
 
 DATA = Path(__file__).resolve().parents[2] / "data"
@@ -226,3 +226,23 @@ def test_an_out_that_is_a_file_is_refused_before_the_service_is_read(
     assert message in err
     assert "give a folder" in err
     assert blocker.read_text() == "not a folder"
+
+
+def test_without_balances_the_balance_is_not_checked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """It printed "Balance does not close 0 … R$ 0,00" (read as a balance that closes)
+    while nothing was checked: one run, one set of inputs, one verdict."""
+    monkeypatch.delenv("PIXOPS_BASE_URL", raising=False)
+    ledger = str(DATA / "sample_ledger.csv")
+    status, out, _ = recon(
+        "--date", "2026-01-15", "--ledger", ledger, "--out", str(tmp_path), "--quiet"
+    )  # fmt: skip
+    assert status == EXIT_ATTENTION
+    line = next(line for line in out.splitlines() if line.startswith("Balance does not close"))
+    assert line.endswith("not checked (no balances given)")
+    assert "R$" not in line
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert summary["balances_checked"] is False
+    assert summary["counts"]["balance_difference"] == 0
+    assert "not checked (no balances given)" in (tmp_path / "summary.txt").read_text()

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from pixops.recon import _cli
-from pixops.recon._cli import EXIT_ATTENTION, EXIT_BAD_INPUT, EXIT_CLEAN
+from pixops._cli_recon import _run as _cli
+from pixops._cli_recon._run import EXIT_ATTENTION, EXIT_BAD_INPUT, EXIT_CLEAN
 from pixops.sandbox import Sandbox
 from tests.recon.test_cli import DATA, recon
 
@@ -57,7 +57,8 @@ def test_a_key_that_may_not_read_the_balance_still_reconciles(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Today comes from the balance's ``as_of``; a key without that permission (403) takes
-    this machine's today, as the local store does, instead of stopping the run."""
+    the service's today from the refusal's ``Date``, as the local store does, instead of
+    stopping the run."""
     sandbox = Sandbox(start=datetime(2026, 1, 20, 12, 0, tzinfo=UTC))
     merchant = sandbox.create_merchant("Loja", balance_centavos=1_000_000)
     sandbox.receive_pix(merchant.id, amount_centavos=2_500)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from pixops.recon._cli import EXIT_ATTENTION, EXIT_BAD_INPUT
+from pixops._cli_recon._run import EXIT_ATTENTION, EXIT_BAD_INPUT
 from tests.recon.cli_statement import DATA, day_args, recon, statement_folder
 
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from pixops.recon._cli import EXIT_BAD_INPUT
+from pixops._cli_recon._run import EXIT_BAD_INPUT
 from tests.recon.test_cli import DATA, recon
 
 LEDGER = str(DATA / "sample_ledger.csv")

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 import pixops.report
-from pixops.recon._cli import EXIT_ATTENTION, EXIT_BAD_INPUT
+from pixops._cli_recon._run import EXIT_ATTENTION, EXIT_BAD_INPUT
 from pixops.report import ReportError
 from tests.recon.test_cli import DATA, recon
 

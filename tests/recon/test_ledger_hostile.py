@@ -11,9 +11,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from pixops._cli_recon._run import EXIT_BAD_INPUT, run
 from pixops.cli import build_parser
 from pixops.recon import LedgerError, LedgerMapping, load_ledger, read_ledger, reconcile
-from pixops.recon._cli import EXIT_BAD_INPUT, run
 from tests.recon.builders import DAY, clean_pair
 from tests.recon.ptbr_ledger import write_ptbr_ledger
 
@@ -196,4 +196,22 @@ def test_the_settings_read_what_detection_asks_about(tmp_path: Path) -> None:
     assert loaded.reading.line() == (
         "read as: semicolon, UTF-8, decimal comma, mm/dd/yyyy, amounts in reais"
         " (compared to the centavo)"
+    )
+
+
+def test_the_documented_example_is_the_sample_ledger_in_pt_br() -> None:
+    """docs/examples/razao.csv and its mapping read as the sample ledger's entries of
+    14 to 16 January: the documented commands find what the sample ledger finds."""
+    from pixops.recon import find_mapping, read_mapping
+    from tests.recon.ptbr_ledger import EXAMPLE, EXAMPLE_DAYS
+
+    mapping_file = find_mapping(EXAMPLE)
+    assert mapping_file == EXAMPLE.with_name("razao.mapping.toml")
+    loaded = load_ledger(EXAMPLE, read_mapping(mapping_file))
+    canonical = read_ledger(Path(__file__).resolve().parents[2] / "data" / "sample_ledger.csv")
+    days = canonical.column("booked_on").to_pylist()
+    kept = [EXAMPLE_DAYS[0] <= day <= EXAMPLE_DAYS[1] for day in days]
+    assert loaded.table.equals(canonical.filter(pa.array(kept)))
+    assert loaded.reading.line() == (
+        "read as: semicolon, Windows-1252, decimal comma, dd/mm/yyyy, amounts in reais"
     )

@@ -22,8 +22,16 @@ from pixops.money import MoneyError
 from pixops.recon import ATTENTION_CATEGORIES, ReconResult, reconcile
 from pixops.recon.spark import SparkReconResult
 from pixops.recon.spark import reconcile as spark_reconcile
-from tests.recon.builders import DAY, ledger_row, ledger_table, statement_row, statement_table
-from tests.recon.spark_session import local_spark
+from tests.recon.builders import (
+    DAY,
+    NOON,
+    ledger_row,
+    ledger_table,
+    statement_row,
+    statement_table,
+)
+from tests.recon.spark_session import connect_to, local_spark
+from tests.recon.test_rules import INFER, MAPPING, books, entry, row
 from tests.recon.test_run import _planted
 
 pytestmark = pytest.mark.filterwarnings("ignore:.*repeat an id of another row:UserWarning")
@@ -36,6 +44,11 @@ def spark() -> Iterator[SparkSession]:
     yield from local_spark()
 
 
+@pytest.fixture(scope="module")
+def remote(spark: SparkSession) -> Iterator[SparkSession]:
+    yield from connect_to(spark)
+
+
 def _same(duck: ReconResult, on_spark: ReconResult) -> None:
     for name in FRAMES:
         left, right = getattr(duck, name), getattr(on_spark, name)
@@ -46,17 +59,52 @@ def _same(duck: ReconResult, on_spark: ReconResult) -> None:
                 assert str(left[column].dtype) == "int64[pyarrow]", (name, column)
 
 
-def test_every_output_is_the_same_row_for_row(spark: SparkSession) -> None:
+def _planted_with_rules() -> tuple[pa.Table, pa.Table, dict[str, object]]:
+    """test_run's planted day (every identifier category, copies, webhooks, a balance
+    off) with test_rules' books beside it: a payment inferred by amount, CPF and time,
+    two equally good candidates for review, a settlement line matching a group, and a
+    row and an entry nothing pairs (the planted ones now pair by amount and day)."""
     statement, ledger, hooks, balances = _planted()
-    kwargs = {"webhooks": hooks, "balances": balances, "start": DAY, "end": DAY}
-    duck = reconcile(statement, ledger, **kwargs)
+    at = NOON + timedelta(seconds=31 + 180)
+    extra_rows = [
+        row(31, payer_document="52998224725", amount_base=777_000),
+        row(32, amount_base=888_000),
+        row(33, amount_base=888_000),
+        *(row(n, external_id="LOTE-7", amount_base=100_000 * (n - 33)) for n in (34, 35, 36)),
+        row(37, amount_base=123_457),  # missing in the ledger, even by amount
+    ]
+    extra_entries = [
+        entry("L-inf", None, booked_at=at, document="529.982.247-25", amount_base=777_000),
+        entry("L-rev", None, booked_at=NOON + timedelta(seconds=32), amount_base=888_000),
+        entry("LED-9", "repasse", settlement="LOTE-7", amount_base=600_000, fee_base=None),
+        entry("L-none", "pedido-999", amount_base=654_321),  # missing in the statement
+    ]
+    planted_rows = ledger.to_pylist()
+    for planted in planted_rows:
+        planted.update(dict.fromkeys(("booked_at", "document", "name", "settlement", "kind")))
+    both = pa.concat_tables([statement, statement_table(extra_rows)])
+    options = {
+        "webhooks": hooks,
+        "balances": balances,
+        "start": DAY,
+        "end": DAY,
+        "mapping": MAPPING,
+        "tolerances": INFER,
+    }
+    return both, books([*planted_rows, *extra_entries]), options
+
+
+def test_every_output_is_the_same_row_for_row(spark: SparkSession) -> None:
+    statement, ledger, options = _planted_with_rules()
+    duck = reconcile(statement, ledger, **options)  # type: ignore[arg-type]
     zone_before = spark.conf.get("spark.sql.session.timeZone")
-    result = spark_reconcile(spark, statement, ledger, **kwargs)
+    result = spark_reconcile(spark, statement, ledger, **options)  # type: ignore[arg-type]
     assert isinstance(result, SparkReconResult)
     assert spark.conf.get("spark.sql.session.timeZone") == zone_before  # put back
     assert result.counts == duck.counts
     assert all(result.counts[category] for category in ATTENTION_CATEGORIES)
-    assert result.counts["matched"]
+    rules = set(duck.matched["rule"])
+    assert {"inferred: amount + CPF + 3 min", "group of 3 rows = settlement LOTE-7"} <= rules
     assert result.needs_attention
     _same(duck, result.to_result())
     assert result.summary_text() == duck.summary_text()
@@ -64,9 +112,13 @@ def test_every_output_is_the_same_row_for_row(spark: SparkSession) -> None:
     assert not views & {"statement_in", "copies", "matched", "summary"}  # all dropped
 
 
-def test_inputs_on_the_cluster_give_the_same_answers(spark: SparkSession, tmp_path: Path) -> None:
-    """The statement as day-partitioned Parquet (as LocalStore.write_parquet writes it),
-    the ledger as a Spark DataFrame: numbered in the files' order, the same findings."""
+def test_inputs_on_the_cluster_through_spark_connect_give_the_same_answers(
+    remote: SparkSession, tmp_path: Path
+) -> None:
+    """Through Spark Connect (sc://), the statement as day-partitioned Parquet (as
+    LocalStore.write_parquet writes it) and the ledger as a Spark DataFrame: numbered in
+    the files' and the frame's order, the same outputs as DuckDB on the files read back."""
+    assert type(remote).__module__.startswith("pyspark.sql.connect")
     statement, ledger, hooks, balances = _planted()
     folder = tmp_path / "statement"
     plain = pa.Table.from_arrays(
@@ -83,18 +135,19 @@ def test_inputs_on_the_cluster_give_the_same_answers(spark: SparkSession, tmp_pa
     read_back = conform_table(pq.read_table(folder).drop_columns(["business_date"]))
     kwargs = {"webhooks": hooks, "balances": balances, "start": DAY, "end": DAY}
     duck = reconcile(read_back, ledger, **kwargs)
-    result = spark_reconcile(spark, str(folder), spark.createDataFrame(ledger), **kwargs)
+    result = spark_reconcile(remote, str(folder), remote.createDataFrame(ledger), **kwargs)
     _same(duck, result.to_result())
     written = result.write(tmp_path / "out")
     assert pq.read_table(written[0]).num_rows == len(duck.matched)
 
 
 def _huge_pair() -> tuple[pa.Table, pa.Table]:
-    """Two matched payments of 2^62 base units each: their sum is 2^63, one past int64."""
+    """Two payments of 2^62 base units each that no entry books: the sum of what is
+    missing in the ledger is 2^63, one past int64 (the ledger itself is small: its reader
+    refuses amounts that add up past the range before any SQL runs)."""
     huge = 2**62
     rows = [statement_row(n, amount_base=huge, fee_base=0) for n in range(2)]
-    ledger = [ledger_row(f"L{n}", f"PIXIN{n:06d}", amount_base=huge) for n in range(2)]
-    return statement_table(rows), ledger_table(ledger)
+    return statement_table(rows), ledger_table([ledger_row("L0", "pedido-1")])
 
 
 def test_an_overflowing_sum_raises_on_both(spark: SparkSession) -> None:

@@ -43,6 +43,5 @@ def test_the_report_names_a_ledger_of_other_books(
         " this day's); set ledger_path in the settings cell (--ledger on the command line)"
         " to your account's ledger file.",
         # How the ledger was read, last (docs/ledger-mapping.md).
-        "Ledger books.csv read as: comma, UTF-8, whole numbers, yyyy-mm-dd, amounts in"
-        " base units.",
+        "Ledger books.csv read as: comma, UTF-8, whole numbers, yyyy-mm-dd, amounts in base units.",
     ]

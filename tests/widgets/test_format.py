@@ -327,3 +327,28 @@ def test_a_med_decision_reads_as_what_it_did_to_the_money() -> None:
     assert decision_label("DISAGREED") == "Money kept"
     assert decision_label("PARTIALLY_ACCEPTED") == "Partially accepted"
     assert decision_label(None) == "—"
+
+
+def test_a_stacked_column_goes_under_its_neighbour_not_beside_it() -> None:
+    """At 800 px beside JupyterLab's file browser six columns hid Net and Status."""
+    rows = [{"what": "PIX from Ana", "amount": 499_000, "fee": 4_940, "status": "settled"}]
+    columns = [("what", "Movement"), ("amount", "Amount"), ("fee", "Fee"), ("status", "Status")]
+    markup = html_table(
+        rows,
+        columns,
+        money_columns={"amount", "fee"},
+        code_columns={"status"},
+        under={"fee": "amount", "status": "what"},
+    )
+    heads = re.findall(r"<th[^>]*>(.*?)</th>", markup)
+    assert [re.sub(r"<[^>]+>", " ", head).split() for head in heads] == [
+        ["Movement", "Status"],
+        ["Amount", "Fee"],
+    ]
+    cells = re.findall(r"<td[^>]*>(.*?)</td>", markup)
+    assert [re.sub(r"<[^>]+>", "|", cell) for cell in cells] == [
+        "PIX from Ana||Settled|",
+        "R$ 49,90||R$ 0,4940|",
+    ]
+    with pytest.raises(ValueError, match="'net'"):
+        html_table(rows, columns, under={"net": "amount"})

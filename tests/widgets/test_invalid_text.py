@@ -110,3 +110,11 @@ def test_the_dashboard_refuses_a_broken_time_zone_and_filter(desk: Desk) -> None
     assert "The time zone is not valid text" in board.status.value
     assert desk.calls_since(mark) == []
     assert_sendable(board, typed=board.tz)
+
+
+def test_the_ledger_map_panel_refuses_a_broken_path() -> None:
+    from pixops.widgets import LedgerMapPanel
+
+    panel = LedgerMapPanel("data/sample\ud800.csv")
+    assert "The ledger path is not valid text: character 12" in panel.status.value
+    assert_sendable(panel, typed=panel.path)

@@ -1,7 +1,7 @@
 """The MED cases table reads beside JupyterLab's file browser at 800 px (about 360 px
-for the panel): four columns, where a case stands with its date under it, the amount,
-the reason and a short form of the case id (the whole id in its tooltip and the
-details); words wrap between words, amounts and dates never break."""
+for the panel): three columns, where a case stands with its date under it, the amount
+and the reason, and the whole case id across the row under them (people copy it);
+words wrap between words, amounts, dates and ids never break."""
 
 from __future__ import annotations
 
@@ -10,7 +10,6 @@ from datetime import timedelta
 from html.parser import HTMLParser
 
 from pixops.widgets import MedDefensePanel
-from pixops.widgets._med_table import short_ids
 from tests.widgets.conftest import Desk
 from tests.widgets.test_med import two_cases
 
@@ -50,28 +49,28 @@ class _Cells(HTMLParser):
 
 
 def _rows(table: str) -> list[list[dict[str, str]]]:
+    """Each case's cells: its three columns, then its id's line."""
     parser = _Cells()
     parser.feed(table)
-    return [row for row in parser.rows if row]  # the header row has no td
+    rows = [row for row in parser.rows if row]  # the header row has no td
+    return [columns + ids for columns, ids in zip(rows[::2], rows[1::2], strict=True)]
 
 
-def test_four_columns_with_a_short_case_id_last(desk: Desk) -> None:
-    """Five columns with the 28-character id broke the id a letter a line at 800 px."""
+def test_three_columns_and_the_whole_case_id_under_them(desk: Desk) -> None:
+    """Five columns with the 28-character id broke the id a letter a line at 800 px; a
+    short form ("syn68…") could not be copied."""
     first, second = two_cases(desk)
     panel = MedDefensePanel(desk.client, now=desk.now)
     headers = re.findall(r"<th [^>]*>([^<]*)</th>", panel.table.value)
-    assert headers == ["Status", "Disputed", "Reason", "Case"]
+    assert headers == ["Status", "Disputed", "Reason"]
     cases = [row[3] for row in _rows(panel.table.value)]
     assert [cell["@data-case"] for cell in cases] == [first, second]
     for cell in cases:
-        # The short form: the id's start, its "med_" left out; the whole id in the tooltip.
-        assert cell["@title"] == cell["@data-case"]
-        assert cell["text"].endswith("…")
-        assert cell["@data-case"].removeprefix("med_").startswith(cell["text"][:-1])
-        assert len(cell["text"]) <= 6
+        assert cell["text"] == f"Case {cell['@data-case']}"  # whole, never cut
+        assert cell["@colspan"] == "3"
         assert "white-space:nowrap" in cell["@style"]
-    # The whole id is in the selected case's details and in the picker.
-    assert first in panel.details.value
+    assert '<code style="user-select:all">' in panel.table.value  # one click selects it
+    assert "…" not in panel.table.value
     assert [value for _, value in panel.case_picker.options] == [first, second]
 
 
@@ -91,19 +90,6 @@ def test_words_wrap_between_words_and_amounts_never_break(desk: Desk) -> None:
     dates = re.findall(r'<span style="white-space:nowrap">([^<]*)</span>', table)
     assert any(re.fullmatch(r"\d{2}/\d{2}/\d{4}", text) for text in dates)
     assert any(re.fullmatch(r"\d{2}:\d{2}", text) for text in dates)
-
-
-def test_short_ids_grow_until_two_ids_read_apart() -> None:
-    alike = ["med_abcdefgh1234", "med_abcdefgh5678", "med_zz"]
-    assert short_ids(alike) == {
-        "med_abcdefgh1234": "abcdefgh1…",
-        "med_abcdefgh5678": "abcdefgh5…",
-        "med_zz": "zz",
-    }
-    # An ellipsis that would save a character or none: the id whole.
-    assert short_ids(["med_abcdef"]) == {"med_abcdef": "abcdef"}
-    assert short_ids(["med_98kc7yqmuh9xp5npi9n9o4dq"]) == {"med_98kc7yqmuh9xp5npi9n9o4dq": "98kc7…"}
-    assert short_ids(["abcdefghij"]) == {"abcdefghij": "abcde…"}  # no prefix to drop
 
 
 def test_the_status_says_time_left_or_decision_in_one_short_cell(desk: Desk) -> None:

@@ -26,13 +26,13 @@ def test_without_balances_the_balance_is_not_checked_everywhere() -> None:
     assert not result.balances_checked
     assert result.category_summary("balance_difference") == NOT_CHECKED
     lines = result.summary_text().splitlines()
-    assert lines[-1] == "Tolerances: exact (no tolerance)"  # the rules beyond identifiers
-    last = next(line for line in lines if line.startswith("Balance does not close"))
-    assert last.endswith(NOT_CHECKED)
-    assert "R$" not in last  # no "0 ... R$ 0,00" read as a balance that closes
+    line = next(line for line in lines if line.startswith("Balance does not close"))
+    assert line.endswith(NOT_CHECKED)
+    assert "R$" not in line  # no "0 ... R$ 0,00" read as a balance that closes
     assert NOT_CHECKED in result._repr_html_()
     rows = _texts(summary_table(result).markup)
     assert ["Balance does not close", NOT_CHECKED] in rows
+    assert lines[-1] == "Tolerances: exact (no tolerance)"  # the rules beyond identifiers
     assert "Tolerances: exact (no tolerance)" in summary_table(result).markup
 
 
@@ -42,7 +42,6 @@ def test_with_balances_the_balance_row_has_its_figures() -> None:
     assert result.category_summary("balance_difference") is None
     assert NOT_CHECKED not in result.summary_text()
     rows = _texts(summary_table(result).markup)
-    # Needs review (the rules beyond identifiers) comes after it.
     assert ["Balance does not close", "1 item", "—", "—", "-R$ 150,00"] in rows
 
 

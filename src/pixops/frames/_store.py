@@ -369,11 +369,12 @@ def _runs(days: list[date]) -> list[tuple[date, date]]:
 
 
 def service_now(client: object) -> datetime:
-    """The service's clock (``GET /balance``'s ``as_of``); the wall clock when the key
-    may not read the balance or the client has no ``balance()``."""
+    """The service's clock (``GET /balance``'s ``as_of``); when the key may not read the
+    balance, the time the refusal itself was dated with (`Client.service_time`); the
+    wall clock only for a client that has neither."""
     reader = getattr(client, "balance", None)
     if not callable(reader):
-        return datetime.now(UTC)
+        return _served_time(client)
     try:
         as_of = reader().as_of
     except PixopsError as error:
@@ -381,7 +382,14 @@ def service_now(client: object) -> datetime:
         # Matched by status, so the frames need not import the HTTP client to be used.
         if getattr(error, "status", None) != 403:
             raise
-        return datetime.now(UTC)
+        return _served_time(client)
     if not isinstance(as_of, datetime) or as_of.tzinfo is None:
         raise ValueError(f"the service's balance as_of is not an aware time: {as_of!r}")
     return as_of
+
+
+def _served_time(client: object) -> datetime:
+    """The client's reading of the service's time (its answers' ``Date``), else UTC now."""
+    served = getattr(client, "service_time", None)
+    moment = served() if callable(served) else None
+    return moment if isinstance(moment, datetime) and moment.tzinfo else datetime.now(UTC)

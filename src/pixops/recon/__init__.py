@@ -16,8 +16,10 @@
 
 Balance snapshots are `(as_of, balance_base)` pairs inside the statement's span;
 `balance_snapshot(client)` is the live `GET /balance`, for a statement loaded up to now.
-The same from a shell, picking the snapshots and the statement for the days and with an
-exit status for schedulers: `pixops recon --help`. The ledger's columns are mapped by
+`run_days(client, first, last, ledger=..., balances=...)` is the whole run of business
+days (the statement a day either side, the opening, inside and live snapshots, a day not
+yet come refused) that `pixops recon --help` (with an exit status for schedulers) and
+the `ReconDashboard` both make. The ledger's columns are mapped by
 `LedgerMapping` (its defaults are those of `data/sample_ledger.csv`, described in
 `data/README.md`), or by a mapping file (`read_mapping`, `write_mapping`; saved beside the
 ledger, `find_mapping` finds it; docs/ledger-mapping.md); `load_ledger` says how a
@@ -46,6 +48,15 @@ rejections every later run applies:
 
 from pixops.errors import name_errors_by_package
 from pixops.recon._balances import BALANCES_SCHEMA, balances_table, read_balances
+from pixops.recon._days import (
+    DayNotComeError,
+    DaysInputs,
+    DaysRun,
+    NoOpeningBalanceError,
+    RunInputError,
+    load_days,
+    run_days,
+)
 from pixops.recon._inputs import (
     LEDGER_SCHEMA,
     WEBHOOKS_SCHEMA,
@@ -91,21 +102,27 @@ __all__ = [
     "SAMPLE_LEDGER_NAME",
     "STEPS",
     "WEBHOOKS_SCHEMA",
+    "DayNotComeError",
+    "DaysInputs",
+    "DaysRun",
     "Decision",
     "LedgerError",
     "LedgerHead",
     "LedgerMapping",
     "LedgerReading",
     "LoadedLedger",
+    "NoOpeningBalanceError",
     "ReconResult",
     "ReviewError",
     "ReviewFile",
+    "RunInputError",
     "ToleranceError",
     "Tolerances",
     "balance_snapshot",
     "balances_table",
     "find_mapping",
     "ledger_head",
+    "load_days",
     "load_ledger",
     "mapping_beside",
     "read_balances",
@@ -114,6 +131,7 @@ __all__ = [
     "read_tolerances",
     "reconcile",
     "review_path",
+    "run_days",
     "webhooks_table",
     "write_mapping",
 ]

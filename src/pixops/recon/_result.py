@@ -76,12 +76,12 @@ ATTENTION_CATEGORIES: Final = (
 #: ``rounding``: pairs that agree at the ledger's precision only (a fee of R$ 0,1305 kept
 #: as R$ 0,13 in a ledger in centavos): counted apart, never a finding; in the summary
 #: only of a ledger coarser than the statement.
-CATEGORIES: Final = ("matched", "rounding", *ATTENTION_CATEGORIES)
+CATEGORIES: Final = ("matched", *ATTENTION_CATEGORIES, "rounding")
 
 #: What each category means, for people (reports, the dashboard, the CLI).
 CATEGORY_LABELS: Final[dict[str, str]] = {
     "matched": "Matched",
-    "rounding": "Rounding (under the ledger's precision)",
+    "rounding": "Rounding (ledger's precision)",
     "missing_in_statement": "In the ledger, not in the statement",
     "missing_in_ledger": "In the statement, not in the ledger",
     "amount_mismatch": "Amount differs",

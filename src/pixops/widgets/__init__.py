@@ -4,7 +4,7 @@
     from pixops.frames import load_statement
     from pixops.recon import reconcile
     from pixops.widgets import (
-        MedDefensePanel, ReconDashboard, RefundPanel, TransactionInspector,
+        LedgerMapPanel, MedDefensePanel, ReconDashboard, RefundPanel, TransactionInspector,
         check_service, findings_table,
     )
     client = pixops.connect()
@@ -14,8 +14,8 @@
     TransactionInspector(client)   # support: any identifier -> everything about it
     ReconDashboard(client, "data/sample_ledger.csv", day="2026-01-15",
                    balances="data/balances.csv")   # finance's day, explored and exported
-    LedgerMapPanel("razao.csv")    # which column is what, amounts previewed in R$; saves
-                                   # razao.mapping.toml beside it for the next run
+    LedgerMapPanel("docs/examples/razao.csv")  # which column is what, amounts in R$;
+                                   # saves razao.mapping.toml beside it for the next run
     statement = load_statement(client, "2026-01-14", "2026-01-16", tz="America/Sao_Paulo")
     result = reconcile(statement, "data/sample_ledger.csv", start="2026-01-15", end="2026-01-15")
     summary_table(result)          # a reconciliation per category (balances: checked?)

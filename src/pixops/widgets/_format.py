@@ -10,7 +10,8 @@ import html
 import json
 import os
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import date, datetime
 from numbers import Integral, Real
 from typing import TYPE_CHECKING, Any, Final
@@ -315,53 +316,105 @@ def html_table(
     number_columns: Iterable[str] = (),
     event_columns: Iterable[str] = (),
     id_columns: Iterable[str] = (),
+    under: Mapping[str, str] | None = None,
     empty: str = "Nothing to show.",
     prose_width: str = "16em",
 ) -> str:
     """Rows as an HTML table: money in reais and counts pt-BR (both right-aligned), times
     in São Paulo, codes and webhook event types as words (the code itself in the
     tooltip), other text left; a long phrase wraps, at least `prose_width` wide; an id
-    breaks anywhere when the table is short of room, and one click selects it whole."""
-    money_set, time_set = set(money_columns), set(time_columns)
-    code_set, number_set, event_set = set(code_columns), set(number_columns), set(event_columns)
-    id_set = set(id_columns)
-    right = money_set | number_set
+    breaks anywhere when the table is short of room, and one click selects it whole.
+
+    ``under`` stacks cells, as the inspector does, so a table fits 800 px beside
+    JupyterLab's file browser: ``{"fee": "amount"}`` shows each row's fee under its
+    amount, in grey, in the amount's column (whose header names both), not a column of
+    its own."""
+    kinds = _Kinds(
+        money=set(money_columns),
+        number=set(number_columns),
+        time=set(time_columns),
+        code=set(code_columns),
+        event=set(event_columns),
+        ids=set(id_columns),
+        prose_width=prose_width,
+    )
+    stacked = dict(under or {})
+    titles = dict(columns)
+    unknown = sorted((set(stacked) | set(stacked.values())) - set(titles))
+    if unknown:
+        raise ValueError(f"under names columns the table does not have: {unknown}")
+    below = {parent: child for child, parent in stacked.items()}
+    shown = [(key, title) for key, title in columns if key not in stacked]
     head = "".join(
-        f'<th style="text-align:{"right" if key in right else "left"};padding:2px 8px">'
-        f"{html.escape(title)}</th>"
-        for key, title in columns
+        f'<th style="text-align:{kinds.align(key)};padding:2px 8px">{html.escape(title)}'
+        + (
+            f'<br><span style="{_UNDER}">{html.escape(titles[below[key]])}</span>'
+            if key in below
+            else ""
+        )
+        + "</th>"
+        for key, title in shown
     )
     body: list[str] = []
     for row in rows:
         cells = []
-        for key, _ in columns:
-            value = row.get(key)
-            tip = ""
-            if key in money_set:
-                text, align, wrap = brl(value), "right", _NO_BREAK
-            elif key in number_set:
-                text, align, wrap = _number_text(value), "right", _NO_BREAK
-            elif key in time_set:
-                text, align, wrap = local_time(value), "left", _NO_BREAK
-            elif key in id_set:
-                text, align, wrap = _cell_text(value), "left", ID_STYLE
-            else:
-                if key in code_set or key in event_set:
-                    text = event_label(value) if key in event_set else label(value)
-                    tip = "" if value is None else f' title="{html.escape(str(value))}"'
-                else:
-                    text = _cell_text(value)
-                    # Short phrases stay on one line (no 16em minimum); long ones wrap.
-                short = " " not in text.strip() or len(text) <= _SHORT_PHRASE
-                align, wrap = "left", _NO_BREAK if short else _PROSE.format(prose_width)
+        for key, _ in shown:
+            text, align, wrap, tip = kinds.cell(key, row.get(key))
+            content = html.escape(text)
+            if key in below:
+                child = below[key]
+                child_text, _, child_wrap, _ = kinds.cell(child, row.get(child))
+                content += (
+                    f'<br><span style="{_UNDER};{child_wrap}">{html.escape(child_text)}</span>'
+                )
             cells.append(
                 f'<td style="text-align:{align};padding:2px 8px;{wrap};'
-                f'vertical-align:top"{tip}>{html.escape(text)}</td>'
+                f'vertical-align:top"{tip}>{content}</td>'
             )
         body.append("<tr>" + "".join(cells) + "</tr>")
     if not body:
         return f"<p><i>{html.escape(empty)}</i></p>"
     return table_shell(head, "".join(body))
+
+
+#: A stacked cell's second line (`html_table`'s ``under``).
+_UNDER: Final = "color:#555"
+
+
+@dataclass(frozen=True)
+class _Kinds:
+    """How each column of an `html_table` shows its values."""
+
+    money: set[str]
+    number: set[str]
+    time: set[str]
+    code: set[str]
+    event: set[str]
+    ids: set[str]
+    prose_width: str
+
+    def align(self, key: str) -> str:
+        return "right" if key in self.money or key in self.number else "left"
+
+    def cell(self, key: str, value: Any) -> tuple[str, str, str, str]:
+        """The text, alignment, wrapping and tooltip attribute of one value."""
+        if key in self.money:
+            return brl(value), "right", _NO_BREAK, ""
+        if key in self.number:
+            return _number_text(value), "right", _NO_BREAK, ""
+        if key in self.time:
+            return local_time(value), "left", _NO_BREAK, ""
+        if key in self.ids:
+            return _cell_text(value), "left", ID_STYLE, ""
+        tip = ""
+        if key in self.code or key in self.event:
+            text = event_label(value) if key in self.event else label(value)
+            tip = "" if value is None else f' title="{html.escape(str(value))}"'
+        else:
+            text = _cell_text(value)
+        # Short phrases stay on one line (no minimum width); long ones wrap.
+        short = " " not in text.strip() or len(text) <= _SHORT_PHRASE
+        return text, "left", _NO_BREAK if short else _PROSE.format(self.prose_width), tip
 
 
 def table_shell(head: str, body: str) -> str:
@@ -384,13 +437,16 @@ def frame_table(
     number_columns: Iterable[str] = (),
     code_columns: Iterable[str] = (),
     id_columns: Iterable[str] = (),
+    under: Mapping[str, str] | None = None,
     prose_width: str = "16em",
 ) -> HtmlBlock:
     """A small DataFrame for readers, without its index: text left-aligned, money (base
     units or `Money`) in reais and counts pt-BR, both right-aligned, API codes as words
     (the code in the tooltip); a phrase wraps, at least `prose_width` wide, and an id
-    breaks anywhere when short of room. Column names are the headers; a column named
-    that the frame lacks is refused (its amounts would show as base units)."""
+    breaks anywhere when short of room; ``under`` stacks a column under another
+    (``{"Fee": "Amount"}``, see `html_table`) so the table fits a narrow notebook.
+    Column names are the headers; a column named that the frame lacks is refused (its
+    amounts would show as base units)."""
     frame = _checked_frame(frame, money_columns, number_columns, code_columns, id_columns)
     columns = [(str(name), str(name)) for name in frame.columns]
     rows = [
@@ -404,6 +460,7 @@ def frame_table(
             number_columns=number_columns,
             code_columns=code_columns,
             id_columns=id_columns,
+            under=under,
             prose_width=prose_width,
         )
     )

@@ -6,6 +6,7 @@ with a live preview of the amounts in R$, and save the mapping beside the ledger
 
 from __future__ import annotations
 
+import html
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Final
@@ -13,24 +14,66 @@ from typing import Any, Final
 import ipywidgets as w
 
 from pixops.errors import PixopsError
-from pixops.widgets._base import fitted, side_by_side, when_clicked
-from pixops.widgets._format import html_table, message, problem
-from pixops.widgets._ledger_map_model import FIELD_LABELS, FORMAT_CHOICES, LedgerMapDraft
+from pixops.widgets._base import fitted, side_by_side, valid_text, when_clicked
+from pixops.widgets._format import ID_STYLE, message, problem, table_shell
+from pixops.widgets._ledger_map_model import (
+    FIELD_LABELS,
+    FORMAT_CHOICES,
+    LedgerMapDraft,
+    PreviewRow,
+)
 
 __all__ = ["LedgerMapPanel"]
 
-_NONE: Final = "— none —"
-_DETECT: Final = "detect"
+#: The dropdowns' "no column" and "detected" choices: text values (ipywidgets shows a
+#: None value as an empty box), read back as None by `_chosen`.
+_NONE: Final = ("— none —", "")
+_DETECT: Final = ("detect", "")
 _FORMAT_LABELS: Final = {"amount_unit": "Unit", "decimal": "Decimal", "date_format": "Days"}
-_PREVIEW_COLUMNS: Final = (
-    ("entry_id", "Entry"),
-    ("reference", "Reference"),
-    ("direction", "Way"),
-    ("amount", "Amount"),
-    ("fee", "Fee"),
-    ("status", "Status"),
-    ("booked_on", "Booked on"),
-)
+_CELL: Final = "padding:3px 8px;vertical-align:top;text-align:{}"
+_UNDER: Final = '<br><span style="color:#666;font-size:12px">{}</span>'
+
+
+def _th(label: str, align: str = "left") -> str:
+    return f'<th style="{_CELL.format(align)}">{html.escape(label)}</th>'
+
+
+def _td(text: str, under: str = "", *, align: str = "left", style: str = "") -> str:
+    shown = html.escape(text) + (_UNDER.format(html.escape(under)) if under else "")
+    return f'<td style="{_CELL.format(align)};{style}">{shown}</td>'
+
+
+def columns_table(columns: list[str], rows: list[list[str | None]]) -> str:
+    """The file's columns down the side, each with its first values as written: a
+    ledger of any width reads in a narrow notebook, and a column is picked by its values."""
+    body = "".join(
+        "<tr>"
+        + _td(column, style="font-weight:600;white-space:nowrap")
+        + _td(
+            " · ".join("—" if row[n] is None else str(row[n]) for row in rows if n < len(row)),
+            style="overflow-wrap:anywhere",  # between values first, inside a long one if it must
+        )
+        + "</tr>"
+        for n, column in enumerate(columns)
+    )
+    return table_shell(_th("Column") + _th("First values, as written"), body)
+
+
+def preview_table(rows: list[PreviewRow]) -> str:
+    """The first rows as the mapping reads them, four stacked columns (entry and reference,
+    amount and way, fee, day and status): amounts in R$ never break."""
+    nowrap = "white-space:nowrap"
+    body = "".join(
+        "<tr>"
+        + _td(row.entry_id, row.reference, style=ID_STYLE.replace("user-select:all", ""))
+        + _td(row.amount, row.direction, align="right", style=nowrap)
+        + _td(row.fee, align="right", style=nowrap)
+        + _td(row.booked_on, row.status, style=nowrap)
+        + "</tr>"
+        for row in rows
+    )
+    head = _th("Entry, reference") + _th("Amount", "right") + _th("Fee", "right") + _th("Booked on")
+    return table_shell(head, body)
 
 
 class LedgerMapPanel(w.VBox):  # type: ignore[misc]
@@ -62,7 +105,7 @@ class LedgerMapPanel(w.VBox):  # type: ignore[misc]
         self.formats = {
             name: w.Dropdown(
                 description=_FORMAT_LABELS[name],
-                options=[(_DETECT, None), *[(v, v) for v in FORMAT_CHOICES[name]]],
+                options=[_DETECT, *[(v, v) for v in FORMAT_CHOICES[name]]],
                 layout=fitted("240px"),
             )
             for name in FORMAT_CHOICES
@@ -98,7 +141,8 @@ class LedgerMapPanel(w.VBox):  # type: ignore[misc]
         """Read the file's first rows and start a draft (from its saved mapping, if any)."""
         self.save_status.value = ""
         try:
-            self.draft = LedgerMapDraft(self.path.value.strip())
+            typed = valid_text(self.path.value.strip(), "ledger path")
+            self.draft = LedgerMapDraft(typed)
         except (PixopsError, ValueError, OSError) as error:
             self.draft = None
             self.status.value = message(problem(error), "error")
@@ -116,18 +160,14 @@ class LedgerMapPanel(w.VBox):  # type: ignore[misc]
             f" the first {len(draft.head.rows)} below.{saved}",
             "info",
         )
-        self.head.value = html_table(
-            [dict(zip(draft.columns, row, strict=False)) for row in draft.head.rows],
-            [(column, column) for column in draft.columns],
-            prose_width="6em",
-        )
+        self.head.value = columns_table(draft.columns, draft.head.rows)
         self._showing = True  # the dropdowns are set from the draft, not the other way
         try:
             for field, dropdown in self.fields.items():
-                dropdown.options = [(_NONE, None), *[(c, c) for c in draft.columns]]
-                dropdown.value = draft.choices[field]
+                dropdown.options = [_NONE, *[(c, c) for c in draft.columns]]
+                dropdown.value = draft.choices[field] or ""
             for name, dropdown in self.formats.items():
-                dropdown.value = draft.formats[name]
+                dropdown.value = draft.formats[name] or ""
         finally:
             self._showing = False
         self.refresh()
@@ -135,7 +175,7 @@ class LedgerMapPanel(w.VBox):  # type: ignore[misc]
     def _field_changed(self, field: str) -> Callable[[Any], None]:
         def changed(_: Any) -> None:
             if self.draft is not None and not self._showing:
-                self.draft.choose(field, self.fields[field].value)
+                self.draft.choose(field, _chosen(self.fields[field].value))
                 self.refresh()
 
         return changed
@@ -143,7 +183,7 @@ class LedgerMapPanel(w.VBox):  # type: ignore[misc]
     def _format_changed(self, name: str) -> Callable[[Any], None]:
         def changed(_: Any) -> None:
             if self.draft is not None and not self._showing:
-                self.draft.set_format(name, self.formats[name].value)
+                self.draft.set_format(name, _chosen(self.formats[name].value))
                 self.refresh()
 
         return changed
@@ -161,9 +201,7 @@ class LedgerMapPanel(w.VBox):  # type: ignore[misc]
             self.save_button.disabled = True
             return
         self.read_as.value = message(line[:1].upper() + line[1:], "ok")
-        self.preview.value = html_table(
-            [vars(row) for row in rows], _PREVIEW_COLUMNS, prose_width="6em"
-        )
+        self.preview.value = preview_table(rows)
         self.save_button.disabled = False
 
     def save(self) -> None:
@@ -181,3 +219,8 @@ class LedgerMapPanel(w.VBox):  # type: ignore[misc]
         )
         if self._on_saved is not None:
             self._on_saved(written)
+
+
+def _chosen(value: object) -> str | None:
+    """A dropdown's value as the draft takes it: "" (none, detect) is None."""
+    return str(value) if value else None

@@ -1,10 +1,11 @@
 """The MED panel's table of cases, made to read at 800 px beside JupyterLab's file browser.
 
 There the panel is about 360 px wide. Five columns with the 28-character case id broke
-the id a letter a line (rows a dozen lines tall) and still scrolled sideways; so four
-columns: where a case stands with its date below it, the amount, the reason and a short
-form of the id (the whole one in its tooltip, in the case picker and in the case's
-details). Words wrap at word boundaries only; an amount, a date and a time never break.
+the id a letter a line (rows a dozen lines tall) and still scrolled sideways, and a short
+form ("syn68…") could not be copied; so three columns (where a case stands with its date
+below it, the amount, the reason) and under them, across the row, the whole case id,
+which one click selects. Words wrap at word boundaries only; an amount, a date, a time
+and an id never break.
 """
 
 from __future__ import annotations
@@ -16,32 +17,18 @@ from typing import Final
 from pixops.widgets._api import Record
 from pixops.widgets._format import brl, label, local_time
 
-__all__ = ["CASE_HEADERS", "cases_table", "short_ids"]
+__all__ = ["CASE_HEADERS", "cases_table"]
 
-CASE_HEADERS: Final = ("Status", "Disputed", "Reason", "Case")
-#: Characters of an id shown after its prefix ("med_"), more when two would look alike.
-_SHORT_ID: Final = 5
-_ELLIPSIS: Final = "…"
+CASE_HEADERS: Final = ("Status", "Disputed", "Reason")
 _CELL: Final = "padding:3px 5px;vertical-align:top"
 #: Prose wraps between words, never inside one (no letter-a-line column).
 _WORDS: Final = "white-space:normal;overflow-wrap:normal;word-break:normal"
 _NO_BREAK: Final = "white-space:nowrap"
 _DATE_STYLE: Final = "color:#555;font-size:12px"
-
-
-def short_ids(ids: Sequence[str]) -> dict[str, str]:
-    """Each id's short form: its prefix (``med_``) dropped, the first five characters
-    kept and an ellipsis; longer where two ids shown together would otherwise read alike.
-    An id short enough already is shown whole."""
-    bodies = {case_id: case_id.split("_", 1)[-1] for case_id in ids}
-    size = _SHORT_ID
-    longest = max((len(body) for body in bodies.values()), default=0)
-    while size < longest and len({body[:size] for body in bodies.values()}) < len(bodies):
-        size += 2
-    return {
-        case_id: body if len(body) <= size + 1 else body[:size] + _ELLIPSIS
-        for case_id, body in bodies.items()
-    }
+#: The case id's line: whole, on one line, selected whole by one click, the row's end.
+_ID_STYLE: Final = (
+    "padding:0 5px 5px;white-space:nowrap;font-size:12px;color:#555;border-bottom:1px solid #e0e0e0"
+)
 
 
 def cases_table(rows: Sequence[Record], *, empty: str) -> str:
@@ -50,12 +37,11 @@ def cases_table(rows: Sequence[Record], *, empty: str) -> str:
     time) and ``decided`` (whether ``when`` is a decision)."""
     if not rows:
         return f"<p><i>{html.escape(empty)}</i></p>"
-    shorts = short_ids([str(row.get("id")) for row in rows])
     head = "".join(
         f'<th style="{_CELL};text-align:{"right" if title == "Disputed" else "left"}">{title}</th>'
         for title in CASE_HEADERS
     )
-    body = "".join(_row(row, shorts[str(row.get("id"))]) for row in rows)
+    body = "".join(_row(row) for row in rows)
     return (
         # `width:0; min-width:100%`: the table adds no width to the boxes around it, yet
         # fills them (and would scroll rather than be cut, were it ever wider).
@@ -67,7 +53,7 @@ def cases_table(rows: Sequence[Record], *, empty: str) -> str:
     )
 
 
-def _row(row: Record, short: str) -> str:
+def _row(row: Record) -> str:
     case_id = html.escape(str(row.get("id")), quote=True)
     reason = row.get("reason")
     reason_tip = "" if reason is None else f' title="{html.escape(str(reason), quote=True)}"'
@@ -80,10 +66,10 @@ def _row(row: Record, short: str) -> str:
     amount = f'<td style="{_CELL};text-align:right;{_NO_BREAK}">{money}</td>'
     reason_cell = f'<td style="{_CELL};{_WORDS}"{reason_tip}>{html.escape(label(reason))}</td>'
     case = (
-        f'<td class="pixops-med-case" style="{_CELL};{_NO_BREAK}" title="{case_id}"'
-        f' data-case="{case_id}">{html.escape(short)}</td>'
+        f'<tr><td class="pixops-med-case" colspan="{len(CASE_HEADERS)}" style="{_ID_STYLE}"'
+        f' data-case="{case_id}">Case <code style="user-select:all">{case_id}</code></td></tr>'
     )
-    return f"<tr>{status}{amount}{reason_cell}{case}</tr>"
+    return f"<tr>{status}{amount}{reason_cell}</tr>{case}"
 
 
 def _when(row: Record) -> str:

@@ -58,7 +58,13 @@ from pixops.widgets._recon_rows import (
 if TYPE_CHECKING:
     import pandas as pd
 
-    from pixops.recon import LedgerMapping, ReconResult, Tolerances
+    from pixops.recon import (
+        LedgerMapping,
+        NoOpeningBalanceError,
+        ReconResult,
+        RunInputError,
+        Tolerances,
+    )
 
 __all__ = ["ReconDashboard", "read_balance_snapshots"]
 
@@ -218,8 +224,8 @@ class ReconDashboard(w.VBox):  # type: ignore[misc]
 
     def run(self) -> None:
         """Load the statement, reconcile, and show the summary, charts and findings."""
-        from pixops.frames import load_statement, parse_tz
-        from pixops.recon import reconcile
+        from pixops.frames import parse_tz
+        from pixops.recon import DayNotComeError, NoOpeningBalanceError, RunInputError, run_days
 
         first, last, tz = self.first_day.value, self.last_day.value, self.tz.value.strip()
         if first is None or last is None:
@@ -241,30 +247,36 @@ class ReconDashboard(w.VBox):  # type: ignore[misc]
         except ValueError:
             self._refuse(f"Unknown time zone “{tz}”: {zone_hint(tz)}")
             return
-        today = self._now().astimezone(BUSINESS_TZ).date()
-        if last > today:
-            self._refuse(
-                f"{last:%d/%m/%Y} has not happened yet (today is {today:%d/%m/%Y}): "
-                "choose a day up to today."
-            )
-            return
         try:
-            balances, load_first, load_last = self._balances(first, last, tz)
-            statement = load_statement(self.client, load_first, load_last, tz=tz, progress=False)
-            result = reconcile(
-                statement,
-                self.ledger,
-                balances=balances,
-                start=first,
-                end=last,
+            days = run_days(
+                self.client,
+                first,
+                last,
+                ledger=self.ledger,
+                balances=self.balances_path,
                 tz=tz,
                 mapping=self.ledger_mapping(),
                 tolerances=self.rule_tolerances(),
                 review_file=self.review_file,
+                now=self._now(),
             )
+        except DayNotComeError as error:
+            self._refuse(
+                f"{error.last:%d/%m/%Y} has not happened yet (today is {error.today:%d/%m/%Y}): "
+                "choose a day up to today."
+            )
+            return
+        except NoOpeningBalanceError as error:
+            opening = ValueError(_no_opening(error))
+            self._refuse(f"The reconciliation could not run. {self._why(opening)}")
+            return
+        except RunInputError as error:
+            self._refuse(f"The reconciliation could not run. {self._input_why(error)}")
+            return
         except (PixopsError, ValueError, OSError) as error:
             self._refuse(f"The reconciliation could not run. {self._why(error)}")
             return
+        statement, result = days.statement_frame(), days.result
         self.statement, self.result, self.days = statement, result, (first, last)
         self._directions = {
             str(movement): DIRECTION_WORDS.get(str(way), str(way))
@@ -349,36 +361,17 @@ class ReconDashboard(w.VBox):  # type: ignore[misc]
             cause = cause.__cause__ or (None if cause.__suppress_context__ else cause.__context__)
         return problem(error)
 
-    def _balances(
-        self, first: date, last: date, tz: str
-    ) -> tuple[list[tuple[datetime, int]] | None, date, date]:
-        """The snapshots to roll forward (opening, those inside, the live balance) and the
-        days of statement they need."""
-        from pixops.frames import day_window
-        from pixops.recon import balance_snapshot
-
-        load_first, load_last = first - timedelta(days=1), last + timedelta(days=1)
-        if self.balances_path is None:
-            return None, load_first, load_last
-        window = day_window(first, last, tz)
-        snapshots = read_balance_snapshots(self.balances_path)
-        opening = [s for s in snapshots if s[0] <= window.start_at]
-        if not opening:
-            start = window.start_at.astimezone(BUSINESS_TZ)
-            first_known = (
-                f"; its first is at {snapshots[0][0].astimezone(BUSINESS_TZ):%d/%m/%Y %H:%M}"
-                if snapshots
-                else ""
-            )
-            raise ValueError(
-                f"the balance snapshots file has no balance at the start of {start:%d/%m/%Y} "
-                f"to count from{first_known} (São Paulo time)"
-            )
-        live = balance_snapshot(self.client)
-        inside = [s for s in snapshots if window.start_at < s[0] <= window.end_at and s < live]
-        load_first = min(load_first, opening[-1][0].date())
-        load_last = max(load_last, live[0].date() + timedelta(days=1))
-        return [opening[-1], *inside, live], load_first, load_last
+    def _input_why(self, error: RunInputError) -> str:
+        """A ledger or snapshots file that cannot be used, in words: a snapshots file
+        that is not text says how to save it, as `read_balance_snapshots` does."""
+        cause = error.__cause__ if error.__cause__ is not None else error
+        if (
+            error.setting == "balances"
+            and self.balances_path is not None
+            and isinstance(cause.__cause__, UnicodeDecodeError)
+        ):
+            return problem(ValueError(not_utf8(self.balances_path)))
+        return self._why(cause)
 
     # -- showing ---------------------------------------------------------------------
 
@@ -568,6 +561,20 @@ class ReconDashboard(w.VBox):  # type: ignore[misc]
 
     def _set_status(self, text: str, tone: str = "info") -> None:
         self.status.value = message(text, tone) if text else ""
+
+
+def _no_opening(error: NoOpeningBalanceError) -> str:
+    """No balance to count from, in the panel's words (São Paulo time)."""
+    start = error.start_at.astimezone(BUSINESS_TZ)
+    first_known = (
+        ""
+        if error.first_at is None
+        else f"; its first is at {error.first_at.astimezone(BUSINESS_TZ):%d/%m/%Y %H:%M}"
+    )
+    return (
+        f"the balance snapshots file has no balance at the start of {start:%d/%m/%Y} "
+        f"to count from{first_known} (São Paulo time)"
+    )
 
 
 def _days_text(first: date, last: date) -> str:

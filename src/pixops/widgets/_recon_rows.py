@@ -5,16 +5,25 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-__all__ = ["DIRECTION_WORDS", "OTHER_COLUMNS", "SUMMARY_COLUMNS", "TABLE_COLUMNS", "finding_row"]
+__all__ = [
+    "DIRECTION_WORDS",
+    "OTHER_COLUMNS",
+    "SAME_AS_TRANSACTION",
+    "SUMMARY_COLUMNS",
+    "TABLE_COLUMNS",
+    "finding_row",
+]
 
 # A finding's table says what its category is about, and fits the notebook: the movement
-# (and the ledger's reference only where it differs), then that category's figures.
+# and the ledger's reference it was paired by, then that category's figures.
 _IDS: Final = (
     ("transaction_id", "Transaction"),
     ("ledger_reference", "Ledger reference"),
     # Money in or out: the ids alone do not say, and matched amounts add up both ways.
     ("direction", "Direction"),
 )
+#: The ledger's reference when it is the transaction id (shown once, in its own column).
+SAME_AS_TRANSACTION: Final = "the transaction id"
 DIRECTION_WORDS: Final = {"inbound": "received", "outbound": "sent"}
 _AMOUNTS: Final = (
     ("ledger_amount_base", "Ledger"),
@@ -62,11 +71,13 @@ SUMMARY_COLUMNS: Final = (
 
 
 def finding_row(record: dict[str, Any]) -> dict[str, Any]:
-    """A row of the result as its table shows it: the ledger's reference only where it
-    is not the transaction id, a balance named by its day, the fee difference."""
+    """A row of the result as its table shows it: the ledger's reference it was paired
+    by (`SAME_AS_TRANSACTION` when it is the transaction id, not the id twice: a dash
+    there read as a reference missing), a balance named by its day, the fee difference."""
     row = _displayable(record)
     reference, transaction = row.get("reference"), row.get("transaction_id")
-    row["ledger_reference"] = reference if reference != transaction else None
+    same = reference is not None and reference == transaction
+    row["ledger_reference"] = SAME_AS_TRANSACTION if same else reference
     if row.get("category") == "balance_difference" and row.get("business_date") is not None:
         row["transaction_id"] = f"At the close of {row['business_date']:%d/%m/%Y}"
     ledger_fee, statement_fee = row.get("ledger_fee_base"), row.get("statement_fee_base")

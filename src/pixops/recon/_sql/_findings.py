@@ -258,7 +258,7 @@ SELECT 'needs_review', i.ln, i.sn, i.ledger_amount_base, i.statement_amount_base
        i.statement_amount_base - i.ledger_amount_base, i.ledger_fee_base,
        i.statement_fee_base, i.ledger_status, i.statement_status, i.booked_on,
        i.business_date,
-       CONCAT('one of ', CAST(GREATEST(i.entry_best, i.row_best) AS STRING),
+       CONCAT('one of ', COALESCE(CAST(GREATEST(i.entry_best, i.row_best) AS STRING), ''),
               ' equally good candidates (', COALESCE(p.rule, ''),
               '): confirm or reject it in the review file')
 FROM inferred i JOIN rule_pairs p ON p.ln = i.ln AND p.sn = i.sn AND p.outcome = 'review'
@@ -267,7 +267,7 @@ UNION ALL
 SELECT 'amount_mismatch', g.ln, CAST(NULL AS BIGINT), l.amount_base, g.amount_sum_base,
        g.amount_sum_base - l.amount_base, l.fee_base, g.fee_sum_base, l.status,
        CAST(NULL AS STRING), l.booked_on, CAST(NULL AS DATE),
-       CONCAT('group of ', CAST(g.rows_in_group AS STRING), ' rows = settlement ',
+       CONCAT('group of ', COALESCE(CAST(g.rows_in_group AS STRING), ''), ' rows = settlement ',
               COALESCE(l.settlement, ''), ' does not close: ',
               CASE WHEN g.amount_closes THEN 'the fees differ'
                    ELSE 'the difference is what remains' END)
@@ -277,8 +277,9 @@ UNION ALL
 SELECT 'amount_mismatch', t.ln, CAST(NULL AS BIGINT), t.amount_base, t.sum_base,
        t.sum_base - t.amount_base, l.fee_base, CAST(NULL AS BIGINT), l.status,
        CAST(NULL AS STRING), l.booked_on, t.booked_on,
-       CONCAT('group of ', CAST(t.rows_in_group AS STRING), ' rows = ', t.kind, ' of ',
-              CAST(t.booked_on AS STRING), ' does not close: the difference is what remains')
+       CONCAT('group of ', COALESCE(CAST(t.rows_in_group AS STRING), ''), ' rows = ',
+              COALESCE(t.kind, ''), ' of ', COALESCE(CAST(t.booked_on AS STRING), ''),
+              ' does not close: the difference is what remains')
 FROM day_totals t JOIN few_led l ON l.ln = t.ln
 WHERE NOT t.closes
 UNION ALL

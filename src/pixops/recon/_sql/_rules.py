@@ -266,8 +266,9 @@ _TIME_WORDS = """
 CASE WHEN i.seconds_apart IS NULL
      THEN CASE WHEN i.business_date = i.booked_on THEN 'same day' ELSE 'within the day window'
           END
-     WHEN i.seconds_apart < 60 THEN CONCAT(CAST(i.seconds_apart AS STRING), ' s')
-     ELSE CONCAT(CAST(CAST((i.seconds_apart - i.seconds_apart % 60) / 60 AS BIGINT) AS STRING),
+     WHEN i.seconds_apart < 60 THEN CONCAT(COALESCE(CAST(i.seconds_apart AS STRING), ''), ' s')
+     ELSE CONCAT(COALESCE(CAST(CAST((i.seconds_apart - i.seconds_apart % 60) / 60 AS BIGINT)
+                               AS STRING), ''),
                  ' min') END"""
 
 # Every pair a rule other than an identifier made, with its reason (``rule``), and the
@@ -275,7 +276,7 @@ CASE WHEN i.seconds_apart IS NULL
 RULE_PAIRS = f"""
 SELECT 'group' AS outcome, m.ln, m.sn, s.amount_base, s.fee_base, l.booked_on,
        s.business_date,
-       CONCAT('group of ', CAST(g.rows_in_group AS STRING), ' rows = ',
+       CONCAT('group of ', COALESCE(CAST(g.rows_in_group AS STRING), ''), ' rows = ',
               CASE WHEN l.settlement IS NOT NULL
                    THEN CONCAT('settlement ', COALESCE(l.settlement, ''))
                    ELSE CONCAT('reference ', COALESCE(l.reference, '')) END) AS rule,
@@ -294,21 +295,22 @@ WHERE (g.explicit OR (g.amount_closes AND g.fee_closes))
   AND s.payment_status = 'settled' AND (l.direction IS NULL OR l.direction = s.direction)
 UNION ALL
 SELECT 'group', g.ln, g.sn, g.amount_base, g.fee_base, l.booked_on, s.business_date,
-       CONCAT('group of ', CAST(g.entries_in_group AS STRING), ' entries = movement ',
+       CONCAT('group of ', COALESCE(CAST(g.entries_in_group AS STRING), ''),
+              ' entries = movement ',
               COALESCE(l.reference, '')),
        TRUE, g.tolerated
 FROM entry_groups g JOIN few_stmt s ON s.sn = g.sn JOIN few_led l ON l.ln = g.ln
 UNION ALL
 SELECT 'day', d.ln, d.sn, d.amount_base, d.fee_base, d.booked_on, d.business_date,
-       CONCAT('group of ', CAST(t.rows_in_group AS STRING), ' rows = ', d.kind, ' of ',
-              CAST(d.booked_on AS STRING)),
+       CONCAT('group of ', COALESCE(CAST(t.rows_in_group AS STRING), ''), ' rows = ',
+              COALESCE(d.kind, ''), ' of ', COALESCE(CAST(d.booked_on AS STRING), '')),
        t.closes, t.remainder_base <> 0
 FROM day_groups d JOIN day_totals t ON t.ln = d.ln
 WHERE d.kind <> 'fees'
 UNION ALL
 SELECT 'day', t.ln, CAST(NULL AS BIGINT), t.sum_base, 0, t.booked_on, t.booked_on,
-       CONCAT('group of ', CAST(t.rows_in_group AS STRING), ' rows = fees of ',
-              CAST(t.booked_on AS STRING)),
+       CONCAT('group of ', COALESCE(CAST(t.rows_in_group AS STRING), ''), ' rows = fees of ',
+              COALESCE(CAST(t.booked_on AS STRING), '')),
        t.closes, t.remainder_base <> 0
 FROM day_totals t
 WHERE t.kind = 'fees'

@@ -23,18 +23,29 @@ from pyspark.sql import DataFrame, SparkSession
 
 from pixops.frames import STATEMENT_SCHEMA
 from pixops.money import MoneyError
-from pixops.recon._inputs import LEDGER_SCHEMA, LedgerMapping, days_or_none
+from pixops.recon._inputs import (
+    LEDGER_SCHEMA,
+    LedgerMapping,
+    LoadedLedger,
+    days_or_none,
+    load_ledger,
+)
+from pixops.recon._review import ReviewFile
 from pixops.recon._run import (
     _loaded_window,
     _snapshots_inside,
     _warn_if_not_loaded,
+    _warn_of_stale,
     _zone_name,
     prepare_inputs,
 )
-from pixops.recon._sql import LOOKUPS, OUTPUTS, STEPS
+from pixops.recon._sql import IDENTIFIER_RULE, LOOKUPS, OUTPUTS, STEPS
 from pixops.recon._sql._findings import COPY_DETAIL
+from pixops.recon._tolerances import Tolerances
 from pixops.recon.spark._inputs import (
     SparkInput,
+    cluster_reading,
+    conformed,
     ledger_frame,
     on_cluster,
     statement_frame,
@@ -48,7 +59,7 @@ __all__ = ["SESSION_SETTINGS", "reconcile"]
 SESSION_SETTINGS: Final = ("spark.sql.session.timeZone", "spark.sql.ansi.enabled")
 
 Statement: TypeAlias = pd.DataFrame | pa.Table | SparkInput
-Ledger: TypeAlias = str | Path | pd.DataFrame | pa.Table | DataFrame
+Ledger: TypeAlias = str | Path | pd.DataFrame | pa.Table | DataFrame | LoadedLedger
 
 
 def reconcile(
@@ -62,6 +73,8 @@ def reconcile(
     end: date | str | None = None,
     tz: str | tzinfo = "America/Sao_Paulo",
     mapping: LedgerMapping | None = None,
+    tolerances: Tolerances | None = None,
+    review_file: str | Path | ReviewFile | None = None,
 ) -> SparkReconResult:
     """Reconcile on Spark with exactly the rules `pixops.recon.reconcile` runs on DuckDB.
 
@@ -72,36 +85,53 @@ def reconcile(
     The result's frames are Spark DataFrames, computed and kept on the cluster; `counts`
     and `to_result` bring back what is asked. One run at a time per session: the steps
     are temp views named as in `STEPS` (a temp view of yours by such a name is refused).
+    ``tolerances`` and ``review_file`` are `pixops.recon.reconcile`'s (stale decisions are
+    warned of when the statement and the ledger are both given here, not on the cluster).
     """
     _check_session(spark)
+    rules = Tolerances() if tolerances is None else tolerances
+    if not isinstance(rules, Tolerances):
+        raise TypeError(f"tolerances must be a Tolerances, not {type(rules).__name__}")
+    if review_file is not None and not isinstance(review_file, ReviewFile):
+        review_file = ReviewFile(review_file)
+    decisions = [] if review_file is None else review_file.decisions()
     zone = _zone_name(tz)
     first = days_or_none(start, "start")
     last = days_or_none(end, "end")
-    loaded = _loaded_window(statement)
-    if loaded is not None:
-        _warn_if_not_loaded(loaded, first, last, zone)
+    window = _loaded_window(statement)
+    if window is not None:
+        _warn_if_not_loaded(window, first, last, zone)
     statement_here = not on_cluster(statement)
     ledger_here = not on_cluster(ledger)
+    if isinstance(ledger, LoadedLedger):
+        loaded = ledger
+    elif ledger_here:
+        loaded = load_ledger(ledger, mapping, tz=zone)
+    else:  # read on the cluster below; how is known from the mapping alone
+        loaded = LoadedLedger(LEDGER_SCHEMA.empty_table(), cluster_reading(mapping))
     prepared = prepare_inputs(
         statement if statement_here else STATEMENT_SCHEMA.empty_table(),
-        ledger if ledger_here else LEDGER_SCHEMA.empty_table(),
+        loaded,
         webhooks=webhooks,
         balances=balances,
         scope=(first, last),
         tz=zone,
-        mapping=mapping if ledger_here else None,
+        tolerances=rules,
+        decisions=decisions,
     )
-    if loaded is not None:
-        prepared["balances_in"] = _snapshots_inside(prepared["balances_in"], loaded)
+    if decisions and statement_here and ledger_here:
+        _warn_of_stale(decisions, prepared, (first, last))
+    if window is not None:
+        prepared["balances_in"] = _snapshots_inside(prepared["balances_in"], window)
     names = [*prepared, *(name for name, _, _ in STEPS)]
     _refuse_taken_names(spark, names)
     with _settings(spark, zone), _views(spark) as made:
         try:
             for name, table in prepared.items():
                 if name == "statement_in" and not statement_here:
-                    frame = statement_frame(spark, statement)  # type: ignore[arg-type]
+                    frame = conformed(statement_frame(spark, statement), table)  # type: ignore[arg-type]
                 elif name == "ledger_in" and not ledger_here:
-                    frame = ledger_frame(spark, ledger, mapping)  # type: ignore[arg-type]
+                    frame = conformed(ledger_frame(spark, ledger, mapping), table)  # type: ignore[arg-type]
                 else:
                     frame = to_spark(spark, table)
                     if name in ("statement_in", "ledger_in"):  # read by many steps
@@ -130,6 +160,8 @@ def reconcile(
         first_day=first,
         last_day=last,
         tz=zone,
+        ledger_reading=loaded.reading,
+        tolerances=rules,
     )
     _warn_of_copies(result.discrepancies)
     return result
@@ -137,24 +169,49 @@ def reconcile(
 
 def output_sql(name: str) -> str:
     """The SELECT of one of `OUTPUTS`: its columns in order, each of its `LOOKUPS` a LEFT
-    JOIN of the input on the row number (no number, no value), sorted by its order."""
+    JOIN of the input on the row number (no number, no value), sorted by its order; where
+    `IDENTIFIER_RULE` applies, ``rule`` named as the DuckDB host names it."""
     columns, order = OUTPUTS[name]
     lookups = LOOKUPS.get(name, ())
-    if not lookups:
+    naming = IDENTIFIER_RULE.get(name)
+    if not lookups and naming is None:
         return f"SELECT {columns} FROM {name} ORDER BY {order}"  # noqa: S608
     aliases: dict[tuple[str, str], str] = {}
-    for _, source, _, number in lookups:
-        aliases.setdefault((source, number), f"j{len(aliases)}")
+    needed = [(source, number) for _, source, _, number in lookups]
+    if naming is not None:
+        needed += [("statement_in", "sn"), ("ledger_in", "ln")]
+    for key in needed:
+        aliases.setdefault(key, f"j{len(aliases)}")
     taken = [
         f"{aliases[source, number]}.{column} AS {output}"
         for output, source, column, number in lookups
     ]
+    if naming is not None:
+        taken.append(f"{_identifier_rule(naming, aliases)} AS pixops_rule")
+        columns = ", ".join(
+            "pixops_rule AS rule" if column == "rule" else column for column in columns.split(", ")
+        )
     joins = " ".join(
         f"LEFT JOIN {source} {alias} ON {alias}.{number} = o.{number}"
         for (source, number), alias in aliases.items()
     )
     inner = f"SELECT o.*, {', '.join(taken)} FROM {name} o {joins}"  # noqa: S608
     return f"SELECT {columns} FROM ({inner}) x ORDER BY {order}"  # noqa: S608
+
+
+def _identifier_rule(naming: tuple[str, ...], aliases: dict[tuple[str, str], str]) -> str:
+    """``rule`` where the SQL left it NULL, as `pixops.recon._run._identifier_rules`
+    names it: the transaction id when it is the entry's reference, else ``settlement``
+    for an entry with a settlement key, else the first identifier equal to the reference."""
+    row, entry = aliases["statement_in", "sn"], aliases["ledger_in", "ln"]
+    first = naming[0]
+    whens = " ".join(
+        f"WHEN {row}.{column} = {entry}.reference THEN '{column}'" for column in naming
+    )
+    return (
+        f"COALESCE(o.rule, CASE WHEN {row}.{first} = {entry}.reference THEN '{first}'"
+        f" WHEN {entry}.settlement IS NOT NULL THEN 'settlement' {whens} END)"
+    )
 
 
 def _check_session(spark: object) -> None:

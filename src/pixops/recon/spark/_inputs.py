@@ -19,12 +19,24 @@ from pyspark.errors import PySparkException
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as sf
 from pyspark.sql import types as st
+from pyspark.sql.pandas.types import from_arrow_schema
 
 from pixops.frames import STATEMENT_SCHEMA
 from pixops.recon._inputs import LEDGER_SCHEMA
-from pixops.recon._mapping import CANONICAL_MAPPING, PER_UNIT, LedgerError, LedgerMapping
+from pixops.recon._ledger_extras import EXTRA_FIELDS
+from pixops.recon._mapping import CANONICAL_MAPPING, PER_UNIT, LedgerError, LedgerMapping, Unit
+from pixops.recon._reading import LedgerReading
 
-__all__ = ["SparkInput", "ledger_frame", "numbered", "on_cluster", "statement_frame", "to_spark"]
+__all__ = [
+    "SparkInput",
+    "cluster_reading",
+    "conformed",
+    "ledger_frame",
+    "numbered",
+    "on_cluster",
+    "statement_frame",
+    "to_spark",
+]
 
 #: What `reconcile` takes for the statement or the ledger and leaves on the cluster.
 SparkInput: TypeAlias = DataFrame | str | Path
@@ -54,6 +66,9 @@ def to_spark(spark: SparkSession, table: pa.Table) -> DataFrame:
         for column in table.columns
     ]
     plain = pa.Table.from_arrays(columns, names=table.column_names)
+    if plain.num_rows == 0:  # Spark Connect cannot infer a schema from no rows
+        schema = from_arrow_schema(plain.schema, prefer_timestamp_ntz=False)
+        return spark.createDataFrame([], schema=schema)
     return spark.createDataFrame(plain)
 
 
@@ -158,9 +173,16 @@ def ledger_frame(
     mapping = CANONICAL_MAPPING if mapping is None else mapping
     if not isinstance(mapping, LedgerMapping):
         raise LedgerError("mapping must be a LedgerMapping")
+    unit = _cluster_unit(mapping)
+    extras = [f.name for f in EXTRA_FIELDS if getattr(mapping, f.name, None) is not None]
+    if extras:
+        raise LedgerError(
+            f"a ledger on the cluster is read without the mapping's {extras}: give it as a"
+            " CSV file or a table read here (pixops.recon.read_ledger) to use them"
+        )
     frame, from_files = _read(spark, source, "ledger")
     types = {field.name: field.dataType for field in frame.schema.fields}
-    factor = PER_UNIT[mapping.amount_unit]
+    factor = PER_UNIT[unit]
 
     def column(field: str) -> tuple[str, st.DataType]:
         name = getattr(mapping, field)
@@ -183,7 +205,7 @@ def ledger_frame(
         if not isinstance(found, _INTEGERS):
             raise LedgerError(
                 f"column {name.strip('`')!r} is {found.simpleString()}: a ledger on the cluster"
-                f" holds integers of {mapping.amount_unit}; text or decimal amounts are read"
+                f" holds integers of {unit}; text or decimal amounts are read"
                 " on the driver (a CSV file, or pixops.recon.read_ledger's table)"
             )
         return f"CAST({name} AS BIGINT) * {factor}"
@@ -216,6 +238,32 @@ def ledger_frame(
     _check_ledger(frame)
     with_number = numbered(frame, "ln", from_files=from_files)
     return with_number.select("ln", *LEDGER_SCHEMA.names)
+
+
+def _cluster_unit(mapping: LedgerMapping) -> Unit:
+    """The unit of a ledger's integer amounts on the cluster: the mapping's, or the one
+    its amount column's name says (``amount_base``, ``valor_centavos``)."""
+    unit = mapping.unit_for(mapping.amount)
+    if unit is None:
+        raise LedgerError(
+            f"say the unit of column {mapping.amount!r}: LedgerMapping(amount_unit='base',"
+            " 'centavos' or 'reais') (a ledger on the cluster is not read cell by cell)"
+        )
+    return unit
+
+
+def cluster_reading(mapping: LedgerMapping | None) -> LedgerReading:
+    """How a ledger on the cluster is read: integers of its unit, days as DATE; compared
+    to the centavo unless in base units (whole reais are whole centavos too)."""
+    unit = _cluster_unit(CANONICAL_MAPPING if mapping is None else mapping)
+    return LedgerReading(
+        separator=None,
+        encoding=None,
+        decimal="whole",
+        date_format=None,
+        amount_unit=unit,
+        step_base=1 if unit == "base" else 100,
+    )
 
 
 def _check_ledger(frame: DataFrame) -> None:
@@ -263,3 +311,35 @@ def _check_ledger(frame: DataFrame) -> None:
 
 def _first_line(error: BaseException) -> str:
     return (str(error).strip().splitlines() or [type(error).__name__])[0]
+
+
+#: Spark SQL's name of each Arrow type an input column has.
+_SQL_TYPES: Final = {
+    pa.string(): "STRING",
+    pa.int64(): "BIGINT",
+    pa.int32(): "INT",
+    pa.bool_(): "BOOLEAN",
+    pa.date32(): "DATE",
+    pa.timestamp("us", tz="UTC"): "TIMESTAMP",
+}
+#: Columns the DuckDB host derives from others, and how Spark derives them.
+_DERIVED: Final = {"created_s": "unix_seconds(created_at)"}
+
+
+def conformed(frame: DataFrame, like: pa.Table) -> DataFrame:
+    """``frame`` with exactly the columns, in order, of the input the DuckDB host prepares
+    (``like``, prepared from no rows): a column derived there is derived here
+    (`_DERIVED`); one the rules read but a cluster input cannot have (a ledger's
+    counterparty document, when read on the driver from a mapping) is empty."""
+    have = set(frame.columns)
+    selected = []
+    for field in like.schema:
+        name = str(field.name)
+        kind = field.type.value_type if pa.types.is_dictionary(field.type) else field.type
+        if name in have:
+            selected.append(f"`{name}`")
+        elif name in _DERIVED:
+            selected.append(f"{_DERIVED[name]} AS {name}")
+        else:
+            selected.append(f"CAST(NULL AS {_SQL_TYPES[kind]}) AS {name}")
+    return frame.selectExpr(*selected)

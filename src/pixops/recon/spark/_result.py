@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 
+import pandas as pd
 import pyarrow as pa
 from pyspark.sql import DataFrame
 
 from pixops.frames import STATEMENT_SCHEMA, to_frame
 from pixops.recon._inputs import LEDGER_SCHEMA
-from pixops.recon._result import ATTENTION_CATEGORIES, ReconResult
+from pixops.recon._reading import LedgerReading
+from pixops.recon._result import ATTENTION_CATEGORIES, CATEGORIES, ReconResult
+from pixops.recon._tolerances import Tolerances
 
 __all__ = ["FRAMES", "SparkReconResult"]
 
@@ -31,12 +34,18 @@ class SparkReconResult:
     first_day: date | None
     last_day: date | None
     tz: str
+    #: How the ledger was read (`pixops.recon.LedgerReading`), as `ReconResult` has it.
+    ledger_reading: LedgerReading | None = None
+    #: The tolerances the rules ran with (`pixops.recon.Tolerances`).
+    tolerances: Tolerances = field(default_factory=Tolerances)
 
     @functools.cached_property
     def counts(self) -> dict[str, int]:
-        """Items per category, every category present (the summary's 11 rows collected)."""
+        """Items per category, every category present (zero when clean), as
+        `ReconResult.counts` (the summary's few rows collected)."""
         rows = self.summary.select("category", "items").collect()
-        return {str(row["category"]): int(row["items"]) for row in rows}
+        found = {str(row["category"]): int(row["items"]) for row in rows}
+        return {category: found.get(category, 0) for category in CATEGORIES}
 
     @property
     def needs_attention(self) -> bool:
@@ -66,7 +75,7 @@ class SparkReconResult:
             name: to_frame(_as_schema(frame.toArrow(), schemas[name]))
             for name, frame in self.frames().items()
         }
-        return ReconResult(**frames, first_day=self.first_day, last_day=self.last_day, tz=self.tz)
+        return self._local(frames)
 
     def summary_text(self) -> str:
         """`ReconResult.summary_text`, from the summary and the roll-forward alone."""
@@ -79,8 +88,22 @@ class SparkReconResult:
             )
             for name, frame in self.frames().items()
         }
-        digest = ReconResult(**small, first_day=self.first_day, last_day=self.last_day, tz=self.tz)
+        digest = self._local(small)
         return digest.summary_text()
+
+    def _local(self, frames: dict[str, pd.DataFrame]) -> ReconResult:
+        return ReconResult(
+            matched=frames["matched"],
+            discrepancies=frames["discrepancies"],
+            refunds=frames["refunds"],
+            rollforward=frames["rollforward"],
+            summary=frames["summary"],
+            first_day=self.first_day,
+            last_day=self.last_day,
+            tz=self.tz,
+            ledger_reading=self.ledger_reading,
+            tolerances=self.tolerances,
+        )
 
     def __repr__(self) -> str:
         period = (

@@ -44,7 +44,10 @@ def spark_session(
             builder = builder.config("spark.sql.shuffle.partitions", str(shuffle_partitions))
     for key, value in (config or {}).items():
         builder = builder.config(key, value)
-    session = builder.config("spark.sql.ansi.enabled", "true").getOrCreate()
+    builder = builder.config("spark.sql.ansi.enabled", "true")
+    # A Connect session of its own (getOrCreate refuses one beside a classic session in
+    # this process); a classic one is the process's, as Spark allows no second.
+    session = builder.create() if remote is not None else builder.getOrCreate()
     quiet_logs(session)
     return session
 

@@ -1,4 +1,4 @@
-"""`pixops recon`: its arguments; the run is `pixops.recon._cli.run`.
+"""`pixops recon`: its arguments; the run is `pixops._cli_recon._run.run`.
 
 pixops recon --date 2026-01-31 [--tz America/Sao_Paulo] --ledger PATH --out DIR
 pixops recon --from 2026-01-01 --to 2026-01-31 --ledger PATH --out DIR
@@ -8,7 +8,7 @@ pixops recon --from 2026-01-01 --to 2026-01-31 --ledger PATH --out DIR
 pixops recon --engine spark [--spark-master local[2] | --spark-remote sc://HOST]
              --statement PARQUET --date 2026-01-31 --ledger PATH --out DIR
 
-Registered from here, outside `pixops.recon`, whose import loads pandas and DuckDB: the
+Registered from here, without importing `pixops.recon` (which loads pandas and DuckDB): the
 run imports them, `pixops --help` and the other commands do not.
 """
 
@@ -59,7 +59,7 @@ def register(commands: Commands) -> None:
         action="store_true",
         help="no progress bars (there are none when stderr is not a terminal)",
     )
-    # pixops.recon._cli_engine's: the same rules on Spark, or a statement from a file.
+    # pixops._cli_recon._engine's: the same rules on Spark, or a statement from a file.
     parser.add_argument(
         "--engine",
         choices=("duckdb", "spark"),
@@ -82,12 +82,12 @@ def register(commands: Commands) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """The `pixops recon` handler: `pixops.recon._cli.run`, imported now."""
+    """The `pixops recon` handler: `pixops._cli_recon._run.run`, imported now."""
     engine = getattr(args, "engine", "duckdb")
     if engine != "duckdb" or getattr(args, "statement", None) is not None:
-        from pixops.recon._cli_engine import run as run_engine
+        from pixops._cli_recon._engine import run as run_engine
 
         return run_engine(args)
-    from pixops.recon._cli import run as run_recon
+    from pixops._cli_recon._run import run as run_recon
 
     return run_recon(args)

@@ -1,15 +1,16 @@
 """`pixops recon`: reconcile business days from the shell, for people and schedulers.
 
-Its arguments are registered by `pixops._cli_recon` (outside this package, so that
-`pixops --help` does not load pandas and DuckDB); this module runs it. The service is
+Its arguments are registered by `pixops._cli_recon` (whose ``__init__`` loads no pandas
+or DuckDB, for `pixops --help`); this module runs it: it builds the client (`_client`)
+and passes it to `pixops.recon.run_days`, the one run of days. The service is
 the real one (or a `pixops serve`) when ``PIXOPS_BASE_URL`` is set (settings from the
 environment, then the nearest ``.env``, as `pixops.connect` reads them); otherwise the
 demo month in the embedded sandbox. Exit codes: 0 everything reconciled, 1 some finding
 needs attention, 2 bad arguments, input files or service settings, 3 the service could
 not be read. A ledger that pairs with not one movement of the statement (most likely
 another account's or day's: `ReconResult.ledger_warning`) is named in one line on stderr.
-The steps are small functions (`options_from`, `load_inputs`, `run_recon`,
-`write_outputs`) so that more outputs (an HTML report) slot in after `write_outputs`.
+The steps are small functions (`options_from`, `reconcile_days`, `write_outputs`) so
+that more outputs (an HTML report) slot in after `write_outputs`.
 """
 
 from __future__ import annotations
@@ -19,32 +20,30 @@ import json
 import sys
 import warnings
 from dataclasses import dataclass, field
-from datetime import date, datetime, timedelta
+from datetime import date
 from pathlib import Path
 from typing import Any, TextIO
-
-import pyarrow as pa
 
 from pixops._cli_ledger import ledger_mapping, recon_rules
 from pixops._paths import input_file_problem, output_file_problem, output_folder_problem
 from pixops.errors import PixopsError
-from pixops.frames import (
-    LocalStore,
-    day_window,
-    load_statement_table,
-    parse_day,
-    service_now,
-)
-from pixops.recon._balances import read_balances
-from pixops.recon._inputs import (
-    CANONICAL_MAPPING,
+from pixops.frames import day_window, parse_day
+from pixops.recon import (
+    DayNotComeError,
+    DaysInputs,
+    DaysRun,
     LedgerError,
     LedgerMapping,
     LoadedLedger,
-    load_ledger,
+    NoOpeningBalanceError,
+    ReconResult,
+    RunInputError,
+    load_days,
+    run_days,
 )
-from pixops.recon._result import ATTENTION_CATEGORIES, ReconResult
-from pixops.recon._run import balance_snapshot, reconcile
+from pixops.recon._inputs import CANONICAL_MAPPING
+from pixops.recon._result import ATTENTION_CATEGORIES
+from pixops.recon._review import ReviewError
 from pixops.recon._staging import staged_directory
 from pixops.recon._tolerances import Tolerances
 
@@ -119,7 +118,7 @@ def options_from(args: argparse.Namespace) -> ReconOptions:
     except LedgerError as error:
         raise _BadInputError(str(error)) from None
     if review_file is not None:  # read now: a file edited into nonsense stops before the service
-        from pixops.recon._review import ReviewError, ReviewFile
+        from pixops.recon._review import ReviewFile
 
         try:
             ReviewFile(review_file).decisions()
@@ -186,97 +185,68 @@ def _client() -> tuple[Any, str]:
     return month.sandbox.client(month.api_key), "the demo month on the embedded sandbox"
 
 
-def _check_day_has_come(options: ReconOptions, client: Any, source: str) -> None:
-    """A day after the service's today is refused: reconciled, a day that has not
-    happened read "everything reconciled" (exit 0) in a scheduler's log. The dashboard
-    refuses it too. Today is the service's (the sandbox's clock on the demo month), or
-    this machine's when the key may not read the balance."""
-    from zoneinfo import ZoneInfo
+def _refused(error: ValueError, options: ReconOptions, source: str) -> _BadInputError:
+    """A refusal of the run (`pixops.recon.load_days`) in the words of the flags.
 
-    today = service_now(client).astimezone(ZoneInfo(options.tz)).date()
-    if options.last > today:
+    A day after the service's today is refused: reconciled, a day that has not happened
+    read "everything reconciled" (exit 0) in a scheduler's log. The dashboard refuses it
+    too. Today is the service's (the sandbox's clock on the demo month)."""
+    if isinstance(error, DayNotComeError):
         flag = "--date" if options.first == options.last else "--to"
-        raise _BadInputError(
-            f"{flag} {options.last} has not happened yet on {source} (today is {today}"
+        return _BadInputError(
+            f"{flag} {error.last} has not happened yet on {source} (today is {error.today}"
             " there): give a day up to today"
         )
-
-
-@dataclass(frozen=True)
-class ReconInputs:
-    statement: pa.Table
-    ledger: LoadedLedger
-    balances: list[tuple[datetime, int]] | None
-
-
-def load_inputs(options: ReconOptions, client: Any) -> ReconInputs:
-    """The statement around the days (and up to now when rolling balances forward)."""
-    try:
-        ledger = load_ledger(options.ledger, options.mapping, tz=options.tz)
-    except LedgerError as error:
-        raise _BadInputError(f"--ledger: {error}") from None
-    window = day_window(options.first, options.last, options.tz)
-    # One day either side: a payment booked across midnight is a timing difference.
-    load_first, load_last = options.first - timedelta(days=1), options.last + timedelta(days=1)
-    balances = None
-    now: datetime | None = None
-    if options.balances is not None:
-        try:
-            snapshots = read_balances(options.balances)
-        except ValueError as error:
-            raise _BadInputError(f"--balances: {error}") from None
-        except OSError as error:  # unreadable: the file's fault, not the service's
-            reason = error.strerror or error
-            raise _BadInputError(f"--balances: cannot read {options.balances}: {reason}") from None
-        opening = [s for s in snapshots if s[0] <= window.start_at]
-        if not opening:
-            raise _BadInputError(
-                f"--balances has no snapshot at or before {window.start_at:%Y-%m-%d %H:%M}Z"
-            )
-        live = balance_snapshot(client)
-        inside = [s for s in snapshots if window.start_at < s[0] <= window.end_at and s < live]
-        balances = [opening[-1], *inside, live]
-        now = live[0]
-        load_first = min(load_first, opening[-1][0].date())
-        load_last = max(load_last, live[0].date() + timedelta(days=1))
-    if options.store is not None:
-        try:
-            store = LocalStore(options.store)
-        except ValueError as error:
-            raise _BadInputError(f"--store: {error}") from None
-        with store:
-            store.sync(
-                client, load_first, load_last, tz=options.tz, now=now, progress=options.progress
-            )
-            statement = store.statement_table(load_first, load_last, tz=options.tz)
-    else:
-        statement = load_statement_table(
-            client, load_first, load_last, tz=options.tz, progress=options.progress
+    if isinstance(error, NoOpeningBalanceError):
+        return _BadInputError(
+            f"--balances has no snapshot at or before {error.start_at:%Y-%m-%d %H:%M}Z"
         )
-    return ReconInputs(statement, ledger, balances)
+    if isinstance(error, RunInputError):
+        cause = error.__cause__
+        if error.setting == "balances" and isinstance(cause, OSError):
+            # unreadable: the file's fault, not the service's
+            reason = cause.strerror or cause
+            return _BadInputError(f"--balances: cannot read {options.balances}: {reason}")
+        return _BadInputError(f"--{error.setting}: {error}")
+    return _BadInputError(str(error))
 
 
-def run_recon(options: ReconOptions, inputs: ReconInputs) -> ReconResult:
-    """The reconciliation; a review file that does not read is bad input, naming it."""
-    from pixops.recon._review import ReviewError
+def _days(options: ReconOptions) -> dict[str, Any]:
+    """`load_days`'s and `run_days`'s arguments, from the options."""
+    return {
+        "ledger": options.ledger,
+        "balances": options.balances,
+        "tz": options.tz,
+        "store": options.store,
+        "mapping": options.mapping,
+        "progress": options.progress,
+    }
 
+
+def reconcile_days(options: ReconOptions, client: object, source: str) -> DaysRun:
+    """The run (`pixops.recon.run_days`): the statement around the days (and up to now
+    when rolling balances forward), the ledger, the balance snapshots, the result."""
     try:
-        return _reconcile(options, inputs)
-    except ReviewError as error:
+        return run_days(
+            client,
+            options.first,
+            options.last,
+            **_days(options),
+            tolerances=options.tolerances,
+            review_file=options.review_file,
+        )
+    except (DayNotComeError, NoOpeningBalanceError, RunInputError) as error:
+        raise _refused(error, options, source) from None
+    except ReviewError as error:  # read again at the run: changed since the check
         raise _BadInputError(f"--review-file: {error}") from None
 
 
-def _reconcile(options: ReconOptions, inputs: ReconInputs) -> ReconResult:
-    return reconcile(
-        inputs.statement,
-        inputs.ledger,
-        balances=inputs.balances,
-        start=options.first,
-        end=options.last,
-        tz=options.tz,
-        tolerances=options.tolerances,
-        review_file=options.review_file,
-    )
+def load_inputs(options: ReconOptions, client: object, source: str) -> DaysInputs:
+    """The run's inputs alone (`pixops.recon.load_days`), for another engine."""
+    try:
+        return load_days(client, options.first, options.last, **_days(options))
+    except (DayNotComeError, NoOpeningBalanceError, RunInputError) as error:
+        raise _refused(error, options, source) from None
 
 
 def write_outputs(options: ReconOptions, result: ReconResult, status: int) -> list[Path]:
@@ -308,13 +278,12 @@ def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None 
     try:
         options = options_from(args)
         client, source = _client()
-        _check_day_has_come(options, client, source)
-        inputs = load_inputs(options, client)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            result = run_recon(options, inputs)
+            inputs = reconcile_days(options, client, source)
         for warning in caught:  # a decision the review file names that no longer exists
             print(f"pixops recon: warning: {warning.message}", file=stderr)
+        result = inputs.result
     except _BadInputError as error:
         print(f"pixops recon: {error}", file=stderr)
         return EXIT_BAD_INPUT

@@ -3,7 +3,7 @@ rules on Spark or its statement from Parquet (a file, or a folder such as
 `LocalStore.write_parquet`'s) instead of the service.
 
 The summary, the verdict, the files in ``--out`` and the exit codes are `pixops recon`'s
-(`pixops.recon._cli`): ``--out`` gets the same files as a DuckDB run, the results
+(`pixops._cli_recon._run`): ``--out`` gets the same files as a DuckDB run, the results
 collected to this machine. Results too big for it are written by the cluster from
 Python (`pixops.recon.spark.SparkReconResult.write`, docs/spark.md). ``--statement`` may
 be any URI Spark reads (``s3a://``) with ``--engine spark``.
@@ -22,25 +22,25 @@ from typing import TextIO
 import pyarrow as pa
 import pyarrow.dataset as ds
 
-from pixops.errors import PixopsError
-from pixops.frames import conform_table, day_window
-from pixops.money import MoneyError
-from pixops.recon._balances import read_balances
-from pixops.recon._cli import (
+from pixops._cli_recon._run import (
     EXIT_ATTENTION,
     EXIT_BAD_INPUT,
     EXIT_CLEAN,
     EXIT_SERVICE,
     ReconOptions,
     _BadInputError,
-    _check_day_has_come,
     _client,
+    _read_as,
     _verdict,
     load_inputs,
     options_from,
     write_outputs,
 )
-from pixops.recon._inputs import LedgerError
+from pixops.errors import PixopsError
+from pixops.frames import conform_table, day_window
+from pixops.money import MoneyError
+from pixops.recon._balances import read_balances
+from pixops.recon._inputs import LedgerError, LoadedLedger, load_ledger
 from pixops.recon._result import ReconResult
 from pixops.recon._run import reconcile
 
@@ -71,6 +71,7 @@ def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None 
                 start=options.first,
                 end=options.last,
                 tz=options.tz,
+                mapping=options.mapping,
             )
     except _BadInputError as error:
         print(f"pixops recon: {error}", file=stderr)
@@ -86,7 +87,7 @@ def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None 
             raise
         print(f"pixops recon: Spark failed: {_one_line(error)}", file=stderr)
         return EXIT_SERVICE
-    return _report(args, options, outcome, source, stdout, stderr)
+    return _report(args, options, outcome, (source, ledger), stdout, stderr)
 
 
 def _options(args: argparse.Namespace) -> ReconOptions:
@@ -106,17 +107,20 @@ def _options(args: argparse.Namespace) -> ReconOptions:
 
 def _inputs(
     args: argparse.Namespace, options: ReconOptions
-) -> tuple[pa.Table | str, pa.Table | str, list[tuple[datetime, int]] | None, str]:
-    """The statement (a table from the service, or the Parquet path), the ledger (the
-    path: a CSV is read on the driver, Parquet by Spark), the balance snapshots, and the
-    words naming where the statement came from."""
+) -> tuple[pa.Table | str, LoadedLedger, list[tuple[datetime, int]] | None, str]:
+    """The statement (a table from the service, or the Parquet path), the ledger (read
+    here, by the reader and mapping of a DuckDB run), the balance snapshots, and the words
+    naming where the statement came from."""
     if args.statement is None:
         client, source = _client()
-        _check_day_has_come(options, client, source)
-        loaded = load_inputs(options, client)
+        loaded = load_inputs(options, client, source)
         return loaded.statement, loaded.ledger, loaded.balances, source
+    try:
+        ledger = load_ledger(options.ledger, options.mapping, tz=options.tz)
+    except LedgerError as error:
+        raise _BadInputError(f"--ledger: {error}") from None
     balances = None if options.balances is None else _file_balances(options)
-    return str(args.statement), str(options.ledger), balances, f"the statement in {args.statement}"
+    return str(args.statement), ledger, balances, f"the statement in {args.statement}"
 
 
 def _file_balances(options: ReconOptions) -> list[tuple[datetime, int]]:
@@ -156,7 +160,7 @@ def _on_spark(
     args: argparse.Namespace,
     options: ReconOptions,
     statement: pa.Table | str,
-    ledger: pa.Table | str,
+    ledger: LoadedLedger,
     balances: list[tuple[datetime, int]] | None,
 ) -> ReconResult:
     try:
@@ -173,6 +177,7 @@ def _on_spark(
         start=options.first,
         end=options.last,
         tz=options.tz,
+        mapping=options.mapping,
     )
     return result.to_result()
 
@@ -181,7 +186,7 @@ def _report(
     args: argparse.Namespace,
     options: ReconOptions,
     outcome: ReconResult,
-    source: str,
+    read: tuple[str, LoadedLedger],
     stdout: TextIO,
     stderr: TextIO,
 ) -> int:
@@ -194,8 +199,13 @@ def _report(
     period = (
         f"{options.first}" if options.first == options.last else f"{options.first}..{options.last}"
     )
+    source, ledger = read
+    hint = outcome.unit_hint()
+    if hint is not None:  # first, as the DuckDB run says it: every finding follows from it
+        print(f"pixops recon: {hint}", file=stdout)
     engine = " on Spark" if args.engine == "spark" else ""
     print(f"pixops recon {period} ({options.tz}) against {source}{engine}", file=stdout)
+    print(_read_as(options, ledger), file=stdout)
     print(outcome.summary_text(), file=stdout)
     print(f"{_verdict(outcome, status)}; results in {args.out}", file=stdout)
     foreign = outcome.ledger_warning(options.ledger, setting="--ledger")
