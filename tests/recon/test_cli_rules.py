@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from pixops._cli_recon._run import EXIT_BAD_INPUT, run
 from pixops.cli import build_parser
 from pixops.recon import LedgerError, Tolerances, read_mapping, read_tolerances, write_mapping
-from pixops.recon._cli import EXIT_BAD_INPUT, run
 from pixops.report._cli import _mapping
 
 DATA = Path(__file__).resolve().parents[2] / "data"
@@ -28,7 +28,10 @@ def recon(*argv: str) -> tuple[int, str, str]:
 
 def mapping_file(tmp_path: Path, tolerances: str) -> Path:
     path = tmp_path / "books.mapping.toml"
-    path.write_text(f"version = 1\n\n[tolerances]\n{tolerances}\n", encoding="utf-8")
+    # The sample ledger's rules columns (data/sample_ledger.mapping.toml), other tolerances.
+    columns = '[columns]\nbooked_at = "booked_at"\ndocument = "document"\nname = "name"\n'
+    text = f"version = 1\n{columns}\n[tolerances]\n{tolerances}\n"
+    path.write_text(text, encoding="utf-8")
     return path
 
 
