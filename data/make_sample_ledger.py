@@ -41,6 +41,10 @@ LEDGER_COLUMNS = (
     "status",
     "booked_on",
     "memo",
+    "booked_at",
+    "document",
+    "name",
+    "kind",
 )
 #: The treasury spreadsheet's closing of the planted day is off by R$ 150,00.
 BALANCE_ERROR_BASE = -1_500_000
@@ -56,6 +60,14 @@ class Entry:
     booked_on: date
     memo: str
     created_at: datetime
+    #: The rules columns (docs/reconciliation-rules.md), kept only on the planted lines.
+    booked_at: str = ""
+    document: str = ""
+    name: str = ""
+    kind: str = ""
+    #: What the statement says of the payer (not written: the back office keeps none).
+    payer_document: str = ""
+    payer_name: str = ""
 
 
 @dataclass(frozen=True)
@@ -102,6 +114,10 @@ def _entries(month: pd.DataFrame) -> list[Entry]:
                 booked_on=_business_day(created),
                 memo=_memo(row),
                 created_at=created,
+                payer_document="" if pd.isna(row["payer_document"]) else str(row["payer_document"]),
+                payer_name=""
+                if pd.isna(row["counterparty_name"])
+                else str(row["counterparty_name"]),
             )
         )
     entries.sort(key=lambda entry: (entry.created_at, entry.reference))
@@ -114,6 +130,8 @@ def _plant(entries: list[Entry], planted: dict[str, list[str]]) -> list[Entry]:
     sales = [e for e in day if e.direction == "inbound" and e.memo == "venda PIX"]
     payouts = [e for e in day if e.memo == "pagamento a fornecedor"]
     refunds = [e for e in day if e.memo.startswith("devolução")]
+    # What the statement charged that day, before any planted slip (the fees line's sum).
+    day_fees = sum(e.fee_base for e in day if e.status == "settled")
 
     missing = sales[5]
     entries.remove(missing)
@@ -171,6 +189,8 @@ def _plant(entries: list[Entry], planted: dict[str, list[str]]) -> list[Entry]:
     entries.append(ghost)
     planted["missing_in_statement"] = [ghost.reference]
 
+    _plant_rules(entries, day_fees, sales, planted)
+
     last = [e for e in entries if e.booked_on == SECOND_DAY and e.memo == "venda PIX"]
     entries.remove(last[3])
     planted["missing_in_ledger"].append(last[3].reference)
@@ -179,6 +199,45 @@ def _plant(entries: list[Entry], planted: dict[str, list[str]]) -> list[Entry]:
     planted["amount_mismatch"].append(last[7].reference)
     entries.sort(key=lambda entry: (entry.created_at, entry.reference))
     return entries
+
+
+def _plant_rules(
+    entries: list[Entry], day_fees: int, sales: list[Entry], planted: dict[str, list[str]]
+) -> None:
+    """The rules beyond identifiers on PLANTED_DAY (issue 31), read through the mapping
+    beside the ledger (`sample_ledger.mapping.toml`: booked_at, document, name, kind)."""
+    # A PIX received by key: no reference written down, only when, who and how much.
+    by_key = sales[12]
+    by_key.reference = ""
+    by_key.booked_at = (by_key.created_at + timedelta(seconds=40)).isoformat()
+    by_key.document, by_key.name = by_key.payer_document, by_key.payer_name
+    by_key.memo = "venda PIX por chave (sem referência)"
+    planted["inferred"] = [f"amount + CPF of {by_key.payer_name}"]
+
+    # One payment booked twice without a reference, both within the window: a person picks.
+    twice = sales[14]
+    twice.reference = ""
+    twice.booked_at = (twice.created_at + timedelta(seconds=30)).isoformat()
+    twice.memo = "venda PIX no balcão (sem referência)"
+    again = Entry(**{**twice.__dict__, "memo": "venda PIX no balcão (mesmo valor, sem referência)"})
+    again.booked_at = (twice.created_at + timedelta(seconds=90)).isoformat()
+    entries.insert(entries.index(twice) + 1, again)
+    planted["needs_review"] = [f"two entries of {twice.amount_base} base units"]
+
+    # The day's fees booked as one line, R$ 1,00 short of what the statement charged.
+    fee_line = Entry(
+        reference="",
+        direction="outbound",
+        amount_base=day_fees - 10_000,
+        fee_base=0,
+        status="settled",
+        booked_on=PLANTED_DAY,
+        memo="tarifas PIX do dia (lançamento único, R$ 1,00 a menos)",
+        created_at=_midnight(PLANTED_DAY) + timedelta(hours=23, minutes=59),
+        kind="fees",
+    )
+    entries.append(fee_line)
+    planted["group_remainder"] = ["fees of 2026-01-15"]
 
 
 def _ledger_csv(entries: list[Entry]) -> str:
@@ -196,6 +255,10 @@ def _ledger_csv(entries: list[Entry]) -> str:
                 entry.status,
                 entry.booked_on.isoformat(),
                 entry.memo,
+                entry.booked_at,
+                entry.document,
+                entry.name,
+                entry.kind,
             ]
         )
     return out.getvalue()

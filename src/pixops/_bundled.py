@@ -30,6 +30,7 @@ BUNDLED: Final = (
     "notebooks/README.md",
     "data/README.md",
     "data/sample_ledger.csv",
+    "data/sample_ledger.mapping.toml",
     "data/balances.csv",
 )
 #: The bundle's folder inside the installed package.

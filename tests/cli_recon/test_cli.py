@@ -67,7 +67,7 @@ def test_a_ledger_of_other_books_is_named_in_one_line(
     assert "needs attention" in stdout
     lines = err.splitlines()
     assert len(lines) == 1
-    assert lines[0].startswith("pixops recon: None of the 299 ledger entries pairs with any of")
+    assert lines[0].startswith("pixops recon: None of the 301 ledger entries pairs with any of")
     assert "the ledger file books.csv is most likely not this account's" in lines[0]
     assert lines[0].endswith("set --ledger to your account's ledger file.")
 

@@ -32,6 +32,8 @@ def test_without_balances_the_balance_is_not_checked_everywhere() -> None:
     assert NOT_CHECKED in result._repr_html_()
     rows = _texts(summary_table(result).markup)
     assert ["Balance does not close", NOT_CHECKED] in rows
+    assert lines[-1] == "Tolerances: exact (no tolerance)"  # the rules beyond identifiers
+    assert "Tolerances: exact (no tolerance)" in summary_table(result).markup
 
 
 def test_with_balances_the_balance_row_has_its_figures() -> None:

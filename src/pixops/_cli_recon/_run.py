@@ -18,12 +18,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from dataclasses import dataclass
+import warnings
+from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 from typing import Any, TextIO
 
-from pixops._cli_ledger import ledger_mapping
+from pixops._cli_ledger import ledger_mapping, recon_rules
 from pixops._paths import input_file_problem, output_file_problem, output_folder_problem
 from pixops.errors import PixopsError
 from pixops.frames import day_window, parse_day
@@ -42,7 +43,9 @@ from pixops.recon import (
 )
 from pixops.recon._inputs import CANONICAL_MAPPING
 from pixops.recon._result import ATTENTION_CATEGORIES
+from pixops.recon._review import ReviewError
 from pixops.recon._staging import staged_directory
+from pixops.recon._tolerances import Tolerances
 
 __all__ = [
     "EXIT_ATTENTION",
@@ -76,6 +79,10 @@ class ReconOptions:
     mapping: LedgerMapping = CANONICAL_MAPPING
     #: The mapping file read (``--ledger-map``, or the one saved beside the ledger).
     mapping_file: Path | None = None
+    #: The mapping file's ``[tolerances]`` with the rule flags over them.
+    tolerances: Tolerances = field(default_factory=Tolerances)
+    #: The decisions on suggested pairs (``--review-file``, else beside the ledger).
+    review_file: Path | None = None
 
 
 def options_from(args: argparse.Namespace) -> ReconOptions:
@@ -106,6 +113,17 @@ def options_from(args: argparse.Namespace) -> ReconOptions:
         mapping, mapping_file = ledger_mapping(args, args.ledger)
     except LedgerError as error:
         raise _BadInputError(f"--ledger-map: {error}") from None
+    try:
+        tolerances, review_file = recon_rules(args, args.ledger, mapping_file)
+    except LedgerError as error:
+        raise _BadInputError(str(error)) from None
+    if review_file is not None:  # read now: a file edited into nonsense stops before the service
+        from pixops.recon._review import ReviewFile
+
+        try:
+            ReviewFile(review_file).decisions()
+        except ReviewError as error:
+            raise _BadInputError(f"--review-file: {error}") from None
     return ReconOptions(
         first=first,
         last=last,
@@ -118,6 +136,8 @@ def options_from(args: argparse.Namespace) -> ReconOptions:
         progress=not args.quiet and sys.stderr.isatty(),
         mapping=mapping,
         mapping_file=mapping_file,
+        tolerances=tolerances,
+        review_file=review_file,
     )
 
 
@@ -207,9 +227,18 @@ def reconcile_days(options: ReconOptions, client: object, source: str) -> DaysRu
     """The run (`pixops.recon.run_days`): the statement around the days (and up to now
     when rolling balances forward), the ledger, the balance snapshots, the result."""
     try:
-        return run_days(client, options.first, options.last, **_days(options))
+        return run_days(
+            client,
+            options.first,
+            options.last,
+            **_days(options),
+            tolerances=options.tolerances,
+            review_file=options.review_file,
+        )
     except (DayNotComeError, NoOpeningBalanceError, RunInputError) as error:
         raise _refused(error, options, source) from None
+    except ReviewError as error:  # read again at the run: changed since the check
+        raise _BadInputError(f"--review-file: {error}") from None
 
 
 def load_inputs(options: ReconOptions, client: object, source: str) -> DaysInputs:
@@ -231,6 +260,7 @@ def write_outputs(options: ReconOptions, result: ReconResult, status: int) -> li
         "balances_checked": result.balances_checked,
         "exit_status": status,
         "counts": result.counts,
+        "tolerances": options.tolerances.as_dict(),
     }
     with staged_directory(options.out) as stage:
         written = result.write(stage)
@@ -248,7 +278,11 @@ def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None 
     try:
         options = options_from(args)
         client, source = _client()
-        inputs = reconcile_days(options, client, source)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            inputs = reconcile_days(options, client, source)
+        for warning in caught:  # a decision the review file names that no longer exists
+            print(f"pixops recon: warning: {warning.message}", file=stderr)
         result = inputs.result
     except _BadInputError as error:
         print(f"pixops recon: {error}", file=stderr)
@@ -286,6 +320,8 @@ def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None 
                 options.ledger,
                 balances=options.balances,
                 mapping=options.mapping,
+                tolerances=options.tolerances,
+                review_file=options.review_file,
             )
         except ReportError as error:
             print(f"pixops recon: cannot write the HTML report: {error}", file=stderr)

@@ -70,7 +70,13 @@ from pixops.recon._inputs import (
     read_ledger,
     webhooks_table,
 )
-from pixops.recon._mapping_file import find_mapping, mapping_beside, read_mapping, write_mapping
+from pixops.recon._mapping_file import (
+    find_mapping,
+    mapping_beside,
+    read_mapping,
+    read_tolerances,
+    write_mapping,
+)
 from pixops.recon._result import (
     ATTENTION_CATEGORIES,
     CATEGORIES,
@@ -122,6 +128,7 @@ __all__ = [
     "read_balances",
     "read_ledger",
     "read_mapping",
+    "read_tolerances",
     "reconcile",
     "review_path",
     "run_days",

@@ -92,7 +92,7 @@ CATEGORY_LABELS: Final[dict[str, str]] = {
     "unbooked_refund": "Refund not booked",
     "unit_error": "Unit error (100x or 10000x)",
     "balance_difference": "Balance does not close",
-    "needs_review": "Needs review (two equally good candidates)",
+    "needs_review": "Needs review (two equal candidates)",
 }
 
 #: The Excel-friendly file's header of each discrepancies column.

@@ -37,6 +37,7 @@ from pixops.recon._inputs import (
     webhooks_table,
 )
 from pixops.recon._ledger_extras import padded, seconds_since_epoch
+from pixops.recon._mapping_file import find_mapping, read_mapping, read_tolerances
 from pixops.recon._result import CATEGORIES, ReconResult
 from pixops.recon._review import Decision, ReviewFile, decisions_table
 from pixops.recon._sql import IDENTIFIER_RULE, LOOKUPS, OUTPUTS, STEPS
@@ -79,7 +80,9 @@ def reconcile(
 
     - ``ledger``: CSV/Parquet path, DataFrame or Arrow table, read with ``mapping``
       (`LedgerMapping`, or `read_mapping` of a mapping file; defaults to the columns of
-      `data/sample_ledger.csv`), or a `LoadedLedger`. How it was read is the result's
+      `data/sample_ledger.csv`; for a file path without a mapping, the mapping file
+      saved beside it, `find_mapping`, as every tool reads it), or a `LoadedLedger`.
+      How it was read is the result's
       `ledger_reading`; it is compared at the precision it keeps (a ledger in centavos
       to the centavo: a smaller difference is ``rounding``, counted apart).
     - ``webhooks``: the inbox frame (`pixops.webhooks.Inbox.to_frame`): final statuses
@@ -95,7 +98,8 @@ def reconcile(
       snapshots outside the instants such a frame was loaded for are left out of the
       roll-forward, with a UserWarning: the statement lacks the movements around them.
     - ``tolerances``: `Tolerances` (how far a pair may differ, inferred pairs, groups by
-      reference); None: the exact rules. Each matched row says by which rule (``rule``)
+      reference); None: the ``[tolerances]`` of the mapping file read beside the ledger,
+      else the exact rules. Each matched row says by which rule (``rule``)
       and which tolerances it needed (``tolerance``).
     - ``review_file``: the decisions file (`ReviewFile`, a CSV beside the ledger:
       `review_path`): confirmed pairs are matched, rejected ones never suggested again. A
@@ -103,6 +107,11 @@ def reconcile(
       reported on, is not applied, with a UserWarning naming it.
     Returns a `ReconResult`.
     """
+    if mapping is None and isinstance(ledger, str | Path):
+        beside = find_mapping(ledger)  # what every tool reads: the file saved beside it
+        if beside is not None:
+            mapping = read_mapping(beside)
+            tolerances = read_tolerances(beside) if tolerances is None else tolerances
     rules = Tolerances() if tolerances is None else tolerances
     if not isinstance(rules, Tolerances):
         raise TypeError(f"tolerances must be a Tolerances, not {type(rules).__name__}")

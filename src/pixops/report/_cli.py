@@ -17,7 +17,13 @@ from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pixops._cli_ledger import FLAGS, add_ledger_options, ledger_mapping
+from pixops._cli_ledger import (
+    FLAGS,
+    RULE_FLAGS,
+    add_ledger_options,
+    ledger_mapping,
+    recon_rules,
+)
 from pixops._paths import input_file_problem, output_file_problem
 from pixops.report._daily import DEFAULT_TIMEZONE, daily_report, find_daily_notebook
 from pixops.report._errors import ReportError
@@ -25,7 +31,7 @@ from pixops.report._render import render_report
 
 if TYPE_CHECKING:
     from pixops.cli import Commands
-    from pixops.recon import LedgerMapping
+    from pixops.recon import LedgerMapping, Tolerances
 
 
 def register(commands: Commands) -> None:
@@ -88,7 +94,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         if args.kind == "daily":
             notebooks = args.notebooks or default_notebooks_dir()
-            mapping = _mapping(args)
+            mapping, tolerances = _mapping(args)
             written = daily_report(
                 args.date,
                 args.html,
@@ -97,6 +103,8 @@ def run(args: argparse.Namespace) -> int:
                 ledger=args.ledger,
                 balances=args.balances,
                 mapping=mapping,
+                tolerances=tolerances,
+                review_file=args.review_file,
                 say=print,
                 findings=stated.append,
             )
@@ -111,17 +119,22 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_ATTENTION if any(stated) else EXIT_CLEAN
 
 
-def _mapping(args: argparse.Namespace) -> LedgerMapping | None:
-    """The mapping ``--ledger-map`` and the flags say, None when neither is given (the
-    notebook then reads the one saved beside its ledger, if any)."""
+def _mapping(args: argparse.Namespace) -> tuple[LedgerMapping | None, Tolerances | None]:
+    """The mapping and tolerances ``--ledger-map`` and the flags say, None when none is
+    given (the notebook then reads the file saved beside its ledger, if any)."""
     from pixops.recon import LedgerError
 
-    if args.ledger_map is None and all(getattr(args, f) is None for f in FLAGS):
-        return None
+    rules = bool(args.tolerance_amount) or any(getattr(args, f) is not None for f in RULE_FLAGS)
+    if args.ledger_map is None and not rules and all(getattr(args, f) is None for f in FLAGS):
+        return None, None
     try:
-        return ledger_mapping(args, args.ledger)[0]
+        mapping, found = ledger_mapping(args, args.ledger)
     except LedgerError as error:
         raise ReportError(f"--ledger-map: {error}") from None
+    try:
+        return mapping, recon_rules(args, args.ledger, found)[0]
+    except LedgerError as error:
+        raise ReportError(str(error)) from None
 
 
 def _path_problem(args: argparse.Namespace) -> str | None:

@@ -13,7 +13,7 @@ from pixops.report._errors import ReportError
 from pixops.report._render import render_report
 
 if TYPE_CHECKING:
-    from pixops.recon import LedgerMapping
+    from pixops.recon import LedgerMapping, Tolerances
 
 DEFAULT_TIMEZONE = "America/Sao_Paulo"
 #: The names of the daily notebook's `parameters` cell.
@@ -22,6 +22,7 @@ TIMEZONE_PARAMETER = "timezone"
 LEDGER_PARAMETER = "ledger_path"
 BALANCES_PARAMETER = "balances_path"
 LEDGER_MAP_PARAMETER = "ledger_map"
+REVIEW_PARAMETER = "review_file"
 
 
 def find_daily_notebook(notebooks: str | Path) -> Path:
@@ -46,6 +47,8 @@ def daily_report(
     balances: str | Path | None = None,
     without_balances: bool = False,
     mapping: LedgerMapping | None = None,
+    tolerances: Tolerances | None = None,
+    review_file: str | Path | None = None,
     say: Callable[[str], object] | None = None,
     findings: Callable[[int | None], object] | None = None,
 ) -> Path:
@@ -53,7 +56,9 @@ def daily_report(
 
     `ledger` and `balances` replace the notebook's own defaults when given, and
     ``mapping`` (`pixops.recon.LedgerMapping`) the ledger's mapping (handed to the
-    notebook as a mapping file for the run); ``without_balances`` runs it with none
+    notebook as a mapping file for the run, with ``tolerances``, `pixops.recon.Tolerances`,
+    as its ``[tolerances]``), ``review_file`` the decisions on suggested pairs (else the
+    notebook's, beside the ledger); ``without_balances`` runs it with none
     (`pixops recon --html` of a run without ``--balances``: one run, one set of inputs,
     one verdict). ``say`` gets the notebook's headline, line by line, and ``findings``
     its number of findings (`render_report`).
@@ -84,11 +89,17 @@ def daily_report(
 
     # The reader's words for the zone ("São Paulo time"), as the notebook's heading says it.
     title = f"Reconciliation {business_date:%d/%m/%Y} ({zone_text(timezone)})"
+    if review_file is not None:
+        parameters[REVIEW_PARAMETER] = str(Path(review_file).resolve())
     with tempfile.TemporaryDirectory(prefix="pixops-report-") as folder:
-        if mapping is not None:
-            from pixops.recon import write_mapping
+        if mapping is not None or tolerances is not None:
+            from pixops.recon import LedgerMapping, Tolerances, write_mapping
 
-            written = write_mapping(mapping, Path(folder) / "ledger.mapping.toml")
+            written = write_mapping(
+                LedgerMapping() if mapping is None else mapping,
+                Path(folder) / "ledger.mapping.toml",
+                Tolerances() if tolerances is None else tolerances,
+            )
             parameters[LEDGER_MAP_PARAMETER] = str(written)
         return render_report(
             notebook, out, parameters=parameters, title=title, say=say, findings=findings
@@ -105,6 +116,8 @@ def recon_html_report(
     balances: Path | None = None,
     notebooks: Path | None = None,
     mapping: LedgerMapping | None = None,
+    tolerances: Tolerances | None = None,
+    review_file: Path | None = None,
 ) -> Path:
     """`pixops recon --html`: the daily notebook of the day just reconciled, as a page,
     from the run's own inputs (no balances given: none read, the balance not checked)."""
@@ -126,4 +139,6 @@ def recon_html_report(
         balances=balances,
         without_balances=balances is None,
         mapping=mapping,
+        tolerances=tolerances,
+        review_file=review_file,
     )

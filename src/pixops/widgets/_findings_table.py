@@ -43,7 +43,8 @@ _TABLE: Final = (
 def summary_table(result: Any) -> HtmlBlock:
     """One row per category of `result` (a `pixops.recon.ReconResult`): its name with its
     items under it, the ledger's sum above the statement's, and the difference (statement
-    minus ledger); the balance row of a run without balances says it was not checked."""
+    minus ledger); the balance row of a run without balances says it was not checked; then
+    the tolerances the run allowed (exact by default)."""
     if not hasattr(result, "summary"):
         raise TypeError(
             f"summary_table takes what pixops.recon.reconcile returns, got {type(result).__name__}"
@@ -67,7 +68,13 @@ def summary_table(result: Any) -> HtmlBlock:
             f'<td style="{_MONEY}">{stacked}</td>'
             f'<td style="{_MONEY}">{brl(row["difference_base"])}</td></tr>'
         )
-    return HtmlBlock(_TABLE.format("pixops-summary", _header(_SUMMARY_HEADERS), "".join(rows)))
+    table = _TABLE.format("pixops-summary", _header(_SUMMARY_HEADERS), "".join(rows))
+    tolerances = getattr(result, "tolerances", None)
+    if tolerances is None:
+        return HtmlBlock(table)
+    # As datacompy's report states its tolerances: what "matched" allowed.
+    said = html.escape(f"Tolerances: {tolerances.describe()}")
+    return HtmlBlock(f'{table}<p style="{_UNDER};margin:4px 6px;font-size:13px">{said}</p>')
 
 
 def findings_table(result: Any) -> HtmlBlock:

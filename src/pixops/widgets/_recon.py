@@ -58,7 +58,13 @@ from pixops.widgets._recon_rows import (
 if TYPE_CHECKING:
     import pandas as pd
 
-    from pixops.recon import LedgerMapping, NoOpeningBalanceError, ReconResult, RunInputError
+    from pixops.recon import (
+        LedgerMapping,
+        NoOpeningBalanceError,
+        ReconResult,
+        RunInputError,
+        Tolerances,
+    )
 
 __all__ = ["ReconDashboard", "read_balance_snapshots"]
 
@@ -94,7 +100,13 @@ class ReconDashboard(w.VBox):  # type: ignore[misc]
     (`ReconResult.ledger_warning`). ``mapping``: the ledger's `LedgerMapping` or the path
     of a mapping file; None reads the one saved beside the ledger at each run, as the
     *Ledger mapping* panel below the status line saves it. ``unit_setting`` says how to
-    set the unit when the ledger's looks wrong (`ReconResult.unit_hint`)."""
+    set the unit when the ledger's looks wrong (`ReconResult.unit_hint`).
+
+    The rules beyond identifiers (docs/reconciliation-rules.md): ``tolerances`` (None: the
+    ``[tolerances]`` of the mapping file, else exact); ``review_file`` (None: the
+    ``<ledger>.review.csv`` beside a ledger file), where the *Pairs to review* panel saves
+    a person's decisions (who: ``reviewer``, else this machine's user) and every run
+    reads them."""
 
     def __init__(
         self,
@@ -109,6 +121,9 @@ class ReconDashboard(w.VBox):  # type: ignore[misc]
         ledger_setting: str = "the dashboard's ledger",
         mapping: LedgerMapping | str | Path | None = None,
         unit_setting: str = 'amount_unit = "{unit}" in the ledger mapping',
+        tolerances: Tolerances | None = None,
+        review_file: str | Path | None = None,
+        reviewer: str | None = None,
     ) -> None:
         check_client(client, "statement", "balance")
         from pixops.frames import parse_day, parse_tz
@@ -127,6 +142,27 @@ class ReconDashboard(w.VBox):  # type: ignore[misc]
         if mapping is not None and not isinstance(mapping, LedgerMapping | str | Path):
             raise TypeError("mapping must be a LedgerMapping, the path of a mapping file or None")
         self.mapping = mapping
+        from pixops.recon import Tolerances, review_path
+
+        if tolerances is not None and not isinstance(tolerances, Tolerances):
+            raise TypeError("tolerances must be a pixops.recon.Tolerances, or None")
+        if review_file is not None and not isinstance(review_file, str | Path):
+            raise TypeError("review_file must be the path of a review file, or None")
+        self.tolerances = tolerances
+        #: Where decisions on suggested pairs are kept (None: a DataFrame ledger, no file).
+        self.review_file: Path | None = (
+            Path(review_file)
+            if review_file is not None
+            else review_path(ledger)
+            if isinstance(ledger, str | Path)
+            else None
+        )
+        from pixops.widgets._review import ReviewPanel
+        from pixops.widgets._review_model import ReviewQueue
+
+        self.review = ReviewPanel(
+            ReviewQueue(None, self.review_file, reviewer=reviewer), decided=self.run
+        )
         self.unit_setting = unit_setting
         self.client = client
         self.ledger = ledger
@@ -176,6 +212,7 @@ class ReconDashboard(w.VBox):  # type: ignore[misc]
                 self.ledger_line,
                 *self._mapping_section(),
                 self.summary,
+                self.review,
                 self.charts,
                 side_by_side(self.category, self.filter, self.export_button),
                 self.export_status,
@@ -219,6 +256,8 @@ class ReconDashboard(w.VBox):  # type: ignore[misc]
                 balances=self.balances_path,
                 tz=tz,
                 mapping=self.ledger_mapping(),
+                tolerances=self.rule_tolerances(),
+                review_file=self.review_file,
                 now=self._now(),
             )
         except DayNotComeError as error:
@@ -280,6 +319,20 @@ class ReconDashboard(w.VBox):  # type: ignore[misc]
             return self.mapping
         saved = find_mapping(self.ledger) if isinstance(self.ledger, str | Path) else None
         return None if saved is None else read_mapping(saved)
+
+    def rule_tolerances(self) -> Tolerances | None:
+        """The tolerances the next run uses: the ones given, else the ``[tolerances]`` of
+        the mapping file (given, or saved beside the ledger), else None (exact)."""
+        from pixops.recon import find_mapping, read_tolerances
+
+        if self.tolerances is not None:
+            return self.tolerances
+        if isinstance(self.mapping, str | Path):
+            return read_tolerances(self.mapping)
+        if self.mapping is not None or not isinstance(self.ledger, str | Path):
+            return None
+        saved = find_mapping(self.ledger)
+        return None if saved is None else read_tolerances(saved)
 
     @property
     def status_text(self) -> str:
@@ -375,6 +428,7 @@ class ReconDashboard(w.VBox):  # type: ignore[misc]
         # The categories' names wrap and the ledger's sum sits above the statement's, so
         # the statement and difference stay in sight at 800 px beside Lab's file browser.
         self.summary.value = summary_table(result).markup
+        self.review.show(result)
         self.charts.outputs = ()
         # Charts of a day with nothing on it would be four empty frames.
         figures = (
