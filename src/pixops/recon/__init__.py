@@ -8,7 +8,7 @@
     snapshots = read_balances("data/balances.csv")[14:16]  # 2026-01-15T03:00Z, 2026-01-16T03:00Z
     result = reconcile(statement, "data/sample_ledger.csv",
                        start="2026-01-15", end="2026-01-15", balances=snapshots)
-    result.counts                     # {"matched": 292, "missing_in_statement": 1, ...}
+    result.counts                     # {"matched": 291, "missing_in_statement": 1, ...}
     result.category("unit_error")     # one frame per finding
     result.write("data/out/recon")    # Parquet, CSV and an Excel-friendly CSV
     result.summary_figure()           # plotly, amounts in pt-BR

@@ -5,7 +5,7 @@
     from pixops.recon import reconcile
     from pixops.widgets import (
         LedgerMapPanel, MedDefensePanel, ReconDashboard, RefundPanel, TransactionInspector,
-        check_service, findings_table,
+        check_service, findings_table, summary_table,
     )
     client = pixops.connect()
     check_service(client)          # a notebook's first cell: stop in one line if it is down
