@@ -25,7 +25,9 @@ def write_ptbr_ledger(
     semicolons, Windows-1252 after a UTF-8 byte order mark, signed amounts in reais
     (``-1.234,56`` outbound) and dd/mm/yyyy days; with ``centavos``, whole centavos with
     each fee rounded half up to the centavo; with ``days``, the entries booked on those
-    days only (first and last included)."""
+    days only (first and last included). Entries without a reference (the sample's rules
+    cases, docs/reconciliation-rules.md) are left out: this export has no column for
+    what matches them."""
     rows = []
     with SAMPLE.open(encoding="utf-8") as handle:
         for row in csv.DictReader(handle):
@@ -37,6 +39,8 @@ def write_ptbr_ledger(
                 shown_amount, shown_fee = _reais(sign * amount), _reais(fee)
             day = date.fromisoformat(row["booked_on"])
             if days is not None and not days[0] <= day <= days[1]:
+                continue
+            if not row["reference"]:  # the rules cases need columns this export keeps none of
                 continue
             rows.append(
                 [

@@ -26,9 +26,9 @@ def test_the_report_names_a_ledger_of_other_books(
     day, page = date(2026, 1, 15), tmp_path / "recon.html"
     out = daily_report(day, page, notebook=NOTEBOOK, ledger=ledger, say=said.append)
     text = re.sub(r"\s+", " ", html.unescape(re.sub(r"<[^>]+>", " ", out.read_text("utf-8"))))
-    heading = text.index("Business day 15/01/2026 (São Paulo time): 598 findings to check")
+    heading = text.index("Business day 15/01/2026 (São Paulo time): 600 findings to check")
     warning = text.index(
-        "None of the 299 ledger entries pairs with any of the 298 statement movements of"
+        "None of the 301 ledger entries pairs with any of the 298 statement movements of"
         " 15/01/2026: the ledger file books.csv is most likely not this account's (or not"
         " this day's); set ledger_path in the settings cell (--ledger on the command line)"
         " to your account's ledger file."
@@ -37,8 +37,8 @@ def test_the_report_names_a_ledger_of_other_books(
     # A scheduler's log shows no page: the run says which service, the verdict and why.
     assert said[0].startswith("Using the sandbox: demo month of 'Loja Simulada'")
     assert said[1:] == [
-        "Business day 15/01/2026 (São Paulo time): 598 findings to check",
-        "None of the 299 ledger entries pairs with any of the 298 statement movements of"
+        "Business day 15/01/2026 (São Paulo time): 600 findings to check",
+        "None of the 301 ledger entries pairs with any of the 298 statement movements of"
         " 15/01/2026: the ledger file books.csv is most likely not this account's (or not"
         " this day's); set ledger_path in the settings cell (--ledger on the command line)"
         " to your account's ledger file.",
