@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
 
+from pixops.errors import PixopsError
 from pixops.frames import (
     LocalStore,
     day_window,
@@ -50,7 +51,7 @@ __all__ = [
 Snapshot = tuple[datetime, int]
 
 
-class RunInputError(ValueError):
+class RunInputError(PixopsError, ValueError):
     """An input of the run that cannot be used: ``setting`` names it (``"ledger"``,
     ``"balances"``, ``"store"``); the reader's own error is the ``__cause__``."""
 
@@ -60,7 +61,7 @@ class RunInputError(ValueError):
         self.source = source
 
 
-class DayNotComeError(ValueError):
+class DayNotComeError(PixopsError, ValueError):
     """The last day asked for is after the service's today: reconciled, a day that has
     not happened would read as everything reconciled."""
 
@@ -70,7 +71,7 @@ class DayNotComeError(ValueError):
         self.today = today
 
 
-class NoOpeningBalanceError(ValueError):
+class NoOpeningBalanceError(PixopsError, ValueError):
     """The balance snapshots have none at or before the first day's start to count from."""
 
     def __init__(self, start_at: datetime, first_at: datetime | None) -> None:
