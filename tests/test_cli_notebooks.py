@@ -30,7 +30,7 @@ def test_init_copies_into_a_new_folder_and_says_how_to_open_it(
 ) -> None:
     assert main(["notebooks", "init", str(tmp_path / "work")]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert out[0] == f"copied into {tmp_path / 'work'}: data/ (3 files), notebooks/ (7 files)"
+    assert out[0] == f"copied into {tmp_path / 'work'}: data/ (4 files), notebooks/ (7 files)"
     assert out[1] == f"open them: cd {tmp_path / 'work'} && pixops lab"
     assert len(list((tmp_path / "work/notebooks").glob("*.ipynb"))) == 6
 

@@ -28,6 +28,7 @@ from pixops.frames import (
 )
 from pixops.recon._balances import read_balances
 from pixops.recon._inputs import LedgerError, LedgerMapping, LoadedLedger, load_ledger
+from pixops.recon._mapping_file import find_mapping, read_mapping, read_tolerances
 from pixops.recon._result import ReconResult
 from pixops.recon._run import balance_snapshot, reconcile
 
@@ -123,7 +124,14 @@ def run_days(
 ) -> DaysRun:
     """Reconcile business days ``first``..``last`` (one day when ``last`` is None) in
     ``tz`` against ``ledger``, reading the statement through ``client``: `load_days`,
-    then `reconcile` with ``tolerances`` and ``review_file``."""
+    then `reconcile` with ``tolerances`` and ``review_file``. A ledger path with no
+    ``mapping`` is read with the mapping file saved beside it, and its tolerances, as
+    `reconcile` and every tool read it."""
+    if mapping is None and isinstance(ledger, str | Path):
+        beside = find_mapping(ledger)
+        if beside is not None:
+            mapping = read_mapping(beside)
+            tolerances = read_tolerances(beside) if tolerances is None else tolerances
     inputs = load_days(
         client,
         first,
@@ -190,6 +198,9 @@ def load_days(
     if last_day > today:
         raise DayNotComeError(last_day, today)
     try:
+        if mapping is None and isinstance(ledger, str | Path):
+            beside = find_mapping(ledger)  # the file saved beside it, as every tool reads
+            mapping = None if beside is None else read_mapping(beside)
         loaded = ledger if isinstance(ledger, LoadedLedger) else load_ledger(ledger, mapping, tz=tz)
     except LedgerError as error:
         raise RunInputError("ledger", ledger, error) from error
