@@ -37,7 +37,7 @@ def test_the_results_come_first_and_the_report_last(
     lines = out.splitlines()
     assert (status, err, made) == (EXIT_ATTENTION, "", [tmp_path / "day.html"])
     assert lines[0].startswith("pixops recon 2026-01-15 (America/Sao_Paulo) against ")
-    assert lines[-2] == f"needs attention (10 findings to check); results in {tmp_path / 'out'}"
+    assert lines[-2] == f"needs attention (13 findings to check); results in {tmp_path / 'out'}"
     assert lines[-1] == f"report: {tmp_path / 'day.html'}"
 
 
@@ -55,7 +55,7 @@ def test_a_report_that_fails_leaves_the_results_in_the_log(
     status, out, err = _planted_day(tmp_path)
     assert status == EXIT_BAD_INPUT
     assert "Unit error (100x or 10000x)" in out
-    assert "needs attention (10 findings to check)" in out
+    assert "needs attention (13 findings to check)" in out
     assert "report:" not in out
     assert err == "pixops recon: cannot write the HTML report: the notebook stopped\n"
     assert (tmp_path / "out" / "summary.json").is_file()

@@ -72,6 +72,8 @@ def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None 
                 end=options.last,
                 tz=options.tz,
                 mapping=options.mapping,
+                tolerances=options.tolerances,
+                review_file=options.review_file,
             )
     except _BadInputError as error:
         print(f"pixops recon: {error}", file=stderr)
