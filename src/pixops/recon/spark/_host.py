@@ -9,6 +9,7 @@ the row numbers, materialises it, and drops every view it made and restores the 
 
 from __future__ import annotations
 
+import contextlib
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -216,12 +217,10 @@ def _identifier_rule(naming: tuple[str, ...], aliases: dict[tuple[str, str], str
 
 def _check_session(spark: object) -> None:
     kinds: list[type] = [SparkSession]
-    try:
+    with contextlib.suppress(ImportError):  # Spark Connect's extra may not be installed
         from pyspark.sql.connect.session import SparkSession as ConnectSession
 
         kinds.append(ConnectSession)
-    except ImportError:  # pragma: no cover (Spark Connect's extra not installed)
-        pass
     if not isinstance(spark, tuple(kinds)):
         raise TypeError(
             "spark must be a SparkSession (pixops.recon.spark.spark_session(), or your"
