@@ -37,8 +37,8 @@ _SUMMARY_WIDTHS = """() => {
   return {table: table.scrollWidth, box: table.parentElement.clientWidth};
 }"""
 
-#: Writes `amount` (and `difference` in the last column) into every money cell of the
-#: summary table: the demo day's sums are hundreds of thousands of reais, a busy
+#: Writes `amount` (as the ledger's and the statement's sum) and `difference` into every
+#: money cell of the summary table: the demo day's sums are hundreds of thousands of reais, a busy
 #: merchant's are millions, and the table must still fit.
 _MILLIONS_IN_SUMMARY = """([amount, difference]) => {
   let cell = document.getElementById("Summary").closest(".jp-Cell");
@@ -48,12 +48,12 @@ _MILLIONS_IN_SUMMARY = """([amount, difference]) => {
     table = cell && cell.querySelector("table");
   }
   for (const row of table.tBodies[0].rows) {
-    for (const column of [2, 3, 4]) {
-      const money = row.cells[column];
-      if (money.textContent.includes("R$")) {
-        money.textContent = column === 4 ? difference : amount;
-      }
-    }
+    // Column 1 stacks the ledger's sum over the statement's; column 2 is the difference.
+    const [, stacked, difference_cell] = row.cells;
+    if (!stacked || !stacked.textContent.includes("R$")) continue;
+    stacked.firstChild.textContent = amount;
+    stacked.querySelector("span").textContent = amount;
+    difference_cell.textContent = difference;
   }
 }"""
 #: R$ 9.876.543,21 (base units: R$ 1,00 is 10.000): seven digits of reais, every

@@ -180,6 +180,8 @@ def _on_spark(
         end=options.last,
         tz=options.tz,
         mapping=options.mapping,
+        tolerances=options.tolerances,
+        review_file=options.review_file,
     )
     return result.to_result()
 
