@@ -6,9 +6,14 @@ missing Java fails them, naming the way out. The no-Java check of the SQL text
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+
+if TYPE_CHECKING:  # pyspark is imported by the Spark tests alone
+    from pyspark.sql import SparkSession
 
 SKIP_VARIABLE = "PIXOPS_SKIP_SPARK"
 #: The modules that start a Spark session.
@@ -40,3 +45,12 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     if _skipping():
         terminalreporter.write_sep("!", _NOTICE, yellow=True, bold=True)
+
+
+@pytest.fixture(scope="session")
+def spark() -> Iterator[SparkSession]:
+    """The run's one local Spark session: every Spark test module shares it (a `pixops
+    recon --engine spark` run in this process finds it through getOrCreate)."""
+    from tests.recon.spark_session import local_spark
+
+    yield from local_spark()

@@ -1,6 +1,7 @@
-"""One local Spark session per test module, as the parity tests need it: two cores, two
-shuffle partitions (a few thousand rows), ANSI on, a 2 GB driver, and Java named when it
-is missing."""
+"""One local Spark session for the whole test run (a JVM started, and its compilers warmed,
+once), as the Spark tests need it: two cores, one shuffle partition (a few thousand rows),
+ANSI on, a 2 GB driver, and Java named when it is missing. The fixtures `spark` and
+`remote` in conftest.py hand it out."""
 
 from __future__ import annotations
 
@@ -24,12 +25,16 @@ def _free_port() -> int:
 #: Where `connect_to` serves Spark Connect from the module's own JVM.
 PORT = _free_port()
 #: For a few thousand rows: the JVM's quick compiler only (a short run never repays the
-#: optimising one), no adaptive re-planning of stages this small, no web UI.
+#: optimising one), no adaptive re-planning of stages this small, no web UI, one task per
+#: stage, and the rows interpreted (compiling each step's Java costs more than it saves).
 TEST_SETTINGS = {
     "spark.connect.grpc.binding.port": str(PORT),
     "spark.driver.extraJavaOptions": "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC",
     "spark.sql.adaptive.enabled": "false",
     "spark.ui.enabled": "false",
+    "spark.default.parallelism": "1",
+    "spark.sql.codegen.wholeStage": "false",
+    "spark.sql.codegen.factoryMode": "NO_CODEGEN",
 }
 
 
@@ -39,7 +44,7 @@ def local_spark() -> Iterator[SparkSession]:
             "the Spark tests need Java 17: as root `apt-get install openjdk-17-jre-headless`"
             " (python3 .ci/dev.py test does it), or set PIXOPS_SKIP_SPARK=1 to leave them out"
         )
-    spark = spark_session("local[2]", shuffle_partitions=2, config=TEST_SETTINGS)
+    spark = spark_session("local[2]", shuffle_partitions=1, config=TEST_SETTINGS)
     try:
         yield spark
     finally:
@@ -49,7 +54,8 @@ def local_spark() -> Iterator[SparkSession]:
 def connect_to(spark: SparkSession) -> Iterator[SparkSession]:
     """A Spark Connect session (``sc://``) on a Connect server started inside the classic
     session's JVM (pyspark ships the server's jar): the remote path, tested without a
-    second JVM. Built by `spark_session(remote=...)`, as `pixops recon --spark-remote` is."""
+    second JVM. Built by `spark_session(remote=...)`, as `pixops recon --spark-remote` is.
+    The server stops with the SparkContext."""
     service = spark._jvm.org.apache.spark.sql.connect.service.SparkConnectService  # type: ignore[union-attr]
     service.start(spark.sparkContext._jsc.sc())  # type: ignore[union-attr]
     marks = {name: os.environ.get(name) for name in _CONNECT_MARKS}
@@ -58,9 +64,8 @@ def connect_to(spark: SparkSession) -> Iterator[SparkSession]:
         yield remote
     finally:
         remote.stop()
-        # pyspark marks the process as Connect's, after which no classic session starts
-        # (a later module's): the marks are put back as they were. The server stops with
-        # the module's SparkContext.
+        # pyspark marks the process as Connect's, after which a classic session is refused
+        # (the CLI test's spark_session()): the marks are put back as they were.
         for name, value in marks.items():
             if value is None:
                 os.environ.pop(name, None)

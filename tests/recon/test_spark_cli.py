@@ -1,10 +1,10 @@
 """`pixops recon --engine spark --statement PARQUET`: the same summary, files and exit
-status as the DuckDB run on the same files (a local Spark session for the module)."""
+status as the DuckDB run on the same files (run in this process, so the command's
+spark_session() finds the run's one local session, conftest.py's `spark`)."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pandas as pd
@@ -13,15 +13,9 @@ from pyspark.sql import SparkSession
 
 from pixops._cli_recon._run import EXIT_ATTENTION
 from tests.cli_recon.cli_statement import day_args, recon, statement_folder
-from tests.recon.spark_session import local_spark
 
 # A Spark run is ~0.3 s a step on a quiet machine, several times that on a busy one.
 pytestmark = pytest.mark.timeout(600)
-
-
-@pytest.fixture(scope="module")
-def spark() -> Iterator[SparkSession]:
-    yield from local_spark()  # the command's spark_session() then finds this one
 
 
 def test_spark_and_duckdb_runs_say_the_same(

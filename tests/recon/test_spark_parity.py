@@ -1,7 +1,7 @@
 """DuckDB and Spark run the one SQL text on the same planted data (every category, copies
 of an id, webhooks and a balance roll-forward) and give the same five outputs, row for
-row and type for type, money int64 on both; an overflow raises on both. One local Spark
-session for the module (see spark_session.py)."""
+row and type for type, money int64 on both; an overflow raises on both. The run's one
+local Spark session (conftest.py's `spark`, see spark_session.py)."""
 
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ from tests.recon.builders import (
     statement_row,
     statement_table,
 )
-from tests.recon.spark_session import connect_to, local_spark
+from tests.recon.spark_session import connect_to
 from tests.recon.test_rules import INFER, MAPPING, books, entry, row
 from tests.recon.test_run import _planted
 
@@ -44,12 +44,9 @@ FRAMES = ("matched", "discrepancies", "refunds", "rollforward", "summary")
 
 
 @pytest.fixture(scope="module")
-def spark() -> Iterator[SparkSession]:
-    yield from local_spark()
-
-
-@pytest.fixture(scope="module")
 def remote(spark: SparkSession) -> Iterator[SparkSession]:
+    """A Spark Connect session on a server in the run's one JVM, for this module only (the
+    process is a classic one again after it: another module's spark_session() works)."""
     yield from connect_to(spark)
 
 
