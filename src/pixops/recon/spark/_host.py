@@ -3,13 +3,15 @@
 The rules are in `pixops.recon._sql` only. This module registers the inputs as temp
 views, sets the session time zone and ANSI mode (an overflow raises instead of wrapping),
 runs `STEPS` in order (a materialised step through ``localCheckpoint``: plain views were
-re-planned into minutes at 6k rows), reads each of `OUTPUTS` with its `LOOKUPS` joined on
-the row numbers, materialises it, and drops every view it made and restores the settings.
+re-planned into minutes at 6k rows; but one that a single later query reads stays a view,
+`READ_ONCE`), reads each of `OUTPUTS` with its `LOOKUPS` joined on the row numbers,
+materialises it, and drops every view it made and restores the settings.
 """
 
 from __future__ import annotations
 
 import contextlib
+import re
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -54,7 +56,7 @@ from pixops.recon.spark._inputs import (
 )
 from pixops.recon.spark._result import SparkReconResult
 
-__all__ = ["SESSION_SETTINGS", "reconcile"]
+__all__ = ["READ_ONCE", "SESSION_SETTINGS", "reconcile"]
 
 #: Settings the run needs, set for its duration and then put back as they were.
 SESSION_SETTINGS: Final = ("spark.sql.session.timeZone", "spark.sql.ansi.enabled")
@@ -141,7 +143,7 @@ def reconcile(
                 frame.createOrReplaceTempView(name)
             for name, sql, materialise in STEPS:
                 step = spark.sql(sql)
-                if materialise:
+                if materialise and name not in READ_ONCE:
                     step = step.localCheckpoint(eager=True)
                 made.append(name)
                 step.createOrReplaceTempView(name)
@@ -166,6 +168,20 @@ def reconcile(
     )
     _warn_of_copies(result.discrepancies)
     return result
+
+
+def _read_once() -> frozenset[str]:
+    """The materialised steps that exactly one later step or output names, once: inlined
+    into that one reader they are still computed once, and a checkpoint (a job of its own,
+    ~0.1-0.5 s on tiny data) would buy nothing. A name also used as a column or a word
+    counts as a read, which only keeps a checkpoint."""
+    queries = [sql for _, sql, _ in STEPS] + [output_sql(name) for name in OUTPUTS]
+    once = set()
+    for index, (name, _, materialise) in enumerate(STEPS):
+        word = re.compile(rf"\b{name}\b")
+        if materialise and sum(len(word.findall(sql)) for sql in queries[index + 1 :]) == 1:
+            once.add(name)
+    return frozenset(once)
 
 
 def output_sql(name: str) -> str:
@@ -284,3 +300,7 @@ def _warn_of_copies(discrepancies: DataFrame) -> None:
 
 def _first_line(error: BaseException) -> str:
     return (str(error).strip().splitlines() or [type(error).__name__])[0]
+
+
+#: Materialised steps the Spark host leaves as views (`_read_once`).
+READ_ONCE: Final = _read_once()
