@@ -26,7 +26,8 @@ def _free_port() -> int:
 PORT = _free_port()
 #: For a few thousand rows: the JVM's quick compiler only (a short run never repays the
 #: optimising one), no adaptive re-planning of stages this small, no web UI, one task per
-#: stage, and the rows interpreted (compiling each step's Java costs more than it saves).
+#: stage, the rows interpreted (compiling each step's Java costs more than it saves), and
+#: sort-merge joins in the one task instead of broadcasts (each a job of its own).
 TEST_SETTINGS = {
     "spark.connect.grpc.binding.port": str(PORT),
     "spark.driver.extraJavaOptions": "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC",
@@ -35,6 +36,7 @@ TEST_SETTINGS = {
     "spark.default.parallelism": "1",
     "spark.sql.codegen.wholeStage": "false",
     "spark.sql.codegen.factoryMode": "NO_CODEGEN",
+    "spark.sql.autoBroadcastJoinThreshold": "-1",
 }
 
 
