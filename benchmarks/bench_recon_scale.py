@@ -2,7 +2,7 @@
 memory limit small enough that 10M spills to disk, and local Spark at 1M beside DuckDB
 at 1M, in the same run.
 
-    nice .venv/bin/python benchmarks/bench_recon_scale.py             # ~10 minutes
+    .venv/bin/python benchmarks/bench_recon_scale.py             # ~20 minutes on a busy machine
     nice .venv/bin/python benchmarks/bench_recon_scale.py --sizes 1000000 --no-spark
 
 Each size runs in a process of its own (its peak RSS is its own): the synthetic data of
