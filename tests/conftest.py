@@ -24,6 +24,7 @@ import uvicorn
 from pixops import wire
 from pixops.sandbox import ApiKey, Merchant, Sandbox
 from pixops.schema import check_answer
+from tests import _schedule
 
 BASE_URL = "http://sandbox/api/external"
 
@@ -60,6 +61,13 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "expect_engine_errors: the test expects ERROR logs from pixops.engine"
     )
+    _schedule.configure(config)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The longest files first (tests/_schedule.py): both xdist workers end together."""
+    items[:] = _schedule.longest_files_first(items, _schedule.load_durations())
 
 
 class _ErrorRecords(logging.Handler):
