@@ -17,7 +17,6 @@ import ipywidgets as w
 
 from pixops.errors import PixopsError
 from pixops.widgets._api import (
-    _QUOTES,
     Record,
     lookup,
     med_cases,
@@ -75,6 +74,7 @@ from pixops.widgets._payment_search import (
     similar_case_ids,
     similar_ids,
 )
+from pixops.widgets._reads import QUOTES
 
 __all__ = ["TransactionInspector"]
 
@@ -207,7 +207,7 @@ class TransactionInspector(w.VBox):  # type: ignore[misc]
                 f"Found. {plural(len(found), 'transaction')} match; showing the newest.",
                 "ok",
             )
-        bare = typed.strip().strip(_QUOTES).strip()
+        bare = typed.strip().strip(QUOTES).strip()
         near = similar_ids(self.client, bare, now)
         if near:
             which = "one" if len(near) == 1 else f"{len(near)}"
