@@ -5,14 +5,15 @@ from __future__ import annotations
 import html
 from collections.abc import Callable
 from datetime import UTC, date, datetime
-from typing import Any, Final
+from typing import Any, Final, Protocol, TypeAlias, runtime_checkable
 
 from pixops._connection import connection_of
 from pixops.errors import PixopsError
-from pixops.widgets._api import Record
 
 __all__ = [
     "Clock",
+    "Event",
+    "EventSource",
     "InvalidTextError",
     "Stopped",
     "check_client",
@@ -32,6 +33,18 @@ __all__ = [
 ]
 
 Clock = Callable[[], datetime]
+#: A webhook event as the inbox keeps it: the JSON object of a verified delivery. It is
+#: no answer of the client (no pydantic model exists for it); its fields are read with
+#: care, as anything received from outside.
+Event: TypeAlias = dict[str, Any]
+
+
+@runtime_checkable
+class EventSource(Protocol):
+    """Where the panels read the service's notices: `pixops.webhooks.Inbox`."""
+
+    @property
+    def events(self) -> list[Event]: ...
 
 
 def check_client(client: Any, *needs: str) -> None:
@@ -106,22 +119,22 @@ def _served_clock(served: Callable[[], datetime]) -> Clock:
     return now
 
 
-def inbox_for(client: Any, inbox: Any) -> Any:
+def inbox_for(client: object, inbox: object) -> EventSource | None:
     """The given webhook inbox, else the connection's, else None."""
     if inbox is not None:
-        if not hasattr(inbox, "events"):
+        if not isinstance(inbox, EventSource):
             raise TypeError("inbox must be a pixops.webhooks.Inbox")
         return inbox
     connection = connection_of(client)
     return None if connection is None else connection.inbox
 
 
-def events_for(inbox: Any, ids: set[str]) -> list[Record]:
+def events_for(inbox: EventSource | None, ids: set[str]) -> list[Event]:
     """Webhook events about any of these ids (transaction, original or MED case), in order,
     each refund's completion once."""
     if inbox is None or not ids:
         return []
-    found: list[Record] = []
+    found: list[Event] = []
     completed = {
         (event.get("data") or {}).get("transaction_id")
         for event in inbox.events

@@ -208,7 +208,7 @@ class TransactionInspector(w.VBox):  # type: ignore[misc]
                 "ok",
             )
         bare = typed.strip().strip(QUOTES).strip()
-        near = similar_ids(self.client, bare, now)
+        near = [plain(row) for row in similar_ids(self.client, bare, now)]
         if near:
             which = "one" if len(near) == 1 else f"{len(near)}"
             return (
@@ -232,7 +232,7 @@ class TransactionInspector(w.VBox):  # type: ignore[misc]
             self.client, typed, today - timedelta(days=NAME_SEARCH_DAYS), today, now
         )
         tone = "warn" if matches.cut else "ok"
-        return matches.shown, matches_note(matches, typed), tone
+        return [plain(row) for row in matches.shown], matches_note(matches, typed), tone
 
     def show(self, transaction_id: str | None) -> None:
         """Load and show one transaction in every view."""

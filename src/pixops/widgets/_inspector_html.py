@@ -23,6 +23,7 @@ __all__ = [
     "fact_table",
     "failure_facts",
     "failure_text",
+    "failure_words",
     "match_label",
     "movement_text",
     "shapes_html",
@@ -94,8 +95,13 @@ def status_text(record: Record) -> str:
 
 def failure_text(record: Record) -> str:
     """Why a transaction failed, in words, its code after (``Account blocked (code AC06)``)."""
-    code = str(record.get("reason_code") or "")
-    words = _FAILURE_WORDS.get(code) or str(record.get("reason_description") or "")
+    return failure_words(record.get("reason_code"), record.get("reason_description"))
+
+
+def failure_words(reason_code: str | None, reason_description: str | None) -> str:
+    """A failure's code and the service's description of it, in words, the code after."""
+    code = str(reason_code or "")
+    words = _FAILURE_WORDS.get(code) or str(reason_description or "")
     words = words[:1].upper() + words[1:] if words else "No reason given"
     return f"{words} (code {code})" if code else words
 

@@ -21,8 +21,15 @@ from typing import Any, Final
 
 from pixops.widgets._api import Record
 from pixops.widgets._format import ID_STYLE, brl, label, local_time, table_shell
+from pixops.widgets._reads import RefundRecord
 
-__all__ = ["TABS_CLASS", "TAB_STYLE", "refunds_table", "timeline_table"]
+__all__ = [
+    "TABS_CLASS",
+    "TAB_STYLE",
+    "refund_records_table",
+    "refunds_table",
+    "timeline_table",
+]
 
 #: The class the inspector's `Tab` carries, which `TAB_STYLE` is scoped to.
 TABS_CLASS: Final = "pixops-inspector-tabs"
@@ -60,21 +67,42 @@ def timeline_table(steps: Iterable[Record], *, empty: str = "No events.") -> str
 
 
 def refunds_table(refunds: Iterable[Record], *, empty: str) -> str:
+    """A payment's refunds (records as dictionaries): see `refund_records_table`."""
+    rows = [
+        _refund_row(
+            r.get("status"),
+            r.get("completed_at"),
+            r.get("created_at"),
+            r.get("amount"),
+            r.get("transaction_id"),
+        )
+        for r in refunds
+    ]
+    return _table(REFUND_HEADERS, rows, empty=empty, right={"Amount"})
+
+
+def refund_records_table(refunds: Iterable[RefundRecord], *, empty: str) -> str:
     """A payment's refunds: when asked for, how much, where each stands (and when it
     completed, under its status), and the refund's id last (copied, not read)."""
-    rows = []
-    for refund in refunds:
-        status = html.escape(label(refund.get("status")))
-        done = refund.get("completed_at")
-        if done:
-            status += f'<div style="{_UNDER}">{_time(done)}</div>'
-        rows.append(
-            _cell(_time(refund.get("created_at")))
-            + _cell(html.escape(brl(refund.get("amount"))), f"{_NO_BREAK};text-align:right")
-            + _cell(status)  # its label and the time under it wrap between words
-            + _cell(html.escape(str(refund.get("transaction_id") or "—")), ID_STYLE)
-        )
+    rows = [
+        _refund_row(r.status, r.completed_at, r.created_at, r.amount, r.transaction_id)
+        for r in refunds
+    ]
     return _table(REFUND_HEADERS, rows, empty=empty, right={"Amount"})
+
+
+def _refund_row(
+    status: object, done: object, created: object, amount: object, refund_id: object
+) -> str:
+    shown = html.escape(label(status))
+    if done:
+        shown += f'<div style="{_UNDER}">{_time(done)}</div>'
+    return (
+        _cell(_time(created))
+        + _cell(html.escape(brl(amount)), f"{_NO_BREAK};text-align:right")
+        + _cell(shown)  # its label and the time under it wrap between words
+        + _cell(html.escape(str(refund_id or "—")), ID_STYLE)
+    )
 
 
 def _time(value: Any) -> str:
