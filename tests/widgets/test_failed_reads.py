@@ -53,7 +53,7 @@ def test_a_case_that_could_not_be_read_takes_no_defense_meant_for_another(
     client, transport = failing
     panel = MedDefensePanel(client, now=desk.now)
     assert panel.case is not None
-    assert panel.case["id"] == first
+    assert panel.case.id == first
     panel.defense.value = "Produto entregue."
     transport.answer, transport.where = "down", "/med/"
     panel.case_picker.value = second
@@ -68,7 +68,7 @@ def test_a_case_that_could_not_be_read_takes_no_defense_meant_for_another(
     transport.answer = None
     panel.refresh_button.click()  # Refresh reads the case picked, and its draft is kept
     assert panel.case is not None
-    assert panel.case["id"] == second
+    assert panel.case.id == second
     panel.case_picker.value = first
     assert panel.defense.value == "Produto entregue."
 

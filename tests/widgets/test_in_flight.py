@@ -166,7 +166,7 @@ def test_a_defense_accepted_with_an_unreadable_answer_is_not_called_refused(desk
     assert "accepted the defense" in panel.status.value
     assert "Check outcome" in panel.status.value
     assert panel.case is not None
-    assert panel.case["status"] == "ACKNOWLEDGED"  # read again: the defense arrived
+    assert panel.case.status == "ACKNOWLEDGED"  # read again: the defense arrived
 
 
 class _Refused(_Slow):

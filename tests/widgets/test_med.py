@@ -8,6 +8,7 @@ import httpx
 import pytest
 
 from pixops.client import NO_RETRY
+from pixops.schema import MedCase
 from pixops.widgets import MAX_DEFENSE_CHARS, MedDefensePanel, urgency
 from tests.widgets.conftest import Desk
 
@@ -32,7 +33,7 @@ def test_no_case_needs_attention_at_the_end_of_the_month(desk: Desk) -> None:
     assert panel.submit_button.disabled
     panel.show.value = "all"  # the month's 16 closed cases
     assert len(panel.cases) == 16
-    assert {case["status"] for case in panel.cases} == {"CLOSED"}
+    assert {case.status for case in panel.cases} == {"CLOSED"}
     # Each closed case says how it was decided: in the table, the picker and the details.
     assert ">Payer refunded</div>" in panel.table.value
     assert ">Money kept</div>" in panel.table.value
@@ -40,16 +41,16 @@ def test_no_case_needs_attention_at_the_end_of_the_month(desk: Desk) -> None:
     assert all("decided: payer refunded" in t or "decided: money kept" in t for t in pickers)
     assert "Closed: the central bank" in panel.details.value
     # The latest decided first: the one a customer is calling about.
-    decided = [case["closed_at"] for case in panel.cases]
+    decided = [case.closed_at for case in panel.cases]
     assert decided == sorted(decided, reverse=True)
     assert panel.case is not None
-    assert panel.case["id"] == panel.cases[0]["id"]
+    assert panel.case.id == panel.cases[0].id
 
 
 def test_open_cases_are_sorted_by_deadline_with_urgency(desk: Desk) -> None:
     first, second = two_cases(desk)
     panel = MedDefensePanel(desk.client, now=desk.now)
-    assert [case["id"] for case in panel.cases] == [first, second]
+    assert [case.id for case in panel.cases] == [first, second]
     assert panel.table.value.index(first) < panel.table.value.index(second)
     assert "R$ 5,70" in panel.table.value
     assert "R$ 275,99" in panel.table.value  # what is still refundable
@@ -66,9 +67,17 @@ def test_open_cases_are_sorted_by_deadline_with_urgency(desk: Desk) -> None:
 def test_urgency_in_hours_near_the_deadline() -> None:
     now = datetime(2026, 2, 13, 12, tzinfo=UTC)
 
-    def case(hours: float, status: str = "OPEN") -> dict[str, object]:
+    def case(hours: float, status: str = "OPEN") -> MedCase:
         deadline = now + timedelta(hours=hours)
-        return {"status": status, "defense_deadline": deadline.isoformat()}
+        return MedCase.model_validate(
+            {
+                "id": "med_x",
+                "transaction_id": SOONER,
+                "amount": 57_000,
+                "status": status,
+                "defense_deadline": deadline.isoformat(),
+            }
+        )
 
     assert urgency(case(200), now) == ("8 days left", "ok")
     assert urgency(case(50), now) == ("50 h left", "warn")
@@ -89,7 +98,7 @@ def test_submitting_a_defense_sends_it_once(desk: Desk) -> None:
     ]
     assert "case now Acknowledged" in panel.status.value
     assert panel.case is not None
-    assert panel.case["status"] == "ACKNOWLEDGED"
+    assert panel.case.status == "ACKNOWLEDGED"
     assert panel.submit_button.disabled
     assert "Defense submitted" in panel.details.value
     assert panel.defense.value == ""
@@ -131,7 +140,7 @@ def test_after_the_deadline_no_defense_is_taken(desk: Desk) -> None:
     panel = MedDefensePanel(desk.client, now=desk.now)
     panel.case_picker.value = first
     assert panel.case is not None
-    assert panel.case["status"] == "ACKNOWLEDGED"
+    assert panel.case.status == "ACKNOWLEDGED"
     assert panel.submit_button.disabled
     panel.defense.value = "late"
     panel.submit()
@@ -160,7 +169,7 @@ def test_following_the_outcome_of_a_case_the_merchant_wins(desk: Desk) -> None:
     panel.check_outcome()
     assert "Disagreed, the money stays with you" in panel.status.value
     panel.refresh_button.click()  # a closed case no longer needs attention
-    assert [case["id"] for case in panel.cases] == [second]
+    assert [case.id for case in panel.cases] == [second]
     assert panel.case_picker.value == second
 
 
@@ -233,7 +242,7 @@ def test_a_case_decided_while_the_panel_was_open_is_explained(desk: Desk) -> Non
     first, _ = two_cases(desk)
     panel = MedDefensePanel(desk.client, now=desk.now)
     assert panel.case is not None
-    assert panel.case["id"] == first
+    assert panel.case.id == first
     desk.month.sandbox.resolve_med_case(first, "AGREED")  # the panel still shows it open
     panel.defense.value = "Produto entregue."
     panel.submit_button.click()

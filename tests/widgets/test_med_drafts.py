@@ -50,7 +50,7 @@ def test_refresh_replaces_a_status_line_about_an_older_reading(desk: Desk) -> No
     desk.month.sandbox.advance(days=6)  # its deadline passes: the case moves on
     panel.refresh_button.click()
     assert panel.case is not None
-    assert panel.case["id"] == first
+    assert panel.case.id == first
     assert "still takes your defense" not in panel.status.value
     assert panel.submit_button.disabled
 
