@@ -38,7 +38,7 @@ def test_end_to_end_id_shows_the_whole_story(desk: Desk) -> None:
     panel.identifier.value = DISPUTED.removeprefix("PIXIN")
     panel.inspect_button.click()
     assert panel.record is not None
-    assert panel.record["transaction_id"] == DISPUTED
+    assert panel.record.transaction_id == DISPUTED
     assert [panel.tabs.get_title(i) for i in range(len(TABS))] == list(TABS)
     assert "R$ 103,73" in panel.summary.value
     assert "1037300" not in panel.summary.value
@@ -46,10 +46,10 @@ def test_end_to_end_id_shows_the_whole_story(desk: Desk) -> None:
     assert CASE in panel.med_view.value
     assert "the central bank agreed with the payer" in panel.med_view.value
     assert "PIXRET" in panel.refunds_view.value
-    sources = [step["source"] for step in panel.timeline]
+    sources = [step.source for step in panel.timeline]
     assert sources[:2] == ["Transaction", "Transaction"]
     assert {"Service notice", "MED case", "Refund"} <= set(sources)
-    whats = " ".join(step["what"] for step in panel.timeline)
+    whats = " ".join(step.what for step in panel.timeline)
     # Events and statuses read as words, never as codes.
     assert "Charge paid" in whats
     assert "MED case notified by the central bank" in whats
@@ -85,7 +85,7 @@ def test_every_shape_the_api_returns(desk: Desk) -> None:
     # Money reads in reais, never as the wire's base units; CPFs are masked in every shape.
     assert '"amount": "R$ 103,73"' in printed
     assert "1037300" not in printed
-    document = panel.record["payer_document"]
+    document = panel.record.payer_document
     assert isinstance(document, str)
     assert len(document) == 11
     assert document not in printed
@@ -95,7 +95,7 @@ def test_every_shape_the_api_returns(desk: Desk) -> None:
     assert panel.shapes["GET /statement (its row)"]["status"] == "completed"
     camel = panel.shapes[f"GET /transactions/{DISPUTED} (X-Key-Case: camelCase)"]
     assert camel["transactionId"] == DISPUTED
-    assert camel["amount"] == panel.record["amount"]  # base units either way
+    assert camel["amount"] == panel.record.amount  # base units either way
     assert "transaction_id" not in camel
 
 
@@ -103,7 +103,7 @@ def test_a_med_case_id_finds_its_transaction(desk: Desk) -> None:
     panel = inspector(desk)
     panel.inspect(CASE)
     assert panel.record is not None
-    assert panel.record["transaction_id"] == DISPUTED
+    assert panel.record.transaction_id == DISPUTED
     assert f"Found: MED case {CASE} disputes this payment." in panel.status.value
     panel.inspect(DISPUTED)  # the payment itself: just found
     assert ">Found.<" in panel.status.value
@@ -137,8 +137,8 @@ def test_an_expired_qr_code_shows_its_reduced_shape(desk: Desk) -> None:
     panel = inspector(desk)
     panel.inspect(EXPIRED_QR)
     assert panel.record is not None
-    assert panel.record["type"] == "pix_qrcode"
-    assert panel.record["status"] == "expired"
+    assert panel.record.type == "pix_qrcode"
+    assert panel.record.status == "expired"
     assert "only for settled transactions" in panel.receipt_view.value
 
 
@@ -146,7 +146,7 @@ def test_a_refused_credit_shows_why(desk: Desk) -> None:
     panel = inspector(desk)
     panel.inspect(FAILED_CREDIT)
     assert "Account blocked (code AC06)" in panel.summary.value
-    assert any(step["what"] == "Failed: Account blocked (code AC06)" for step in panel.timeline)
+    assert any(step.what == "Failed: Account blocked (code AC06)" for step in panel.timeline)
     assert "only for settled transactions" in panel.receipt_view.value
 
 
@@ -173,7 +173,7 @@ def test_a_payer_name_finds_their_received_payments(desk: Desk) -> None:
     assert "name, CPF/CNPJ" in panel.identifier.placeholder
     panel.inspect("bruno gomes freitas")
     assert panel.record is not None
-    assert panel.record["counterparty_name"] == "Bruno Gomes Freitas"
+    assert panel.record.counterparty_name == "Bruno Gomes Freitas"
     # Payments both ways: what was received from him, and what was sent back (a refund).
     assert "received" in " ".join(text for text, _ in panel.matches.options)
     assert "Found." in panel.status.value
@@ -223,7 +223,7 @@ def test_an_id_in_the_wrong_case_or_in_quotes_is_found(desk: Desk, typed: str) -
     panel = inspector(desk)
     panel.inspect(typed)
     assert panel.record is not None, panel.status.value
-    assert panel.record["transaction_id"] == DISPUTED
+    assert panel.record.transaction_id == DISPUTED
     assert panel.identifier.value == typed  # what was typed stays
 
 
@@ -258,7 +258,7 @@ def test_a_med_case_id_in_capitals_is_found(desk: Desk) -> None:
     panel = inspector(desk)
     panel.inspect(CASE.upper())
     assert panel.record is not None, panel.status.value
-    assert panel.record["transaction_id"] == DISPUTED
+    assert panel.record.transaction_id == DISPUTED
 
 
 def test_a_refund_reads_as_a_refund_with_its_description(desk: Desk) -> None:
@@ -266,10 +266,10 @@ def test_a_refund_reads_as_a_refund_with_its_description(desk: Desk) -> None:
     and its description says which MED case made it."""
     panel = inspector(desk)
     panel.inspect(DISPUTED)
-    refund_id = str(panel.refunds[0]["transaction_id"])
+    refund_id = str(panel.refunds[0].transaction_id)
     panel.inspect(refund_id)
     assert panel.record is not None
-    assert panel.record["type"] == "pix"
+    assert panel.record.type == "pix"
     assert ">PIX refund</td>" in panel.summary.value
     assert "PIX transfer" not in panel.summary.value
     assert "Description" in panel.summary.value

@@ -17,11 +17,14 @@ from __future__ import annotations
 
 import html
 from collections.abc import Iterable
-from typing import Any, Final
+from typing import TYPE_CHECKING, Final
 
 from pixops.widgets._api import Record
 from pixops.widgets._format import ID_STYLE, brl, label, local_time, table_shell
 from pixops.widgets._reads import RefundRecord
+
+if TYPE_CHECKING:
+    from pixops.widgets._inspector_flow import TimelineStep
 
 __all__ = [
     "TABS_CLASS",
@@ -55,12 +58,12 @@ _WORDS: Final = "white-space:normal;overflow-wrap:normal;word-break:normal"
 _UNDER: Final = "color:#555;font-size:12px"
 
 
-def timeline_table(steps: Iterable[Record], *, empty: str = "No events.") -> str:
-    """The timeline's steps (``at``, ``source``, ``what``) as an HTML table."""
+def timeline_table(steps: Iterable[TimelineStep], *, empty: str = "No events.") -> str:
+    """The timeline's steps (when, from where, what) as an HTML table."""
     rows = [
-        _cell(_time(step.get("at")))
-        + _cell(html.escape(str(step.get("source") or "—")), _WORDS)
-        + _cell(_unbroken_money(str(step.get("what") or "—")), _PROSE)
+        _cell(_time(step.at))
+        + _cell(html.escape(step.source or "—"), _WORDS)
+        + _cell(_unbroken_money(step.what or "—"), _PROSE)
         for step in steps
     ]
     return _table(TIMELINE_HEADERS, rows, empty=empty)
@@ -105,7 +108,7 @@ def _refund_row(
     )
 
 
-def _time(value: Any) -> str:
+def _time(value: object) -> str:
     """A time in São Paulo whose hour may go under its date; neither ever breaks."""
     parts = local_time(value).split(" ")
     return " ".join(f'<span style="{_NO_BREAK}">{html.escape(part)}</span>' for part in parts)

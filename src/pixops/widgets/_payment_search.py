@@ -16,7 +16,7 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time, timedelta
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Final, Generic, TypeVar
 
 from pixops import money
 from pixops.documents import is_valid_cnpj, is_valid_cpf
@@ -63,12 +63,15 @@ _ID_SHAPE: Final = re.compile(
 )
 
 
+R = TypeVar("R", bound=Row, covariant=True)
+
+
 @dataclass(frozen=True)
-class PaymentMatches:
+class PaymentMatches(Generic[R]):
     """The payments a search matched: the newest `MAX_MATCHES`, how many matched in all,
     and whether the name was found only inside words (no word starts with the text)."""
 
-    shown: Sequence[Row] = field(default_factory=list)
+    shown: Sequence[R] = field(default_factory=list)
     total: int = 0
     inside_words: bool = False
 
@@ -86,7 +89,7 @@ def find_payments(
     now: datetime,
     *,
     received_only: bool = False,
-) -> PaymentMatches:
+) -> PaymentMatches[StatementItem]:
     """Payments in or out between the dates whose amount (``R$ 12,34``), CPF/CNPJ or
     counterparty name matches `query`; a name needs `MIN_NAME_CHARS` letters (ValueError).
     ``received_only``: settled payments received, the ones a refund can return.
@@ -164,7 +167,7 @@ def _rows_of_local_days(
     return [row for row in rows if first <= row.created_at.astimezone(BUSINESS_TZ).date() <= last]
 
 
-def matches_note(matches: PaymentMatches, typed: str, noun: str = "payment") -> str:
+def matches_note(matches: PaymentMatches[Row], typed: str, noun: str = "payment") -> str:
     """How many payments a name, document or amount search matched, and which are listed."""
     total = matches.total
     inside = (

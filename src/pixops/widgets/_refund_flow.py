@@ -39,6 +39,7 @@ from pixops.widgets._payment_search import PaymentMatches, find_payments, matche
 from pixops.widgets._reads import (
     Received,
     RefundRecord,
+    Row,
     find_transactions,
     open_cases_of,
     received,
@@ -144,7 +145,7 @@ class RefundFlow:
             if named and not found:
                 self._show_nothing(not_refundable(named[0]))
                 return
-            matches = PaymentMatches(found, len(found))
+            matches: PaymentMatches[Row] = PaymentMatches(found, len(found))
             if not found:
                 matches = find_payments(
                     self.client, text, date_from, date_to, self.now(), received_only=True
