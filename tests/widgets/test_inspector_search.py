@@ -10,9 +10,9 @@ from datetime import date
 import pytest
 
 from pixops.widgets import TransactionInspector
-from pixops.widgets._api import rows_between
 from pixops.widgets._format import text_of
 from pixops.widgets._payment_search import MIN_NAME_CHARS
+from pixops.widgets._reads import statement_items
 from tests.widgets.conftest import Desk
 from tests.widgets.test_inspector import month_inbox
 
@@ -76,10 +76,10 @@ def test_a_cpf_with_its_dots_finds_a_refused_payment_too(desk: Desk) -> None:
     day = date(2026, 1, 1)
     row = next(
         r
-        for r in rows_between(desk.client, day, day, desk.now())
-        if r["transaction_id"] == FAILED_CREDIT
+        for r in statement_items(desk.client, day, day, desk.now())
+        if r.transaction_id == FAILED_CREDIT
     )
-    document = str(row["payer_document"])
+    document = str(row.payer_document)
     panel = inspector(desk)
     panel.inspect(f"{document[:3]}.{document[3:6]}.{document[6:9]}-{document[9:]}")
     assert FAILED_CREDIT in [key for _, key in panel.matches.options]

@@ -5,10 +5,13 @@ from __future__ import annotations
 import html
 from collections.abc import Callable
 from datetime import UTC, date, datetime
-from typing import Any, Final, Protocol, TypeAlias, runtime_checkable
+from typing import TYPE_CHECKING, Any, Final, Protocol, TypeAlias, runtime_checkable
 
 from pixops._connection import connection_of
 from pixops.errors import PixopsError
+
+if TYPE_CHECKING:
+    from pixops.client import Client
 
 __all__ = [
     "Clock",
@@ -47,7 +50,7 @@ class EventSource(Protocol):
     def events(self) -> list[Event]: ...
 
 
-def check_client(client: Any, *needs: str) -> None:
+def check_client(client: object, *needs: str) -> None:
     """Refuse anything that is not a pixops client, with a clear message."""
     missing = [name for name in needs if not hasattr(client, name)]
     if client is None or missing:
@@ -81,7 +84,7 @@ def valid_text(value: str, what: str) -> str:
     return value
 
 
-def clock_for(client: Any, now: Clock | None) -> Clock:
+def clock_for(client: object, now: Clock | None) -> Clock:
     """The given clock, else the service's: the sandbox's virtual clock of a `connect()`
     client, else the time the client reads from the service's answers
     (`Client.service_time`); this machine's clock only for a client that has neither.
@@ -252,7 +255,7 @@ class Stopped(PixopsError):  # noqa: N818  (what the reader sees: "Stopped")
         return [str(self)]
 
 
-def month_days(month: object, *, client: Any = None) -> tuple[date, date]:
+def month_days(month: object, *, client: Client | None = None) -> tuple[date, date]:
     """The first and the last day of a month written ``yyyy-mm`` (``"2026-01"``, a
     notebook's ``month`` setting); anything else stops a notebook's Run All in one line
     (`Stopped`) naming the setting and an example. With ``client``, a month that has not
@@ -282,7 +285,7 @@ def month_days(month: object, *, client: Any = None) -> tuple[date, date]:
     return first, date(year, number, calendar.monthrange(year, number)[1])
 
 
-def check_service(client: Any) -> None:
+def check_service(client: Client) -> None:
     """Stop a notebook's Run All at its first cell, with one plain line, when the service
     cannot be used (unreachable, credentials refused, access denied): every later cell
     would otherwise fail with a traceback of its own.

@@ -19,7 +19,6 @@ import html
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Final
 
-from pixops.widgets._api import Record
 from pixops.widgets._format import ID_STYLE, brl, label, local_time, table_shell
 from pixops.widgets._reads import RefundRecord
 
@@ -30,7 +29,6 @@ __all__ = [
     "TABS_CLASS",
     "TAB_STYLE",
     "refund_records_table",
-    "refunds_table",
     "timeline_table",
 ]
 
@@ -67,21 +65,6 @@ def timeline_table(steps: Iterable[TimelineStep], *, empty: str = "No events.") 
         for step in steps
     ]
     return _table(TIMELINE_HEADERS, rows, empty=empty)
-
-
-def refunds_table(refunds: Iterable[Record], *, empty: str) -> str:
-    """A payment's refunds (records as dictionaries): see `refund_records_table`."""
-    rows = [
-        _refund_row(
-            r.get("status"),
-            r.get("completed_at"),
-            r.get("created_at"),
-            r.get("amount"),
-            r.get("transaction_id"),
-        )
-        for r in refunds
-    ]
-    return _table(REFUND_HEADERS, rows, empty=empty, right={"Amount"})
 
 
 def refund_records_table(refunds: Iterable[RefundRecord], *, empty: str) -> str:

@@ -264,7 +264,16 @@ def refunds_between(
     return found
 
 
-def refunded_base_of(refunds: Iterable[RefundRecord]) -> int:
+class _Refunding(Protocol):
+    """What a refund's total reads of each refund."""
+
+    @property
+    def amount(self) -> int: ...
+    @property
+    def status(self) -> str: ...
+
+
+def refunded_base_of(refunds: Iterable[_Refunding]) -> int:
     """What the refunds take from the original: every refund that has not failed."""
     return sum(int(r.amount) for r in refunds if r.status not in ("failed", "rejected"))
 
