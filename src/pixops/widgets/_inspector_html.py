@@ -206,7 +206,7 @@ def cases_html(cases: Sequence[MedCase]) -> str:
     return "<hr style='margin:6px 0'>".join(fact_table(case_facts(case)) for case in cases)
 
 
-def shapes_html(note: str, shapes: Mapping[str, Any]) -> str:
+def shapes_html(note: str, shapes: Mapping[str, object]) -> str:
     """The API's answers as pre-wrapped JSON: a long line wraps inside the panel (money
     in reais, CPFs masked, by `wire_json`), each under the request that returns it."""
     parts = [f'<p style="margin:0 0 8px 0;{_TEXT_STYLE}">{html.escape(note)}</p>']
