@@ -58,6 +58,7 @@ from pixops.widgets._recon_rows import (
 if TYPE_CHECKING:
     import pandas as pd
 
+    from pixops.client import Client
     from pixops.recon import (
         LedgerMapping,
         NoOpeningBalanceError,
@@ -110,7 +111,7 @@ class ReconDashboard(w.VBox):  # type: ignore[misc]
 
     def __init__(
         self,
-        client: Any,
+        client: Client,
         ledger: str | Path | pd.DataFrame,
         *,
         day: date | str | None = None,
