@@ -465,3 +465,22 @@ def test_the_mapping_and_tolerances_come_from_the_file_beside_the_ledger(
     framed = flow_on(desk, pd.read_csv(LEDGER))
     assert framed.review_file is None
     assert framed.ledger_mapping() is None
+
+
+def test_a_pair_decided_applies_at_once(desk: Desk, tmp_path: Path) -> None:
+    """The planted tie (one sale booked twice without a reference): confirmed through the
+    flow's queue, saved with who, and the same day reconciled again without asking."""
+    review = tmp_path / "review.csv"
+    flow = flow_on(desk, review_file=review, reviewer="caio")
+    assert flow.run(DAY, DAY, TZ)
+    assert flow.result is not None
+    assert flow.result.counts["needs_review"] == 2
+    pair = flow.queue.pending[0]
+    made = flow.decide(pair.entry_id, pair.statement_id, "confirmed", "recibo")
+    assert made.decided_by == "caio"
+    assert "caio" in review.read_text(encoding="utf-8")
+    assert flow.result.counts["needs_review"] == 0  # the new run applied it
+    assert flow.queue.pending == []
+    assert flow.queue.decided == [made]
+    assert flow.queue.headline() == "Every pair is decided."
+    assert flow.days == (DAY, DAY)
