@@ -484,3 +484,16 @@ def test_a_pair_decided_applies_at_once(desk: Desk, tmp_path: Path) -> None:
     assert flow.queue.decided == [made]
     assert flow.queue.headline() == "Every pair is decided."
     assert flow.days == (DAY, DAY)
+
+
+def test_the_flow_and_its_drawings_need_no_ipywidgets() -> None:
+    """The flow is a plain class: importing it (and what draws it) loads no widget."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; import pixops.widgets._recon_flow, pixops.widgets._recon_html;"
+        " print('ipywidgets' in sys.modules)"
+    )
+    ran = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert ran.stdout.strip() == "False"
