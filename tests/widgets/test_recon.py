@@ -49,6 +49,10 @@ def test_the_planted_day_shows_every_finding(ran: tuple[ReconDashboard, Recorder
     assert "pedido-20260115-9001" in board.table.value
     assert "sample_ledger.csv read as:" in board.ledger_line.value
     assert not board.export_button.disabled
+    # The planted tie: its two candidates in the Pairs to review panel, from the flow's queue.
+    assert board.review.queue is board.flow.queue
+    assert len(board.review.pick.options) == 2
+    assert board.review.layout.display is None
     # The flow's state, as traitlets a notebook can observe.
     assert board.status_text == board.flow.status_text
     assert board.findings == 13

@@ -291,7 +291,7 @@ class ReconDashboard(w.VBox):  # type: ignore[misc]
         # The categories' names wrap and the ledger's sum sits above the statement's, so
         # the statement and difference stay in sight at 800 px beside Lab's file browser.
         self.summary.value = summary_table(result).markup
-        self.review.show(result)
+        self.review.renew()  # the flow's run loaded its queue
         self.charts.outputs = ()
         for figure in day_figures(flow):
             append_figure(self.charts, figure)
