@@ -138,6 +138,18 @@ def test_the_test_command_passes_when_everything_passes(
     assert len((tmp_path / "calls").read_text().splitlines()) == 4
 
 
+def test_mypy_keeps_its_cache_in_the_venv_a_fresh_clone_reuses(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """CI runs from a fresh clone with a warm `.venv`: a cache in the clone would be
+    empty each time (a minute of mypy instead of seconds)."""
+    dev = load_dev_script()
+    monkeypatch.setenv("PIXOPS_SKIP_BROWSER", "1")
+    dev.test(fake_python(tmp_path, 0), [])
+    (mypy,) = [call for call in (tmp_path / "calls").read_text().splitlines() if "mypy" in call]
+    assert mypy == f"-m mypy --strict --cache-dir {ROOT / '.venv' / '.mypy_cache'} src"
+
+
 def test_a_venv_left_without_pip_is_noticed(tmp_path: Path) -> None:
     """A first run on Debian without python3-venv leaves a `.venv` without pip; the next
     run must rebuild it rather than fail on `python -m pip` for ever."""

@@ -1,7 +1,10 @@
-"""Every notebook in a real JupyterLab: Run All on a fresh kernel, then each panel's main action.
+"""Every notebook in a real JupyterLab: Run All on a fresh kernel, then each panel's main action,
+then the same page at 800 px (and 1024 px) with the file browser open.
 
-The assertions read what the page shows (pt-BR money, charts drawn, the panels' answers),
-and each test leaves a screenshot in tests/browser/screenshots/ to look at.
+Each notebook runs once here: one test reads its page at 1280 px and at the narrow widths
+(running a notebook in Lab is most of a test's time). The assertions read what the page
+shows (pt-BR money, charts drawn, the panels' answers, tables that fit), and each test
+leaves screenshots in tests/browser/screenshots/ to look at.
 """
 
 from __future__ import annotations
@@ -13,12 +16,14 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.browser._lab import (
+    CURRENT,
     NARROWEST,
     Server,
     amount_labels,
     broken_cells,
     clipped_chart_text,
     clipped_tables,
+    connection_lines,
     cut_widgets,
     legend_over_title,
     narrow_with_file_browser,
@@ -29,6 +34,8 @@ from tests.browser._lab import (
     screenshot_notebook,
     scrolling_tables,
     small_amount_labels,
+    split_connection_words,
+    split_printed_values,
     widget_button,
 )
 from tests.browser._notebooks import (
@@ -65,6 +72,31 @@ def _run(page: Page, lab: Server, workspace: Path, pattern: str) -> str:
     return name
 
 
+#: How far a table's right edge runs past its output's (0 when it fits).
+_OVERRUN_JS = """table => {
+  const output = table.closest('.jp-OutputArea-output');
+  return Math.max(0, table.getBoundingClientRect().right - output.getBoundingClientRect().right);
+}"""
+
+
+def _tables_fit(page: Page, tables: dict[str, str]) -> None:
+    """With the notebook run, narrow the window to 800 px beside the file browser (about
+    450 px for the outputs) and check that each table (a name and its selector) fits its
+    output; screenshots of each at 800 px, then at 1280 px, show them."""
+    narrow_with_file_browser(page, NARROWEST)
+    overruns = {}
+    for name, selector in tables.items():
+        table = page.locator(f"{CURRENT} {selector}").first
+        table.scroll_into_view_if_needed()
+        overruns[name] = round(table.evaluate(_OVERRUN_JS))
+        screenshot_at(page, table, f"{name}-800")
+    page.set_viewport_size({"width": 1280, "height": 1000})
+    page.wait_for_timeout(500)
+    for name, selector in tables.items():
+        screenshot_at(page, page.locator(f"{CURRENT} {selector}").first, f"{name}-1280")
+    assert {name: px for name, px in overruns.items() if px > 1} == {}, "px past the output"
+
+
 def _outputs_text(page: Page) -> str:
     texts: list[str] = page.evaluate(
         "Array.from(document.querySelectorAll('.jp-OutputArea-output')).map(e => e.innerText)"
@@ -72,13 +104,20 @@ def _outputs_text(page: Page) -> str:
     return "\n".join(texts)
 
 
-def test_quickstart_runs_and_shows_reais(page: Page, lab: Server, workspace: Path) -> None:
+def test_quickstart_runs_shows_reais_and_its_movements_fit_at_800_px(
+    page: Page, lab: Server, workspace: Path
+) -> None:
     _run(page, lab, workspace, "*quickstart*.ipynb")
     assert _MONEY.search(_outputs_text(page)), "no pt-BR money in the quickstart's outputs"
     screenshot(page, "quickstart")
+    # The latest movements' money and status showed only after a sideways scroll past
+    # the names.
+    _tables_fit(page, {"quickstart-movements": "table:has(th:has-text('Movement'))"})
 
 
-def test_statement_analysis_draws_its_charts(page: Page, lab: Server, workspace: Path) -> None:
+def test_statement_analysis_draws_its_charts_and_reads_at_800_px(
+    page: Page, lab: Server, workspace: Path
+) -> None:
     _run(page, lab, workspace, "*statement*.ipynb")
     charts = page.locator(".js-plotly-plot")
     expect(charts.first).to_be_visible()
@@ -88,9 +127,35 @@ def test_statement_analysis_draws_its_charts(page: Page, lab: Server, workspace:
     charts.first.scroll_into_view_if_needed()
     screenshot(page, "statement-analysis-chart", element=charts.first)
     screenshot(page, "statement-analysis")
+    tables = {
+        "statement-weekdays": "table:has(th:has-text('Received per day'))",
+        "statement-largest": "table:has(th:has-text('Payer'))",
+    }
+    _tables_fit(page, tables)
+    # At 800 px a chart is about 360 px wide: the legends ran over the titles, the hours'
+    # title ran off its figure, the banks' names left their bars 60 px, and the month's
+    # printed figures broke inside their amounts ("R$ 7.922.4" over "68,58").
+    narrow_with_file_browser(page, NARROWEST)
+    screenshot_notebook(page, "statement-800", max_parts=12)
+    charts = page.locator(f"{CURRENT} .js-plotly-plot")
+    assert charts.count() == 4
+    for at in range(charts.count()):  # Lab draws a chart once it is scrolled into view
+        charts.nth(at).scroll_into_view_if_needed()
+    page.wait_for_timeout(500)
+    assert clipped_chart_text(page) == [], "a chart's text runs off its figure"
+    assert legend_over_title(page) == [], "a chart's legend covers its title"
+    assert split_printed_values(page) == [], "a printed amount breaks over two lines"
+    assert connection_lines(page) == 1
+    assert split_connection_words(page) == [], "a word of the connection line is split"
+    # The plot area (plotly's drag rectangle) of the banks' chart, against the figure.
+    plot = charts.nth(2).locator("rect.nsewdrag").first.bounding_box()
+    figure = charts.nth(2).bounding_box()
+    assert plot is not None
+    assert figure is not None
+    assert plot["width"] >= 0.4 * figure["width"], "the banks' names crowd out their bars"
 
 
-def test_daily_reconciliation_dashboard_reconciles_and_exports(
+def test_daily_reconciliation_dashboard_reconciles_exports_and_fits_at_800_px(
     page: Page, lab: Server, workspace: Path
 ) -> None:
     _run(page, lab, workspace, "*daily*.ipynb")
@@ -129,6 +194,14 @@ def test_daily_reconciliation_dashboard_reconciles_and_exports(
     assert cut_widgets(page) == [], "a dashboard date, filter or button is cut off at 800 px"
     screenshot_at(page, rollforward.first, "daily-rollforward-800")
     screenshot_at(page, rollforward.last, "daily-dashboard-rollforward-800")
+    # Five columns (six in What to check) hid Statement and Difference, the ones finance
+    # reads; the dashboard's summary too.
+    tables = {
+        "daily-summary": ".pixops-summary",
+        "daily-what-to-check": ".pixops-findings",
+        "daily-dashboard-summary": ".widget-html .pixops-summary",
+    }
+    _tables_fit(page, tables)
 
 
 def test_refunds_panel_refunds_part_of_a_payment(page: Page, lab: Server, workspace: Path) -> None:
@@ -235,7 +308,31 @@ def test_med_panel_submits_a_defense(page: Page, lab: Server, workspace: Path) -
     screenshot_at(page, cases, "med-all-cases-800")
 
 
-def test_investigation_inspects_a_payment(page: Page, lab: Server, workspace: Path) -> None:
+#: A payment disputed through MED and refunded by it: every tab has something long in it
+#: (the refund's id, the 64-character authentication code, the API's JSON lines).
+DISPUTED = "med_98kc7yqmuh9xp5npi9n9o4dq"
+TABS = ("Summary", "Timeline", "Refunds", "MED", "Receipt", "API shapes")
+
+#: Elements of the panel wider than their box that clip or scroll their content.
+_WIDER_THAN_THEIR_BOX_JS = """panel => {
+  const found = [];
+  for (const e of panel.querySelectorAll('*')) {
+    if (e.offsetParent === null || getComputedStyle(e).overflowX === 'visible') continue;
+    if (e.scrollWidth > e.clientWidth + 1) {
+      found.push(`${e.tagName}.${e.className} ${e.scrollWidth} > ${e.clientWidth}: `
+        + (e.innerText || '').slice(0, 60));
+    }
+  }
+  return found;
+}"""
+#: Tab labels drawn narrower than their text (ipywidgets shrinks the tabs to fit a row).
+_CUT_TAB_LABELS_JS = """panel => [...panel.querySelectorAll('.lm-TabBar-tabLabel')]
+  .filter(e => e.scrollWidth > e.clientWidth + 1).map(e => e.textContent)"""
+
+
+def test_investigation_inspects_a_payment_and_its_tabs_fit_at_1024_and_800_px(
+    page: Page, lab: Server, workspace: Path
+) -> None:
     _run(page, lab, workspace, "*investigation*.ipynb")
     panel = page.locator(".widget-vbox").filter(has_text="Transaction inspector").first
     panel.get_by_placeholder(re.compile("transaction id, end-to-end id")).fill(PAYMENT)
@@ -268,3 +365,39 @@ def test_investigation_inspects_a_payment(page: Page, lab: Server, workspace: Pa
     assert not _WHOLE_CPF.search(shapes), "a whole CPF in the API shapes"
     assert not _RAW_BASE_UNITS.search(shapes), "raw base units or a whole CPF in the API shapes"
     screenshot_at(page, panel.get_by_text("payer_document").first, "investigation-shapes")
+    # A payment disputed through MED and refunded by it, at 1024 px and then 800 px with
+    # the file browser open: every tab of the inspector reads without a sideways scroll,
+    # long ids and JSON lines included.
+    narrow_with_file_browser(page)
+    panel.get_by_placeholder(re.compile("transaction id, end-to-end id")).fill(DISPUTED)
+    widget_button(panel, "Inspect").click()
+    expect(panel).to_contain_text(f"Found: MED case {DISPUTED}")
+    for tab in TABS:
+        panel.get_by_role("tab", name=tab).click()
+        page.wait_for_timeout(300)
+        wide: list[str] = panel.evaluate(_WIDER_THAN_THEIR_BOX_JS)
+        assert wide == [], f"the {tab} tab scrolls sideways at 1024 px: {wide}"
+    panel.get_by_role("tab", name="Receipt").click()
+    code = panel.locator("td").filter(has_text=re.compile(r"^[0-9a-f]{64}$")).first
+    expect(code).to_be_visible()
+    box, edge = code.bounding_box(), panel.bounding_box()
+    assert box is not None
+    assert edge is not None
+    assert box["x"] + box["width"] <= edge["x"] + edge["width"], "the code runs past the panel"
+    # Wrapped on screen, the code is still one piece of text to copy.
+    assert re.fullmatch(r"[0-9a-f]{64}", code.inner_text().replace("\n", ""))
+    screenshot_at(page, code, "investigation-narrow-receipt")
+    panel.get_by_role("tab", name="API shapes").click()
+    screenshot_at(page, panel.get_by_text("payer_document").first, "investigation-narrow-shapes")
+    # At 800 px (about 330 px for a tab) the tabs read "Summa", "Timelin", "Refunc" and the
+    # refunds table ran 7 px past its box: the tabs wrap onto rows, and the table fits.
+    narrow_with_file_browser(page, NARROWEST)
+    assert panel.evaluate(_CUT_TAB_LABELS_JS) == [], "a tab's label is cut at 800 px"
+    for tab in TABS:
+        panel.get_by_role("tab", name=tab).click()
+        page.wait_for_timeout(300)
+        wide = panel.evaluate(_WIDER_THAN_THEIR_BOX_JS)
+        assert wide == [], f"the {tab} tab scrolls sideways at 800 px: {wide}"
+    panel.get_by_role("tab", name="Refunds").click()
+    refunds = panel.locator("table:visible").filter(has_text="Requested").first
+    screenshot_at(page, refunds, "investigation-800-refunds")

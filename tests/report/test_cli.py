@@ -58,3 +58,37 @@ def test_a_file_that_is_no_notebook_exits_2_with_the_reason(
     assert main(["report", "run", str(notebook), "--html", str(out)]) == 2
     assert f"pixops report: {notebook} is not a readable notebook" in capsys.readouterr().err
     assert not out.exists()
+
+
+def test_a_service_that_cannot_be_reached_exits_3_and_other_failures_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # As `pixops recon`: a scheduler tells an outage (3) from a broken report (2).
+    unreachable = write_notebook(
+        tmp_path / "unreachable.ipynb",
+        "from pixops import Client\nfrom pixops.client import NO_RETRY\n"
+        "Client('http://127.0.0.1:9', 'id', 'secret', retry=NO_RETRY).balance()",
+    )
+    out = tmp_path / "r.html"
+    assert main(["report", "run", str(unreachable), "--html", str(out)]) == 3
+    err = capsys.readouterr().err
+    assert "pixops report: cannot read the service: unreachable.ipynb failed in cell" in err
+    assert "TransportError" in err
+    assert not out.exists()
+    broken = write_notebook(tmp_path / "broken.ipynb", "raise ValueError('a bug in the notebook')")
+    assert main(["report", "run", str(broken), "--html", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "broken.ipynb failed in cell 1: ValueError: a bug in the notebook" in err
+    assert "cannot read the service" not in err
+
+
+def test_every_error_of_the_client_that_means_no_service_is_named() -> None:
+    from pixops.client import AuthenticationError, RateLimitError, ServerError
+    from pixops.report._execute import service_error_names
+
+    names = service_error_names()
+    for kind in (AuthenticationError, RateLimitError, ServerError):
+        assert kind.__name__ in names
+    assert {"TransportError", "ResponseValidationError"} <= names
+    assert "ValueError" not in names
+    assert "ArgumentError" not in names

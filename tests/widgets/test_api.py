@@ -1,21 +1,15 @@
-"""The panels' reading helpers: plain records, integer money, lookups, the day cache."""
+"""The panels' reading helpers: plain records and integer money (`_api`, for what is not
+an answer of the client), typed lookups and the day cache (`_reads`)."""
 
 from __future__ import annotations
 
 from datetime import UTC, date, datetime
+from types import SimpleNamespace
 
 import pytest
 
-from pixops.widgets._api import (
-    base_units,
-    items_of,
-    lookup,
-    parse_time,
-    plain,
-    refunded_base,
-    rows_between,
-    time_key,
-)
+from pixops.widgets._api import base_units, parse_time, plain, time_key
+from pixops.widgets._reads import find_transactions, refunded_base_of, statement_items
 from tests.widgets.conftest import Desk
 
 
@@ -30,12 +24,10 @@ def test_money_stays_integer_base_units() -> None:
         base_units("100")
 
 
-def test_records_and_lists_are_read_from_models_or_mappings(desk: Desk) -> None:
+def test_records_are_read_from_models_or_mappings(desk: Desk) -> None:
     balance = plain(desk.client.balance())
     assert isinstance(balance["balance"], int)
-    page = desk.client.med.list(per_page=5)
-    assert [case["id"] for case in items_of(page)] == [case.id for case in page.data]
-    assert items_of([{"a": 1}]) == [{"a": 1}]
+    assert plain({"a": 1}) == {"a": 1}
     with pytest.raises(TypeError):
         plain(42)
 
@@ -55,32 +47,32 @@ def test_times_parse_and_sort_whatever_their_form() -> None:
 
 def test_refunded_total_leaves_out_failed_refunds() -> None:
     refunds = [
-        {"amount": 10_000, "status": "settled"},
-        {"amount": 5_000, "status": "processing"},
-        {"amount": 7_000, "status": "failed"},
-        {"amount": 9_000, "status": "rejected"},
+        SimpleNamespace(amount=10_000, status="settled"),
+        SimpleNamespace(amount=5_000, status="processing"),
+        SimpleNamespace(amount=7_000, status="failed"),
+        SimpleNamespace(amount=9_000, status="rejected"),
     ]
-    assert refunded_base(refunds) == 15_000
+    assert refunded_base_of(refunds) == 15_000
 
 
 def test_lookup_needs_text(desk: Desk) -> None:
     with pytest.raises(ValueError, match="identifier"):
-        lookup(desk.client, "  ")
+        find_transactions(desk.client, "  ")
     with pytest.raises(TypeError):
-        lookup(desk.client, 5)  # type: ignore[arg-type]
+        find_transactions(desk.client, 5)  # type: ignore[arg-type]
 
 
 def test_finished_days_are_fetched_once(desk: Desk) -> None:
     now = desk.now()
-    first = rows_between(desk.client, date(2026, 1, 20), date(2026, 1, 21), now)
+    first = statement_items(desk.client, date(2026, 1, 20), date(2026, 1, 21), now)
     mark = desk.mark()
-    again = rows_between(desk.client, date(2026, 1, 20), date(2026, 1, 21), now)
+    again = statement_items(desk.client, date(2026, 1, 20), date(2026, 1, 21), now)
     assert again == first
     assert desk.calls_since(mark) == []
     # A range reaching today asks again for the days that are not finished yet.
-    rows_between(desk.client, date(2026, 2, 12), now.date(), now)
+    statement_items(desk.client, date(2026, 2, 12), now.date(), now)
     assert desk.calls_since(mark)
-    assert {row["transaction_id"] for row in first} == {
+    assert {row.transaction_id for row in first} == {
         row.transaction_id
         for row in desk.client.statement.iter(date_from="2026-01-20", date_to="2026-01-21")
     }

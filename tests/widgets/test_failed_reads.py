@@ -24,7 +24,7 @@ def test_a_payment_that_could_not_be_read_is_not_refunded_in_place_of_another(
     panel = _on_mariana(desk, client)
     first, second = panel.results.options[0][1], panel.results.options[1][1]
     assert panel.selected is not None
-    assert panel.selected["transaction_id"] == first
+    assert panel.selected.transaction_id == first
     transport.answer, transport.where = 500, "/transactions/"
     panel.results.value = second  # the service fails to read the payment picked
     assert f"Could not read payment {second}" in panel.status_text
@@ -38,7 +38,7 @@ def test_a_payment_that_could_not_be_read_is_not_refunded_in_place_of_another(
     transport.answer = None
     panel.review_button.click()  # the service is back: Review reads the payment picked
     assert panel.selected is not None
-    assert panel.selected["transaction_id"] == second
+    assert panel.selected.transaction_id == second
     assert "Refund R$ 1,00 to" in panel.status_text
     assert not panel.confirm_button.disabled
 
@@ -53,7 +53,7 @@ def test_a_case_that_could_not_be_read_takes_no_defense_meant_for_another(
     client, transport = failing
     panel = MedDefensePanel(client, now=desk.now)
     assert panel.case is not None
-    assert panel.case["id"] == first
+    assert panel.case.id == first
     panel.defense.value = "Produto entregue."
     transport.answer, transport.where = "down", "/med/"
     panel.case_picker.value = second
@@ -68,7 +68,7 @@ def test_a_case_that_could_not_be_read_takes_no_defense_meant_for_another(
     transport.answer = None
     panel.refresh_button.click()  # Refresh reads the case picked, and its draft is kept
     assert panel.case is not None
-    assert panel.case["id"] == second
+    assert panel.case.id == second
     panel.case_picker.value = first
     assert panel.defense.value == "Produto entregue."
 

@@ -8,6 +8,7 @@ from typing import Any
 import httpx
 
 from pixops.client import NO_RETRY, WaitTimeoutError
+from pixops.schema import OutboundInFlight
 from pixops.widgets import MedDefensePanel, RefundPanel
 from pixops.widgets._format import message
 from tests.widgets.conftest import Desk
@@ -66,7 +67,7 @@ def test_a_refund_still_in_flight_is_confirmed_again_with_its_key(desk: Desk) ->
     assert panel.status_text.startswith("Refund PIXRET")
     assert len(transport.keys) == 2
     assert len(set(transport.keys)) == 1  # the answer of the first request, not a second refund
-    assert [r["amount"] for r in panel.refunds].count(20_000) == 1
+    assert [r.amount for r in panel.refunds].count(20_000) == 1
 
 
 def test_a_defense_still_in_flight_is_not_called_refused(desk: Desk) -> None:
@@ -145,14 +146,14 @@ def test_a_refund_accepted_with_an_unreadable_answer_is_not_called_refused(desk:
     _send_two_reais(panel)
     assert "refused" not in panel.status_text
     assert "accepted the refund" in panel.status_text
-    assert [r["amount"] for r in panel.refunds].count(20_000) == 1  # read again: it was made
+    assert [r.amount for r in panel.refunds].count(20_000) == 1  # read again: it was made
     transport.garble = False
     panel.amount.value = "R$ 2,00"  # the same refund, reviewed and confirmed again
     panel.review_button.click()
     panel.confirm_button.click()
     assert panel.status_text.startswith("Refund PIXRET")
     assert len(set(transport.keys)) == 1  # the first refund's answer, not a second refund
-    assert [r["amount"] for r in panel.refunds].count(20_000) == 1
+    assert [r.amount for r in panel.refunds].count(20_000) == 1
 
 
 def test_a_defense_accepted_with_an_unreadable_answer_is_not_called_refused(desk: Desk) -> None:
@@ -165,16 +166,20 @@ def test_a_defense_accepted_with_an_unreadable_answer_is_not_called_refused(desk
     assert "accepted the defense" in panel.status.value
     assert "Check outcome" in panel.status.value
     assert panel.case is not None
-    assert panel.case["status"] == "ACKNOWLEDGED"  # read again: the defense arrived
+    assert panel.case.status == "ACKNOWLEDGED"  # read again: the defense arrived
 
 
 class _Refused(_Slow):
     """The demo month's client, but the payer's bank refuses the refund (a closed account)."""
 
     def wait_until_final(self, transaction_id: str, **options: Any) -> Any:
-        return self.inner.transactions.get(transaction_id).model_copy(
-            update={
+        record = self.inner.transactions.get(transaction_id).model_dump()
+        # The shape the service answers for a refund that failed: the outbound one.
+        return OutboundInFlight.model_validate(
+            {
+                **record,
                 "status": "failed",
+                "payment_status": "failed",
                 "completed_at": None,
                 "reason_code": "AC06",
                 "reason_description": "account blocked or closed at the payer's bank",

@@ -10,9 +10,9 @@ from datetime import date
 import pytest
 
 from pixops.widgets import TransactionInspector
-from pixops.widgets._api import rows_between
 from pixops.widgets._format import text_of
 from pixops.widgets._payment_search import MIN_NAME_CHARS
+from pixops.widgets._reads import statement_items
 from tests.widgets.conftest import Desk
 from tests.widgets.test_inspector import month_inbox
 
@@ -68,7 +68,7 @@ def test_a_name_typed_without_accents_finds_the_accented_one(desk: Desk) -> None
     panel = inspector(desk)
     panel.inspect("jose freitas pereira")
     assert panel.record is not None, panel.status.value
-    assert panel.record["counterparty_name"] == "José Freitas Pereira"
+    assert panel.record.counterparty_name == "José Freitas Pereira"
 
 
 def test_a_cpf_with_its_dots_finds_a_refused_payment_too(desk: Desk) -> None:
@@ -76,10 +76,10 @@ def test_a_cpf_with_its_dots_finds_a_refused_payment_too(desk: Desk) -> None:
     day = date(2026, 1, 1)
     row = next(
         r
-        for r in rows_between(desk.client, day, day, desk.now())
-        if r["transaction_id"] == FAILED_CREDIT
+        for r in statement_items(desk.client, day, day, desk.now())
+        if r.transaction_id == FAILED_CREDIT
     )
-    document = str(row["payer_document"])
+    document = str(row.payer_document)
     panel = inspector(desk)
     panel.inspect(f"{document[:3]}.{document[3:6]}.{document[6:9]}-{document[9:]}")
     assert FAILED_CREDIT in [key for _, key in panel.matches.options]
@@ -88,7 +88,9 @@ def test_a_cpf_with_its_dots_finds_a_refused_payment_too(desk: Desk) -> None:
 def test_a_cpf_as_the_receipt_masks_it_finds_the_payment(desk: Desk) -> None:
     panel = inspector(desk)
     panel.inspect(PAYMENT)
-    masked = str(panel.receipt["payer"]["document"])  # type: ignore[index]
+    assert panel.receipt is not None
+    assert panel.receipt.payer is not None
+    masked = str(panel.receipt.payer.document)
     assert masked.startswith("***.")
     panel.inspect(masked)
     assert PAYMENT in [key for _, key in panel.matches.options]
@@ -154,7 +156,7 @@ def test_a_voided_payout_reads_without_protocol_jargon(desk: Desk) -> None:
 def test_a_voided_payout_notice_in_the_timeline_reads_in_words_too(desk: Desk) -> None:
     panel = TransactionInspector(desk.client, now=desk.now, inbox=month_inbox(desk))
     panel.inspect(ORPHAN_PAYOUT)
-    notices = [s["what"] for s in panel.timeline if s["source"] == "Service notice"]
+    notices = [s.what for s in panel.timeline if s.source == "Service notice"]
     assert notices
     assert notices[-1].startswith("Payment failed: The central bank never confirmed")
     assert "pacs.002" not in " ".join(notices)
@@ -163,7 +165,7 @@ def test_a_voided_payout_notice_in_the_timeline_reads_in_words_too(desk: Desk) -
 def test_a_refund_names_the_bank_it_was_sent_to(desk: Desk) -> None:
     panel = inspector(desk)
     panel.inspect(PAYMENT)
-    panel.inspect(str(panel.refunds[0]["transaction_id"]))
+    panel.inspect(str(panel.refunds[0].transaction_id))
     assert re.search(r"Bank\s+BCO BRADESCO S\.A\.", shown(panel.summary.value))
 
 
@@ -199,7 +201,8 @@ def test_long_ids_and_json_lines_wrap_instead_of_scrolling(desk: Desk) -> None:
     panel = inspector(desk)
     panel.inspect(PAYMENT)
     receipt = panel.receipt_view.value
-    code = str(panel.receipt["authentication_code"])  # type: ignore[index]
+    assert panel.receipt is not None
+    code = panel.receipt.authentication_code
     # The 64-character code may break anywhere, and one click selects it whole.
     cell = re.search(rf'<td style="([^"]*)">{code}</td>', receipt)
     assert cell is not None
@@ -209,7 +212,7 @@ def test_long_ids_and_json_lines_wrap_instead_of_scrolling(desk: Desk) -> None:
     assert "white-space:pre-wrap" in panel.shapes_view.value
     assert "<pre" in panel.shapes_view.value
     refunds = panel.refunds_view.value
-    refund_id = str(panel.refunds[0]["transaction_id"])
+    refund_id = str(panel.refunds[0].transaction_id)
     cell = re.search(rf'<td style="([^"]*)">{refund_id}</td>', refunds)
     assert cell is not None
     assert "nowrap" not in cell[1]
@@ -232,7 +235,7 @@ def test_a_case_id_with_a_typo_shows_the_nearest_cases_payment(desk: Desk, typed
     panel = inspector(desk)
     panel.inspect(typed)
     assert panel.record is not None
-    assert panel.record["transaction_id"] == "PIXINE90400888202601150018KYU57RIFHYF"
+    assert panel.record.transaction_id == "PIXINE90400888202601150018KYU57RIFHYF"
     status = text_of(panel.status.value)
     assert status.startswith(f"No MED case has the id “{typed}” exactly")
     assert "med_3nsx8tsxeqkjyripn85qsg57" in status

@@ -53,7 +53,7 @@ def test_a_refund_completes_under_its_status_not_in_a_column_of_its_own(desk: De
     assert row[1][1] == "R$ 17.636,83"
     assert row[2][1].startswith("Settled<div")
     assert re.search(r"\d\d/\d\d/\d{4}</span> <span[^>]*>\d\d:\d\d", row[2][1])
-    assert row[3][1] == refund["transaction_id"]
+    assert row[3][1] == refund.transaction_id
     assert "break-all" in row[3][0]
 
 

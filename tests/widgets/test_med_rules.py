@@ -7,15 +7,17 @@ from datetime import UTC, datetime, timedelta
 from hypothesis import given
 from hypothesis import strategies as st
 
+from pixops.schema import MedCase
 from pixops.widgets._med_rules import case_heading, case_outcome, missed_deadline, why_closed
 
 NOW = datetime(2026, 2, 20, 12, tzinfo=UTC)
 DEADLINE = datetime(2026, 2, 19, 4, 9, tzinfo=UTC)  # 19/02/2026 01:09 in São Paulo
 
 
-def case(**fields: object) -> dict[str, object]:
+def case(**fields: object) -> MedCase:
     base: dict[str, object] = {
         "id": "med_abc",
+        "transaction_id": "PIXINE22896431202601010338c5WPLwFSeVb",
         "status": "ACKNOWLEDGED",
         "amount": 57_000,
         "blocked_amount": 57_000,
@@ -24,7 +26,7 @@ def case(**fields: object) -> dict[str, object]:
         "analysis_result": None,
         "closed_at": None,
     }
-    return {**base, **fields}
+    return MedCase.model_validate({**base, **fields})
 
 
 def test_a_case_never_defended_past_its_deadline_says_so_and_what_comes_next() -> None:

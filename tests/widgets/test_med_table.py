@@ -136,16 +136,16 @@ def test_a_closed_case_shows_when_it_was_decided(desk: Desk) -> None:
     two_cases(desk)
     panel = MedDefensePanel(desk.client, now=desk.now)
     panel.show.value = "all"
-    closed = [c for c in panel.cases if c.get("closed_at")]
+    closed = [c for c in panel.cases if c.closed_at]
     shown = {row[3]["@data-case"]: row[0]["when"] for row in _rows(panel.table.value)}
     for case in closed:
-        assert shown[case["id"]] == f"decided {local_time(case['closed_at'])}"
-    opened = [c for c in panel.cases if not c.get("closed_at")]
+        assert shown[case.id] == f"decided {local_time(case.closed_at)}"
+    opened = [c for c in panel.cases if not c.closed_at]
     assert opened
     for case in opened:
-        assert shown[case["id"]] == f"due {local_time(case['defense_deadline'])}"
+        assert shown[case.id] == f"due {local_time(case.defense_deadline)}"
     # Some were decided before their deadline (a defense answered early), so it shows.
-    early = [c for c in closed if local_time(c["closed_at"]) != local_time(c["defense_deadline"])]
+    early = [c for c in closed if local_time(c.closed_at) != local_time(c.defense_deadline)]
     assert early
 
 
@@ -156,6 +156,6 @@ def test_closed_cases_come_latest_decision_first(desk: Desk) -> None:
     two_cases(desk)
     panel = MedDefensePanel(desk.client, now=desk.now)
     panel.show.value = "all"
-    decided = [time_key(c["closed_at"]) for c in panel.cases if c.get("closed_at")]
+    decided = [time_key(c.closed_at) for c in panel.cases if c.closed_at]
     assert len(decided) > 2
     assert decided == sorted(decided, reverse=True)

@@ -43,10 +43,9 @@ def test_received_only_keeps_the_settled_payments_received(desk: Desk) -> None:
         desk.client, "silva", date(2026, 1, 1), date(2026, 1, 31), now, received_only=True
     )
     assert 0 < received.total < everything.total
-    assert {row["direction"] for row in everything.shown} == {"inbound", "outbound"}
+    assert {row.direction for row in everything.shown} == {"inbound", "outbound"}
     assert all(
-        row["direction"] == "inbound" and row["payment_status"] == "settled"
-        for row in received.shown
+        row.direction == "inbound" and row.payment_status == "settled" for row in received.shown
     )
     note = matches_note(received, "silva", "received payment")
     assert "received payments match; the list holds the newest 50." in note
@@ -59,13 +58,15 @@ def test_the_dates_searched_are_sao_paulo_days_as_the_list_shows_them(desk: Desk
     evening = find_payments(
         desk.client, "João Almeida Martins", date(2026, 1, 15), date(2026, 1, 15), now
     )
-    times = [row["created_at"] for row in evening.shown]
+    times = [f"{row.created_at:%Y-%m-%dT%H:%M:%S}Z" for row in evening.shown]
     assert "2026-01-16T02:24:58Z" in times
     next_day = find_payments(
         desk.client, "João Almeida Martins", date(2026, 1, 16), date(2026, 1, 16), now
     )
-    assert "2026-01-16T02:24:58Z" not in [row["created_at"] for row in next_day.shown]
-    shown_days = {local_time(row["created_at"])[:10] for row in next_day.shown}
+    assert "2026-01-16T02:24:58Z" not in [
+        f"{row.created_at:%Y-%m-%dT%H:%M:%S}Z" for row in next_day.shown
+    ]
+    shown_days = {local_time(row.created_at)[:10] for row in next_day.shown}
     assert shown_days <= {"16/01/2026"}
 
 

@@ -23,18 +23,14 @@ import pyarrow as pa
 import pyarrow.dataset as ds
 
 from pixops._cli_recon._run import (
-    EXIT_ATTENTION,
     EXIT_BAD_INPUT,
-    EXIT_CLEAN,
     EXIT_SERVICE,
     ReconOptions,
     _BadInputError,
     _client,
-    _read_as,
-    _verdict,
     load_inputs,
     options_from,
-    write_outputs,
+    say_result,
 )
 from pixops.errors import PixopsError
 from pixops.frames import conform_table, day_window
@@ -194,24 +190,10 @@ def _report(
     stdout: TextIO,
     stderr: TextIO,
 ) -> int:
-    status = EXIT_ATTENTION if outcome.needs_attention else EXIT_CLEAN
-    try:
-        write_outputs(options, outcome, status)
-    except OSError as error:
-        print(f"pixops recon: cannot write {options.out}: {error}", file=stderr)
-        return EXIT_BAD_INPUT
-    period = (
-        f"{options.first}" if options.first == options.last else f"{options.first}..{options.last}"
-    )
-    source, ledger = read
-    hint = outcome.unit_hint()
-    if hint is not None:  # first, as the DuckDB run says it: every finding follows from it
-        print(f"pixops recon: {hint}", file=stdout)
     engine = " on Spark" if args.engine == "spark" else ""
-    print(f"pixops recon {period} ({options.tz}) against {source}{engine}", file=stdout)
-    print(_read_as(options, ledger), file=stdout)
-    print(outcome.summary_text(), file=stdout)
-    print(f"{_verdict(outcome, status)}; results in {args.out}", file=stdout)
+    status = say_result(options, outcome, read, stdout, stderr, engine=engine)
+    if status == EXIT_BAD_INPUT:
+        return status
     foreign = outcome.ledger_warning(options.ledger, setting="--ledger")
     if foreign is not None:
         print(f"pixops recon: {foreign}", file=stderr)

@@ -290,23 +290,9 @@ def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None 
     except (PixopsError, OSError) as error:
         print(f"pixops recon: cannot read the service: {error}", file=stderr)
         return EXIT_SERVICE
-    status = EXIT_ATTENTION if result.needs_attention else EXIT_CLEAN
-    try:
-        write_outputs(options, result, status)
-    except OSError as error:
-        print(f"pixops recon: cannot write {options.out}: {error}", file=stderr)
-        return EXIT_BAD_INPUT
-    # The day's results first: a log shows them even when the report then fails.
-    period = (
-        f"{options.first}" if options.first == options.last else f"{options.first}..{options.last}"
-    )
-    hint = result.unit_hint()
-    if hint is not None:  # first: every finding below follows from it
-        print(f"pixops recon: {hint}", file=stdout)
-    print(f"pixops recon {period} ({options.tz}) against {source}", file=stdout)
-    print(_read_as(options, inputs.ledger), file=stdout)
-    print(result.summary_text(), file=stdout)
-    print(f"{_verdict(result, status)}; results in {options.out}", file=stdout)
+    status = say_result(options, result, (source, inputs.ledger), stdout, stderr)
+    if status == EXIT_BAD_INPUT:
+        return status
     html = getattr(args, "html", None)
     if html is not None:  # pixops.report's hook, after the frames are safely written
         from pixops.report import ReportError, recon_html_report
@@ -330,6 +316,39 @@ def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None 
     foreign = result.ledger_warning(options.ledger, setting="--ledger")
     if foreign is not None:  # last, where a person or a scheduler's log looks first
         print(f"pixops recon: {foreign}", file=stderr)
+    return status
+
+
+def say_result(
+    options: ReconOptions,
+    result: ReconResult,
+    read: tuple[str, LoadedLedger],
+    stdout: TextIO,
+    stderr: TextIO,
+    *,
+    engine: str = "",
+) -> int:
+    """Write ``--out`` and print the run's lines (a unit hint first, where the statement
+    came from, how the ledger was read, the summary, the verdict); the exit status, or
+    `EXIT_BAD_INPUT` when ``--out`` cannot be written. Every engine's run ends here."""
+    status = EXIT_ATTENTION if result.needs_attention else EXIT_CLEAN
+    try:
+        write_outputs(options, result, status)
+    except OSError as error:
+        print(f"pixops recon: cannot write {options.out}: {error}", file=stderr)
+        return EXIT_BAD_INPUT
+    # The day's results first: a log shows them even when the report then fails.
+    period = (
+        f"{options.first}" if options.first == options.last else f"{options.first}..{options.last}"
+    )
+    source, ledger = read
+    hint = result.unit_hint()
+    if hint is not None:  # first: every finding below follows from it
+        print(f"pixops recon: {hint}", file=stdout)
+    print(f"pixops recon {period} ({options.tz}) against {source}{engine}", file=stdout)
+    print(_read_as(options, ledger), file=stdout)
+    print(result.summary_text(), file=stdout)
+    print(f"{_verdict(result, status)}; results in {options.out}", file=stdout)
     return status
 
 

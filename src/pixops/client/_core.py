@@ -70,7 +70,7 @@ class Call:
             raise ArgumentError("the JSON body must be an object")
         if self.method != "POST" and self.body is not None:
             raise ArgumentError("only POST takes a body")
-        problem = _unwritable_in(self.body, "body")
+        problem = None if self.body is None else _unwritable_in(self.body, "body")
         if problem is not None:
             raise ArgumentError(problem)
 

@@ -9,13 +9,9 @@ with integer arithmetic.
 
 from __future__ import annotations
 
-import contextlib
-import csv
-import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, tzinfo
-from decimal import Decimal
 from pathlib import Path
 from typing import Final
 
@@ -23,29 +19,19 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.csv as pa_csv
-import pyarrow.parquet as pq
 
 from pixops.frames import parse_day, parse_tz
-from pixops.money import INT64_MAX, MoneyError, check_int64, parse_base
+from pixops.money import INT64_MAX
 from pixops.recon._arrow import frame_table
 from pixops.recon._database import cursor
-from pixops.recon._encoding import UTF8, csv_encoding, not_text_message
+from pixops.recon._ledger_days import day_column
 from pixops.recon._ledger_extras import extra_columns
-from pixops.recon._ledger_text import (
-    Mark,
-    MixedMarksError,
-    OutOfRangeError,
-    amount_base,
-    column_mark,
-)
+from pixops.recon._ledger_money import money_columns
+from pixops.recon._ledger_source import ledger_source, text_column
 from pixops.recon._mapping import (
     CANONICAL_MAPPING,
-    DATE_FORMATS,
-    ENCODINGS,
     MATCH_WITHOUT_REFERENCE,
     PER_UNIT,
-    SEPARATORS,
     LedgerError,
     LedgerMapping,
     Unit,
@@ -103,7 +89,6 @@ _DIRECTION_WORDS: Final = {
     **dict.fromkeys(("entrada", "crédito", "credito"), "inbound"),
     **dict.fromkeys(("saída", "saida", "débito", "debito"), "outbound"),
 }
-_BOM: Final = b"\xef\xbb\xbf"
 
 
 @dataclass(frozen=True)
@@ -113,411 +98,6 @@ class LoadedLedger:
 
     table: pa.Table
     reading: LedgerReading
-
-
-@dataclass(frozen=True)
-class _Source:
-    """The ledger's cells as read, with where they came from: ``kind`` is ``csv``,
-    ``parquet`` or ``frame`` (a cell is a line of a CSV file, a row otherwise)."""
-
-    table: pa.Table
-    kind: str
-    separator: str | None = None
-    encoding: str | None = None
-
-    def where(self, index: int) -> str:
-        """The cell at ``index`` (0-based) as people find it: line n (the header is line
-        1) of a CSV file, row n of anything else."""
-        return f"line {index + 2}" if self.kind == "csv" else f"row {index + 1}"
-
-
-def _source(source: object, mapping: LedgerMapping) -> _Source:
-    if isinstance(source, pa.Table):
-        return _Source(source, "frame")
-    if isinstance(source, pd.DataFrame):
-        return _Source(_from_pandas(source, "ledger"), "frame")
-    if isinstance(source, (str, Path)):
-        path = Path(source)
-        if path.is_dir():
-            raise LedgerError(f"{path} is a folder, not a ledger file")
-        if not path.is_file():
-            raise LedgerError(f"no such ledger file: {path}")
-        suffix = path.suffix.lower()
-        try:
-            if suffix == ".parquet":
-                return _Source(pq.read_table(path), "parquet")
-            if suffix in (".csv", ".txt"):
-                return _read_csv(path, mapping)
-        except (pa.ArrowInvalid, OSError) as error:
-            raise LedgerError(f"cannot read {path}: {error}") from None
-        raise LedgerError(f"ledger must be .csv or .parquet, not {path.name}")
-    raise LedgerError(f"ledger must be a path, a DataFrame or a pyarrow.Table, not {source!r}")
-
-
-def _from_pandas(frame: pd.DataFrame, what: str) -> pa.Table:
-    """The frame as Arrow; a column Arrow cannot type (mixed values) is named, not leaked."""
-    return frame_table(frame, what, LedgerError)
-
-
-def _encoding_of(path: Path, mapping: LedgerMapping) -> str:
-    given = None if mapping.encoding is None else ENCODINGS[mapping.encoding]
-    try:
-        return csv_encoding(path, given)
-    except UnicodeDecodeError as error:
-        if given is None:
-            raise LedgerError(not_text_message(path, error)) from error
-        other = "windows-1252" if mapping.encoding == "utf-8" else "utf-8"
-        raise LedgerError(
-            f"{path} is not {mapping.encoding} text (it holds the byte"
-            f" 0x{error.object[error.start]:02x}): give encoding {other}, or leave it out"
-            " to detect it"
-        ) from error
-
-
-def _separator_of(header: str, path: Path, mapping: LedgerMapping) -> str:
-    """The separator given, else the one the header line uses most; a header using two
-    of them as often is asked about, not guessed."""
-    if mapping.separator is not None:
-        return SEPARATORS[mapping.separator]
-    counts = sorted(((header.count(sep), name) for name, sep in SEPARATORS.items()), reverse=True)
-    (most, name), (next_most, other) = counts[0], counts[1]
-    if most and most == next_most:
-        raise LedgerError(
-            f"{path}: the header line holds as many {name}s as {other}s: say which separates"
-            f" the fields (--separator {name} or {other}; separator in a mapping file)"
-        )
-    return SEPARATORS[name] if most else ","
-
-
-def _read_csv(path: Path, mapping: LedgerMapping) -> _Source:
-    """Every cell as text: money and ids never pass through float or int guessing. The
-    text is UTF-8 or, failing that, Windows-1252 (Excel's plain "CSV" in Brazil; a byte
-    order mark before it is skipped too); the separator is the one the header line uses
-    most."""
-    encoding = _encoding_of(path, mapping)
-    with path.open("rb") as raw:
-        skip = len(_BOM) if raw.read(len(_BOM)) == _BOM else 0
-        raw.seek(skip)
-        header = raw.readline().decode(encoding)
-        header_only = raw.read(1) == b""
-    separator = _separator_of(header, path, mapping)
-    encoding_name = next(name for name, codec in ENCODINGS.items() if codec == encoding)
-    separator_name = next(name for name, sep in SEPARATORS.items() if sep == separator)
-    names = next(csv.reader([header.lstrip("\ufeff")], delimiter=separator), [])
-    if not names:
-        raise LedgerError(f"{path} has no header row")
-    if header_only:  # Arrow cannot read a header alone without its line end
-        table = pa.Table.from_arrays([pa.array([], pa.string()) for _ in names], names=names)
-        return _Source(table, "csv", separator_name, encoding_name)
-    try:
-        with path.open("rb") as raw:
-            raw.seek(0 if encoding == UTF8 else skip)  # Arrow skips a UTF-8 mark itself
-            table = pa_csv.read_csv(
-                raw,
-                # Arrow reads UTF-8 itself; other text it recodes.
-                read_options=pa_csv.ReadOptions(encoding="utf8" if encoding == UTF8 else encoding),
-                parse_options=pa_csv.ParseOptions(delimiter=separator),
-                convert_options=pa_csv.ConvertOptions(
-                    column_types={name: pa.string() for name in names},
-                    strings_can_be_null=True,
-                ),
-            )
-    except pa.ArrowInvalid as error:
-        uneven = _UNEVEN_ROW.match(str(error))
-        if uneven is None:
-            raise
-        expected, got, text = uneven.groups()
-        quoted = "a comma" if separator == "," else repr(separator)
-        raise LedgerError(
-            f"{path}: a line has {got} fields where the header has {expected}"
-            f" ({text[:60]!r}); a field that holds {quoted} needs double quotes"
-        ) from None
-    return _Source(table, "csv", separator_name, encoding_name)
-
-
-#: How Arrow's CSV reader words a row of the wrong width.
-_UNEVEN_ROW: Final = re.compile(r"CSV parse error: Expected (\d+) columns, got (\d+): (.*)", re.S)
-
-
-def _column(table: pa.Table, name: str, empty: pa.DataType) -> pa.ChunkedArray:
-    """The column ``name``; one of Arrow's null type (a frame's column of None only) is
-    read as empty cells of type ``empty``, as the same column of a CSV file is."""
-    found = table.column_names.count(name)
-    if not found:
-        raise LedgerError(
-            f"ledger has no column {name!r} (its columns: {', '.join(table.column_names)})"
-        )
-    if found > 1:
-        raise LedgerError(f"ledger has {found} columns named {name!r}; which one is meant?")
-    column = table.column(name)
-    if pa.types.is_null(column.type):
-        return pa.chunked_array([pa.nulls(table.num_rows, empty)], type=empty)
-    return column
-
-
-def _text(table: pa.Table, name: str, trim: bool = True) -> pa.Array:
-    """The column as text; from files, surrounding whitespace removed (spreadsheets add it)."""
-    column = _column(table, name, pa.string())
-    if not (
-        pa.types.is_integer(column.type)
-        or pa.types.is_string(column.type)
-        or pa.types.is_large_string(column.type)
-        or pa.types.is_dictionary(column.type)
-    ):
-        raise LedgerError(f"column {name!r} must be text, not {column.type}")
-    text = column.cast(pa.string()).combine_chunks()
-    return pc.utf8_trim_whitespace(text) if trim else text
-
-
-def _is_text(column: pa.ChunkedArray) -> bool:
-    return bool(pa.types.is_string(column.type) or pa.types.is_large_string(column.type))
-
-
-@dataclass(frozen=True)
-class _Money:
-    """The money columns as base units, with the decimal mark and unit they were read in."""
-
-    amount: pa.Array
-    fee: pa.Array
-    mark: str
-    unit: Unit
-
-
-def _money_columns(source: _Source, mapping: LedgerMapping) -> _Money:
-    """The amount and fee columns in base units: one decimal mark and one unit for both,
-    as given or as their cells say (asked for when they could be read two ways)."""
-    table = source.table
-    names = [mapping.amount, *([] if mapping.fee is None else [mapping.fee])]
-    columns = {name: _column(table, name, pa.string()) for name in names}
-    for name, column in columns.items():
-        if pa.types.is_floating(column.type):
-            raise LedgerError(
-                f"column {name!r} is {column.type}: write amounts as integers or text, not"
-                " floats (pandas reads a column with an empty cell as floats: give the"
-                " file's path, or read it with dtype=str)"
-            )
-    cells = {name: column.to_pylist() for name, column in columns.items() if _is_text(column)}
-    mark = _mark(cells, mapping, source)
-    unit = _unit(columns, cells, mark, mapping)
-    amount = _money(source, mapping.amount, columns[mapping.amount], cells, unit, mark)
-    fee = (
-        pa.nulls(table.num_rows, pa.int64())
-        if mapping.fee is None
-        else _money(source, mapping.fee, columns[mapping.fee], cells, unit, mark)
-    )
-    return _Money(amount, fee, mark or "whole", unit)
-
-
-def _mark(
-    cells: Mapping[str, list[str | None]], mapping: LedgerMapping, source: _Source
-) -> Mark | None:
-    """The decimal mark given, else the one the cells say (None: digits only)."""
-    if mapping.decimal is not None:
-        return mapping.decimal
-    said: list[str] = []
-    for name, values in cells.items():
-        try:
-            said.append(column_mark(values))
-        except MixedMarksError as error:
-            raise LedgerError(
-                f"column {name!r}: {error}: say which the ledger uses (--decimal comma or"
-                " point; decimal in a mapping file)"
-            ) from None
-    marks = {mark for mark in said if mark in ("comma", "point")}
-    if len(marks) > 1:
-        raise LedgerError(
-            "the amount and fee columns use different decimal marks: say which the ledger"
-            " uses (--decimal comma or point; decimal in a mapping file)"
-        )
-    if marks:
-        return marks.pop()  # type: ignore[return-value]
-    if "either" in said:
-        name = next(n for n, mark in zip(cells, said, strict=True) if mark == "either")
-        example = next(c for c in cells[name] if c and any(sep in c for sep in ".,")).strip()
-        raise LedgerError(
-            f"column {name!r}: {example!r} reads as thousands with a decimal comma or as a"
-            " decimal with a decimal point, and no cell says which: give --decimal comma or"
-            " --decimal point (decimal in a mapping file)"
-        )
-    return None
-
-
-def _unit(
-    columns: Mapping[str, pa.ChunkedArray],
-    cells: Mapping[str, list[str | None]],
-    mark: Mark | None,
-    mapping: LedgerMapping,
-) -> Unit:
-    """The unit given or named by the amount column, else reais when an amount has
-    decimals (centavos and base units are whole); whole numbers alone are asked about."""
-    given = mapping.unit_for(mapping.amount)
-    if given is not None:
-        return given
-    separator = {"comma": ",", "point": "."}.get(mark or "")
-    for name, column in columns.items():
-        if separator is not None and any(
-            c is not None and separator in c for c in cells.get(name, ())
-        ):
-            return "reais"
-        if pa.types.is_decimal(column.type) and any(
-            v is not None and v != v.to_integral_value() for v in column.to_pylist()
-        ):
-            return "reais"
-    raise LedgerError(
-        f"column {mapping.amount!r} holds whole numbers: say their unit with --amount-unit"
-        " reais, centavos or base (amount_unit in a mapping file or LedgerMapping;"
-        " R$ 1,00 is 1 real, 100 centavos, 10000 base units)"
-    )
-
-
-def _money(
-    source: _Source,
-    name: str,
-    column: pa.ChunkedArray,
-    cells: Mapping[str, list[str | None]],
-    unit: Unit,
-    mark: Mark | None,
-) -> pa.Array:
-    """Integers of ``unit`` or money text, to base units; a bad cell is named by where
-    it is (`_Source.where`)."""
-    factor = PER_UNIT[unit]
-    if pa.types.is_decimal(column.type):  # exact: Decimal reais (`frames.reais_decimal`)
-        return pa.array(
-            [
-                None if cell is None else _decimal_cell(cell, unit, factor, name, source.where(n))
-                for n, cell in enumerate(column.to_pylist())
-            ],
-            type=pa.int64(),
-        )
-    if pa.types.is_integer(column.type):
-        try:
-            values = column.cast(pa.int64()).combine_chunks()
-            return pc.multiply_checked(values, pa.scalar(factor, pa.int64()))
-        except pa.ArrowInvalid:
-            raise LedgerError(f"column {name!r} overflows 64-bit base units") from None
-    if name not in cells:
-        raise LedgerError(f"column {name!r} must hold integers or text, not {column.type}")
-    converted: list[int | None] = []
-    for n, cell in enumerate(cells[name]):
-        if cell is None or not cell.strip():
-            converted.append(None)
-            continue
-        converted.append(_money_cell(cell, unit, factor, mark, name, source.where(n)))
-    return pa.array(converted, type=pa.int64())
-
-
-#: How a bad cell's message names each unit, with what a whole amount of it looks like.
-_UNIT_WORDS: Final = {
-    "base": "base units (R$ 1,00 is 10000)",
-    "centavos": "centavos (R$ 1,00 is 100)",
-    "reais": "reais",
-}
-
-
-def _money_cell(cell: str, unit: str, factor: int, mark: Mark | None, name: str, where: str) -> int:
-    try:
-        try:
-            return amount_base(cell, mark, factor)
-        except OutOfRangeError:
-            raise
-        except MoneyError as error:
-            if unit == "reais":
-                if mark is None:  # digits expected: say what the cell is instead
-                    parse_base(cell)
-                raise MoneyError(f"{error} of reais") from None
-            hint = ""
-            with contextlib.suppress(MoneyError):  # reais text: say how to read it
-                parse_base(cell) if mark is None else amount_base(cell, mark, 10_000)
-                hint = (
-                    "; for amounts in reais give --amount-unit reais"
-                    " (LedgerMapping(amount_unit='reais'))"
-                )
-            raise MoneyError(f"not a whole number of {_UNIT_WORDS[unit]}{hint}") from None
-    except MoneyError as error:
-        raise LedgerError(f"{where}, column {name!r}: {cell!r}: {error}") from None
-
-
-def _decimal_cell(cell: Decimal, unit: str, factor: int, name: str, where: str) -> int:
-    """A Decimal amount of ``unit`` in base units, exactly; a fraction of the unit's
-    smallest step (a fifth decimal of reais, a fraction of a centavo) is refused."""
-    try:
-        if unit == "reais":
-            return parse_base(cell)
-        if not cell.is_finite() or cell != cell.to_integral_value():
-            raise MoneyError(f"not a whole number of {_UNIT_WORDS[unit]}")
-        return check_int64(int(cell) * factor)
-    except MoneyError as error:
-        raise LedgerError(f"{where}, column {name!r}: {cell}: {error}") from None
-
-
-#: The forms a ledger day is detected in: ISO, and the pt-BR form Excel in Brazil
-#: writes beside its ``;`` separator (day first, like the Excel-friendly export).
-_DETECTED_DAYS: Final = ("yyyy-mm-dd", "dd/mm/yyyy")
-
-
-def _days(
-    table: pa.Table, name: str, zone: tzinfo, given: str | None
-) -> tuple[pa.Array, str | None]:
-    """The column as days, with the form its text was read in (None: not text)."""
-    column = _column(table, name, pa.date32()).combine_chunks()
-    if pa.types.is_date32(column.type):
-        return column, None
-    if pa.types.is_date64(column.type):
-        return column.cast(pa.date32()), None
-    if pa.types.is_timestamp(column.type):
-        if column.type.tz is None:
-            # A naive midnight is a day (``pd.to_datetime`` of "2026-01-15"); a naive time
-            # of day would need a zone to say which day it is.
-            midnight = pc.equal(column, pc.floor_temporal(column, unit="day"))
-            if pc.all(midnight).as_py() is False:
-                raise LedgerError(
-                    f"column {name!r} holds times of day without a time zone: give days"
-                    " (`.dt.date`) or time-zone-aware timestamps (`.dt.tz_localize`)"
-                )
-            return column.cast(pa.date32()), None
-        values = [None if v is None else v.astimezone(zone).date() for v in column.to_pylist()]
-        return pa.array(values, type=pa.date32()), None
-    if pa.types.is_string(column.type) or pa.types.is_large_string(column.type):
-        column = pc.utf8_trim_whitespace(column)
-        for shown in (given,) if given is not None else _DETECTED_DAYS:
-            form = DATE_FORMATS[shown]
-            try:
-                days = pc.strptime(column, format=form, unit="s").cast(pa.date32())
-            except pa.ArrowInvalid:
-                if given is not None:
-                    bad = _first_not_a_day(column, form)
-                    raise LedgerError(
-                        f"column {name!r}: {bad!r} is not a day written {shown.upper()}"
-                    ) from None
-                continue
-            # strptime rolls an impossible day over (2026-02-30 reads as 2026-03-02): only
-            # a day that writes back as the cell's own text is that day.
-            changed = pc.invert(pc.equal(pc.strftime(days, format=form), column))
-            if pc.any(changed).as_py():
-                first = pc.filter(column, changed)[0].as_py()
-                raise LedgerError(
-                    f"column {name!r}: {first!r} is not a day written {shown.upper()}"
-                )
-            return days, shown
-        raise LedgerError(
-            f"column {name!r} must hold days as YYYY-MM-DD or DD/MM/YYYY, all in one form;"
-            f" for another form give --date-format ({', '.join(DATE_FORMATS)})"
-        )
-    raise LedgerError(f"column {name!r} must hold dates, not {column.type}")
-
-
-def _first_not_a_day(column: pa.Array, form: str) -> str:
-    """The first cell that is not a day in ``form`` (cells are few to look at: it stops)."""
-    from datetime import datetime
-
-    for cell in column.to_pylist():
-        if cell is None:
-            continue
-        try:
-            datetime.strptime(cell, form)
-        except ValueError:
-            return str(cell)
-    return ""
 
 
 def _choice(
@@ -565,7 +145,7 @@ def ledger_head(
 ) -> LedgerHead:
     """The first ``rows`` of a ledger before any mapping (what a mapping panel shows);
     the separator and encoding from ``mapping`` when it says them, else detected."""
-    read = _source(source, CANONICAL_MAPPING if mapping is None else mapping)
+    read = ledger_source(source, CANONICAL_MAPPING if mapping is None else mapping)
     head = read.table.slice(0, max(rows, 0))
     cells = [
         [None if value is None else str(value) for value in row.values()]
@@ -609,14 +189,14 @@ def load_ledger(
     mapping = CANONICAL_MAPPING if mapping is None else mapping
     if not isinstance(mapping, LedgerMapping):
         raise LedgerError("mapping must be a LedgerMapping")
-    source_ = _source(source, mapping)
+    source_ = ledger_source(source, mapping)
     table = source_.table
     zone = parse_tz(tz)
     check_columns(table, mapping)
     trim = source_.kind != "frame"
-    entry_id = _text(table, mapping.entry_id, trim=trim)
-    reference = _text(table, mapping.reference, trim=trim)
-    money = _money_columns(source_, mapping)
+    entry_id = text_column(table, mapping.entry_id, trim=trim)
+    reference = text_column(table, mapping.reference, trim=trim)
+    money = money_columns(source_, mapping)
     amount = money.amount
     if mapping.direction is None:
         negative = pc.less(amount, 0)
@@ -627,7 +207,7 @@ def load_ledger(
             raise LedgerError(f"column {mapping.amount!r} overflows 64-bit base units") from None
     else:
         direction = _choice(
-            _text(table, mapping.direction, trim=False),
+            text_column(table, mapping.direction, trim=False),
             _DIRECTIONS,
             _DIRECTION_WORDS,
             mapping.direction,
@@ -636,10 +216,10 @@ def load_ledger(
         pa.nulls(table.num_rows, pa.string())
         if mapping.status is None
         else _choice(
-            _text(table, mapping.status, trim=False), _STATUSES, _STATUS_WORDS, mapping.status
+            text_column(table, mapping.status, trim=False), _STATUSES, _STATUS_WORDS, mapping.status
         )
     )
-    booked_on, day_form = _days(table, mapping.booked_on, zone, mapping.date_format)
+    booked_on, day_form = day_column(table, mapping.booked_on, zone, mapping.date_format)
     extras = extra_columns(table, mapping, zone, from_file=trim)
     schema = LEDGER_SCHEMA
     if any(getattr(mapping, name) is not None for name in MATCH_WITHOUT_REFERENCE):

@@ -26,7 +26,7 @@ from pixops.report._daily import (
     find_daily_notebook,
     recon_html_report,
 )
-from pixops.report._errors import ReportError
+from pixops.report._errors import ReportError, ServiceUnreachableError
 from pixops.report._execute import PLOTLY_RENDERER, declared_parameters, execute_notebook
 from pixops.report._export import export_html
 from pixops.report._headline import HEADLINE_TAG, Verdict, headline_findings, headline_lines
@@ -45,6 +45,7 @@ __all__ = [
     "WIDGET_RENDERER_PATH",
     "WIDGET_RENDERER_VERSION",
     "ReportError",
+    "ServiceUnreachableError",
     "Verdict",
     "daily_report",
     "declared_parameters",

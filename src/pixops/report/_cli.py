@@ -6,7 +6,8 @@ pixops report run NOTEBOOK --html OUT [--param NAME=VALUE ...] [--title TEXT]
 
 Exit codes, as `pixops recon`'s: 0 the report is written (daily: everything reconciled),
 1 the daily report is written and has findings to check, 2 no report (bad arguments or
-files, or the notebook stopped, saying why).
+files, or the notebook stopped, saying why), 3 no report because the service could not be
+read (not reached, a refused key, an unreadable answer).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from pixops._cli_ledger import (
 )
 from pixops._paths import input_file_problem, output_file_problem
 from pixops.report._daily import DEFAULT_TIMEZONE, daily_report, find_daily_notebook
-from pixops.report._errors import ReportError
+from pixops.report._errors import ReportError, ServiceUnreachableError
 from pixops.report._render import render_report
 
 if TYPE_CHECKING:
@@ -78,12 +79,12 @@ def register(commands: Commands) -> None:
 
 
 #: The exit codes (`pixops recon`'s: a scheduler alerts on either the same way).
-EXIT_CLEAN, EXIT_ATTENTION, EXIT_FAILED = 0, 1, 2
+EXIT_CLEAN, EXIT_ATTENTION, EXIT_FAILED, EXIT_SERVICE = 0, 1, 2, 3
 
 
 def run(args: argparse.Namespace) -> int:
     """Write the report; exit 1 when the daily report has findings, 2 with the reason when
-    no report could be written."""
+    no report could be written, 3 when that reason is a service that could not be read."""
     from pixops.desk import ServerError, default_notebooks_dir
 
     problem = _path_problem(args)
@@ -112,6 +113,9 @@ def run(args: argparse.Namespace) -> int:
             written = render_report(
                 args.notebook, args.html, parameters=dict(args.param), title=args.title, say=print
             )
+    except ServiceUnreachableError as error:
+        print(f"pixops report: cannot read the service: {error}", file=sys.stderr)
+        return EXIT_SERVICE
     except (ReportError, ServerError, OSError) as error:
         print(f"pixops report: {error}", file=sys.stderr)
         return EXIT_FAILED

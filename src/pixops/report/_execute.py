@@ -9,7 +9,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from pixops.report._errors import ReportError
+from pixops.report._errors import ReportError, ServiceUnreachableError
 
 #: Figures carry both the plotly JSON (for JupyterLab) and HTML with plotly.js inlined
 #: (for the static page).
@@ -75,11 +75,31 @@ def execute_notebook(
                     kernel_manager_class=_ipc_kernel_manager(),
                 )
             except papermill.PapermillExecutionError as failure:
-                raise ReportError(
+                stopped = (
+                    ServiceUnreachableError
+                    if failure.ename in service_error_names()
+                    else ReportError
+                )
+                raise stopped(
                     f"{notebook.name} failed in cell {failure.exec_count}: "
                     f"{failure.ename}: {failure.evalue}"
                 ) from failure
         return nbformat.read(executed, as_version=4)  # type: ignore[no-untyped-call]
+
+
+def service_error_names() -> frozenset[str]:
+    """The class names of the client's errors that mean the service was not read: not
+    reached (`TransportError`), refused (`ApiError` and each of its kinds) or answered
+    unreadably. A failed cell names its exception's class only, so the names are matched."""
+    from pixops.client import ApiError, ResponseValidationError, TransportError
+
+    names: set[str] = set()
+    pending: list[type] = [TransportError, ResponseValidationError, ApiError]
+    while pending:
+        kind = pending.pop()
+        names.add(kind.__name__)
+        pending.extend(kind.__subclasses__())
+    return frozenset(names)
 
 
 def _ipc_kernel_manager() -> type:

@@ -5,14 +5,18 @@ from __future__ import annotations
 import html
 from collections.abc import Callable
 from datetime import UTC, date, datetime
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final, Protocol, TypeAlias, runtime_checkable
 
 from pixops._connection import connection_of
 from pixops.errors import PixopsError
-from pixops.widgets._api import Record
+
+if TYPE_CHECKING:
+    from pixops.client import Client
 
 __all__ = [
     "Clock",
+    "Event",
+    "EventSource",
     "InvalidTextError",
     "Stopped",
     "check_client",
@@ -32,9 +36,21 @@ __all__ = [
 ]
 
 Clock = Callable[[], datetime]
+#: A webhook event as the inbox keeps it: the JSON object of a verified delivery. It is
+#: no answer of the client (no pydantic model exists for it); its fields are read with
+#: care, as anything received from outside.
+Event: TypeAlias = dict[str, Any]
 
 
-def check_client(client: Any, *needs: str) -> None:
+@runtime_checkable
+class EventSource(Protocol):
+    """Where the panels read the service's notices: `pixops.webhooks.Inbox`."""
+
+    @property
+    def events(self) -> list[Event]: ...
+
+
+def check_client(client: object, *needs: str) -> None:
     """Refuse anything that is not a pixops client, with a clear message."""
     missing = [name for name in needs if not hasattr(client, name)]
     if client is None or missing:
@@ -68,7 +84,7 @@ def valid_text(value: str, what: str) -> str:
     return value
 
 
-def clock_for(client: Any, now: Clock | None) -> Clock:
+def clock_for(client: object, now: Clock | None) -> Clock:
     """The given clock, else the service's: the sandbox's virtual clock of a `connect()`
     client, else the time the client reads from the service's answers
     (`Client.service_time`); this machine's clock only for a client that has neither.
@@ -106,22 +122,22 @@ def _served_clock(served: Callable[[], datetime]) -> Clock:
     return now
 
 
-def inbox_for(client: Any, inbox: Any) -> Any:
+def inbox_for(client: object, inbox: object) -> EventSource | None:
     """The given webhook inbox, else the connection's, else None."""
     if inbox is not None:
-        if not hasattr(inbox, "events"):
+        if not isinstance(inbox, EventSource):
             raise TypeError("inbox must be a pixops.webhooks.Inbox")
         return inbox
     connection = connection_of(client)
     return None if connection is None else connection.inbox
 
 
-def events_for(inbox: Any, ids: set[str]) -> list[Record]:
+def events_for(inbox: EventSource | None, ids: set[str]) -> list[Event]:
     """Webhook events about any of these ids (transaction, original or MED case), in order,
     each refund's completion once."""
     if inbox is None or not ids:
         return []
-    found: list[Record] = []
+    found: list[Event] = []
     completed = {
         (event.get("data") or {}).get("transaction_id")
         for event in inbox.events
@@ -239,7 +255,7 @@ class Stopped(PixopsError):  # noqa: N818  (what the reader sees: "Stopped")
         return [str(self)]
 
 
-def month_days(month: object, *, client: Any = None) -> tuple[date, date]:
+def month_days(month: object, *, client: Client | None = None) -> tuple[date, date]:
     """The first and the last day of a month written ``yyyy-mm`` (``"2026-01"``, a
     notebook's ``month`` setting); anything else stops a notebook's Run All in one line
     (`Stopped`) naming the setting and an example. With ``client``, a month that has not
@@ -269,7 +285,7 @@ def month_days(month: object, *, client: Any = None) -> tuple[date, date]:
     return first, date(year, number, calendar.monthrange(year, number)[1])
 
 
-def check_service(client: Any) -> None:
+def check_service(client: Client) -> None:
     """Stop a notebook's Run All at its first cell, with one plain line, when the service
     cannot be used (unreachable, credentials refused, access denied): every later cell
     would otherwise fail with a traceback of its own.

@@ -62,7 +62,7 @@ _TONES: Final = {
 }
 
 
-def brl(amount_base: Any) -> str:
+def brl(amount_base: object) -> str:
     """Base units as reais by the one rule (`pixops.money.format_brl_base`: no non-zero
     digit hidden), or an em dash when there is no amount."""
     value = base_units(amount_base)
@@ -100,7 +100,7 @@ _SAME_STATE: Final = {
 }
 
 
-def label(code: Any) -> str:
+def label(code: object) -> str:
     """A status or reason code as words: ``OPEN`` → ``Open``, ``REFUND_REQUEST`` →
     ``Refund request``, ``completed`` → ``Settled``; an em dash when there is none."""
     if code is None or code == "":
@@ -121,7 +121,7 @@ def zone_text(tz: object) -> str:
 _DECISIONS: Final = {"AGREED": "Payer refunded", "DISAGREED": "Money kept"}
 
 
-def decision_label(result: Any) -> str:
+def decision_label(result: object) -> str:
     """A MED case's analysis result in words: ``AGREED`` → ``Payer refunded``,
     ``DISAGREED`` → ``Money kept``; any other code as `label` writes it."""
     return _DECISIONS.get(str(result)) or label(result)
@@ -143,7 +143,7 @@ _EVENT_WORDS: Final = {
 }
 
 
-def event_label(kind: Any) -> str:
+def event_label(kind: object) -> str:
     """A webhook event type as words: ``pix.refund.completed`` → ``Refund completed``."""
     known = _EVENT_WORDS.get(str(kind))
     return known or label(str(kind).removeprefix("pix.").replace(".", " "))
@@ -182,13 +182,13 @@ def _readable_field(key: str, value: Any) -> Any:
     return readable(value)
 
 
-def wire_json(data: Any, *, sort_keys: bool = False) -> str:
+def wire_json(data: object, *, sort_keys: bool = False) -> str:
     """An API answer as indented JSON for reading: money fields as reais text
     (``"amount": "R$ 5,00"``, never the wire's base units) and CPFs masked."""
     return json.dumps(readable(data), indent=2, ensure_ascii=False, sort_keys=sort_keys)
 
 
-def local_time(value: Any, *, seconds: bool = False) -> str:
+def local_time(value: object, *, seconds: bool = False) -> str:
     """An API timestamp as São Paulo time, ``13/02/2026 17:21``; a dash when absent. A
     time without a zone (a DataFrame's own local times) is shown as it is written."""
     if is_missing(value):
@@ -396,7 +396,7 @@ class _Kinds:
     def align(self, key: str) -> str:
         return "right" if key in self.money or key in self.number else "left"
 
-    def cell(self, key: str, value: Any) -> tuple[str, str, str, str]:
+    def cell(self, key: str, value: object) -> tuple[str, str, str, str]:
         """The text, alignment, wrapping and tooltip attribute of one value."""
         if key in self.money:
             return brl(value), "right", _NO_BREAK, ""
@@ -491,7 +491,7 @@ def _checked_frame(frame: Any, money: Iterable[str], *others: Iterable[str]) -> 
     return frame
 
 
-def outcome(title: str, items: Iterable[tuple[str, str]], answer: Any) -> HtmlBlock:
+def outcome(title: str, items: Iterable[tuple[str, str]], answer: object) -> HtmlBlock:
     """What the service answered: a readable summary, the full answer folded away below
     it (money in reais there too)."""
     return HtmlBlock(
@@ -501,7 +501,7 @@ def outcome(title: str, items: Iterable[tuple[str, str]], answer: Any) -> HtmlBl
     )
 
 
-def _number_text(value: Any) -> str:
+def _number_text(value: object) -> str:
     if is_missing(value):
         return "—"
     if isinstance(value, bool) or not isinstance(value, Real):
@@ -509,7 +509,7 @@ def _number_text(value: Any) -> str:
     return count_text(value)
 
 
-def _cell_text(value: Any) -> str:
+def _cell_text(value: object) -> str:
     """A plain cell: dates the pt-BR way (``15/01/2026``), times in São Paulo, missing
     values (None, NaN, NaT) as a dash."""
     if is_missing(value) or (isinstance(value, str) and not value):

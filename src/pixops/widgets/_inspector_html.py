@@ -14,8 +14,10 @@ import html
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
 
+from pixops.schema import MedCase
 from pixops.widgets._api import Record, is_refund_id, plain
 from pixops.widgets._format import ID_STYLE, MED_VERDICTS, brl, label, local_time, wire_json
+from pixops.widgets._movement import Movement
 
 __all__ = [
     "case_facts",
@@ -23,6 +25,7 @@ __all__ = [
     "fact_table",
     "failure_facts",
     "failure_text",
+    "failure_words",
     "match_label",
     "movement_text",
     "shapes_html",
@@ -60,11 +63,15 @@ _FAILURE_WORDS: Final = {
 _ENDED_BADLY: Final = frozenset({"failed", "rejected", "refused", "canceled", "cancelled"})
 
 
-def type_of(record: Record) -> str:
+def type_of(movement: Movement) -> str:
     """The kind of transaction in words; a refund says so, though the wire types it `pix`."""
-    if record.get("original_transaction_id") or is_refund_id(str(record.get("transaction_id"))):
+    return _kind(movement.original_transaction_id, movement.transaction_id, movement.type)
+
+
+def _kind(original_id: object, transaction_id: object, kind: object) -> str:
+    if original_id or is_refund_id(str(transaction_id)):
         return _TYPES["pix_return"]
-    return _TYPES.get(str(record.get("type")), label(record.get("type")))
+    return _TYPES.get(str(kind), label(kind))
 
 
 def movement_text(row: Any) -> str:
@@ -73,7 +80,9 @@ def movement_text(row: Any) -> str:
     record = plain(row)
     name = record.get("counterparty_name")
     inbound = record.get("direction") == "inbound"
-    kind = type_of(record)
+    kind = _kind(
+        record.get("original_transaction_id"), record.get("transaction_id"), record.get("type")
+    )
     if kind == _TYPES["pix_return"]:
         kind = "Refund"
     elif record.get("type") == "pix_qrcode":
@@ -85,29 +94,34 @@ def movement_text(row: Any) -> str:
     return f"{kind} {'from' if inbound else 'to'} {name}"
 
 
-def status_text(record: Record) -> str:
+def status_text(movement: Movement) -> str:
     """Where the payment stands, one word for one state wherever it shows: a statement
     row and a transaction both say "Rejected" for a payout the receiving bank refused
     (the transaction's own `status` says only "failed")."""
-    return label(record.get("payment_status") or record.get("status"))
+    return label(movement.payment_status or movement.status)
 
 
 def failure_text(record: Record) -> str:
     """Why a transaction failed, in words, its code after (``Account blocked (code AC06)``)."""
-    code = str(record.get("reason_code") or "")
-    words = _FAILURE_WORDS.get(code) or str(record.get("reason_description") or "")
+    return failure_words(record.get("reason_code"), record.get("reason_description"))
+
+
+def failure_words(reason_code: str | None, reason_description: str | None) -> str:
+    """A failure's code and the service's description of it, in words, the code after."""
+    code = str(reason_code or "")
+    words = _FAILURE_WORDS.get(code) or str(reason_description or "")
     words = words[:1].upper() + words[1:] if words else "No reason given"
     return f"{words} (code {code})" if code else words
 
 
-def failure_facts(record: Record) -> list[Fact]:
+def failure_facts(movement: Movement) -> list[Fact]:
     """For a payment that did not go through: why, and what became of the money."""
-    if not record.get("reason_code") and str(record.get("status")) not in _ENDED_BADLY:
+    if not movement.reason_code and movement.status not in _ENDED_BADLY:
         return []
-    facts: list[Fact] = [("Why", failure_text(record))]
-    if str(record.get("status")) not in _ENDED_BADLY:
+    facts: list[Fact] = [("Why", failure_words(movement.reason_code, movement.reason_description))]
+    if movement.status not in _ENDED_BADLY:
         return facts
-    if record.get("direction") in ("inbound", "credit"):
+    if movement.direction in ("inbound", "credit"):
         money = (
             "Nothing was credited: this account refused the payment, and the payer's bank"
             " gives the money back to the payer. The payer can pay again once the cause is"
@@ -122,18 +136,14 @@ def failure_facts(record: Record) -> list[Fact]:
     return facts
 
 
-def match_label(record: Record) -> str:
+def match_label(movement: Movement) -> str:
     """A match's line: when, how much, which way, who (a name search finds several
     people), its status, then which: the long id last, where a narrow list cuts it."""
-    when = local_time(record.get("created_at") or record.get("started_at"))
-    way = "received" if record.get("direction") in ("inbound", "credit") else "sent"
-    amount = (
-        f"{brl(record.get('amount'))} {way}"
-        if record.get("direction")
-        else brl(record.get("amount"))
-    )
-    parts = (when, amount, record.get("counterparty_name"), status_text(record))
-    return " · ".join(str(part) for part in (*parts, record.get("transaction_id")) if part)
+    when = local_time(movement.created_at)
+    way = "received" if movement.direction in ("inbound", "credit") else "sent"
+    amount = f"{brl(movement.amount)} {way}" if movement.direction else brl(movement.amount)
+    parts = (when, amount, movement.counterparty_name, status_text(movement))
+    return " · ".join(str(part) for part in (*parts, movement.transaction_id) if part)
 
 
 def fact_table(items: Iterable[Fact]) -> str:
@@ -156,47 +166,47 @@ def fact_table(items: Iterable[Fact]) -> str:
     )
 
 
-def case_facts(case: Record) -> list[Fact]:
+def case_facts(case: MedCase) -> list[Fact]:
     """One MED case as a support person reads it: why, where it stands, by when the
     merchant must answer (open cases), how the central bank decided (closed ones)."""
-    status = str(case.get("status") or "")
+    status = case.status
     facts: list[Fact] = [
-        ("MED case", str(case.get("id")), True),
-        ("Reason", label(case.get("reason"))),
+        ("MED case", case.id, True),
+        ("Reason", label(case.reason)),
         ("Status", label(status)),
-        ("Opened", local_time(case.get("opened_at"))),
-        ("Disputed", brl(case.get("amount"))),
+        ("Opened", local_time(case.opened_at)),
+        ("Disputed", brl(case.amount)),
     ]
-    if case.get("blocked_amount"):
-        facts.append(("Blocked meanwhile", brl(case.get("blocked_amount"))))
-    if case.get("defended_at"):
-        facts.append(("Defense sent", local_time(case.get("defended_at"))))
-    elif status != "CLOSED" and case.get("defense_deadline"):
+    if case.blocked_amount:
+        facts.append(("Blocked meanwhile", brl(case.blocked_amount)))
+    if case.defended_at:
+        facts.append(("Defense sent", local_time(case.defended_at)))
+    elif status != "CLOSED" and case.defense_deadline:
         facts.append(
             (
                 "Defense due by",
-                f"{local_time(case.get('defense_deadline'))}: the merchant answers it in"
+                f"{local_time(case.defense_deadline)}: the merchant answers it in"
                 " the MED disputes notebook",
             )
         )
-    result = case.get("analysis_result")
+    result = case.analysis_result
     if result:
         facts.append(("Decision", MED_VERDICTS.get(str(result), label(result))))
-    if case.get("closed_at"):
-        facts.append(("Closed", local_time(case.get("closed_at"))))
-    if case.get("refund_transaction_id"):
-        facts.append(("Refunded by", str(case["refund_transaction_id"]), True))
+    if case.closed_at:
+        facts.append(("Closed", local_time(case.closed_at)))
+    if case.refund_transaction_id:
+        facts.append(("Refunded by", case.refund_transaction_id, True))
     return facts
 
 
-def cases_html(cases: Sequence[Record]) -> str:
+def cases_html(cases: Sequence[MedCase]) -> str:
     """Every MED case of a payment, one block of facts each."""
     if not cases:
         return "<p><i>No MED case on this transaction.</i></p>"
     return "<hr style='margin:6px 0'>".join(fact_table(case_facts(case)) for case in cases)
 
 
-def shapes_html(note: str, shapes: Mapping[str, Any]) -> str:
+def shapes_html(note: str, shapes: Mapping[str, object]) -> str:
     """The API's answers as pre-wrapped JSON: a long line wraps inside the panel (money
     in reais, CPFs masked, by `wire_json`), each under the request that returns it."""
     parts = [f'<p style="margin:0 0 8px 0;{_TEXT_STYLE}">{html.escape(note)}</p>']

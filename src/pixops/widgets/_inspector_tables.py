@@ -17,12 +17,20 @@ from __future__ import annotations
 
 import html
 from collections.abc import Iterable
-from typing import Any, Final
+from typing import TYPE_CHECKING, Final
 
-from pixops.widgets._api import Record
 from pixops.widgets._format import ID_STYLE, brl, label, local_time, table_shell
+from pixops.widgets._reads import RefundRecord
 
-__all__ = ["TABS_CLASS", "TAB_STYLE", "refunds_table", "timeline_table"]
+if TYPE_CHECKING:
+    from pixops.widgets._inspector_flow import TimelineStep
+
+__all__ = [
+    "TABS_CLASS",
+    "TAB_STYLE",
+    "refund_records_table",
+    "timeline_table",
+]
 
 #: The class the inspector's `Tab` carries, which `TAB_STYLE` is scoped to.
 TABS_CLASS: Final = "pixops-inspector-tabs"
@@ -48,36 +56,42 @@ _WORDS: Final = "white-space:normal;overflow-wrap:normal;word-break:normal"
 _UNDER: Final = "color:#555;font-size:12px"
 
 
-def timeline_table(steps: Iterable[Record], *, empty: str = "No events.") -> str:
-    """The timeline's steps (``at``, ``source``, ``what``) as an HTML table."""
+def timeline_table(steps: Iterable[TimelineStep], *, empty: str = "No events.") -> str:
+    """The timeline's steps (when, from where, what) as an HTML table."""
     rows = [
-        _cell(_time(step.get("at")))
-        + _cell(html.escape(str(step.get("source") or "—")), _WORDS)
-        + _cell(_unbroken_money(str(step.get("what") or "—")), _PROSE)
+        _cell(_time(step.at))
+        + _cell(html.escape(step.source or "—"), _WORDS)
+        + _cell(_unbroken_money(step.what or "—"), _PROSE)
         for step in steps
     ]
     return _table(TIMELINE_HEADERS, rows, empty=empty)
 
 
-def refunds_table(refunds: Iterable[Record], *, empty: str) -> str:
+def refund_records_table(refunds: Iterable[RefundRecord], *, empty: str) -> str:
     """A payment's refunds: when asked for, how much, where each stands (and when it
     completed, under its status), and the refund's id last (copied, not read)."""
-    rows = []
-    for refund in refunds:
-        status = html.escape(label(refund.get("status")))
-        done = refund.get("completed_at")
-        if done:
-            status += f'<div style="{_UNDER}">{_time(done)}</div>'
-        rows.append(
-            _cell(_time(refund.get("created_at")))
-            + _cell(html.escape(brl(refund.get("amount"))), f"{_NO_BREAK};text-align:right")
-            + _cell(status)  # its label and the time under it wrap between words
-            + _cell(html.escape(str(refund.get("transaction_id") or "—")), ID_STYLE)
-        )
+    rows = [
+        _refund_row(r.status, r.completed_at, r.created_at, r.amount, r.transaction_id)
+        for r in refunds
+    ]
     return _table(REFUND_HEADERS, rows, empty=empty, right={"Amount"})
 
 
-def _time(value: Any) -> str:
+def _refund_row(
+    status: object, done: object, created: object, amount: object, refund_id: object
+) -> str:
+    shown = html.escape(label(status))
+    if done:
+        shown += f'<div style="{_UNDER}">{_time(done)}</div>'
+    return (
+        _cell(_time(created))
+        + _cell(html.escape(brl(amount)), f"{_NO_BREAK};text-align:right")
+        + _cell(shown)  # its label and the time under it wrap between words
+        + _cell(html.escape(str(refund_id or "—")), ID_STYLE)
+    )
+
+
+def _time(value: object) -> str:
     """A time in São Paulo whose hour may go under its date; neither ever breaks."""
     parts = local_time(value).split(" ")
     return " ".join(f'<span style="{_NO_BREAK}">{html.escape(part)}</span>' for part in parts)

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Final
 
-from pixops.widgets._api import Record, parse_time
+from pixops.schema import MedCase
 from pixops.widgets._format import MED_VERDICTS, brl, label, local_time, plural
 
 __all__ = [
@@ -55,28 +55,28 @@ def _when(value: object) -> str:
     return f"{local_time(value)} (São Paulo time)"
 
 
-def missed_deadline(case: Record, now: datetime) -> datetime | None:
+def missed_deadline(case: MedCase, now: datetime) -> datetime | None:
     """The deadline a case let pass without a defense, else None (defended, decided,
     withdrawn, or still in time)."""
-    if case.get("defended_at") or case.get("analysis_result"):
+    if case.defended_at or case.analysis_result:
         return None
-    if case.get("status") not in ("OPEN", "ACKNOWLEDGED"):
+    if case.status not in ("OPEN", "ACKNOWLEDGED"):
         return None
-    deadline = parse_time(case.get("defense_deadline"))
+    deadline = case.defense_deadline
     if deadline is None or now < deadline:
         return None
     return deadline
 
 
-def urgency(case: Record, now: datetime) -> tuple[str, str]:
+def urgency(case: MedCase, now: datetime) -> tuple[str, str]:
     """How pressing a case is: a short text and a tone (error, warn, ok, info)."""
-    status = case.get("status")
+    status = case.status
     if status == "ACKNOWLEDGED":
         # Short, so the cases table keeps fitting the panel ("Acknowledged" says answered).
         return "awaiting decision", "info"
     if status != "OPEN":
         return "closed", "info"
-    deadline = parse_time(case.get("defense_deadline"))
+    deadline = case.defense_deadline
     if deadline is None:
         return "no deadline given", "warn"
     hours = int((deadline - now).total_seconds() // 3600)
@@ -89,15 +89,15 @@ def urgency(case: Record, now: datetime) -> tuple[str, str]:
     return f"{plural(hours // 24, 'day')} left", "ok"
 
 
-def why_closed(case: Record, now: datetime) -> str | None:
+def why_closed(case: MedCase, now: datetime) -> str | None:
     """Why a case takes no defense, in words; None while it does (OPEN, before its deadline)."""
-    status = case.get("status")
-    if case.get("defended_at"):
-        return f"a defense was already submitted on {_when(case.get('defended_at'))}"
-    if status == "CLOSED" or case.get("analysis_result"):
-        decision = DECISIONS.get(str(case.get("analysis_result")), "it is closed")
+    status = case.status
+    if case.defended_at:
+        return f"a defense was already submitted on {_when(case.defended_at)}"
+    if status == "CLOSED" or case.analysis_result:
+        decision = DECISIONS.get(str(case.analysis_result), "it is closed")
         return decision[:1].lower() + decision[1:]
-    deadline = parse_time(case.get("defense_deadline"))
+    deadline = case.defense_deadline
     if deadline is not None and now >= deadline:
         return f"no defense was sent and its deadline passed on {_when(deadline)}"
     if status != "OPEN":
@@ -107,21 +107,19 @@ def why_closed(case: Record, now: datetime) -> str | None:
     return None
 
 
-def case_outcome(case: Record, now: datetime) -> Standing:
+def case_outcome(case: MedCase, now: datetime) -> Standing:
     """What Check outcome says of a case just read: its decision, or what it waits for
     and what comes next."""
-    case_id = case.get("id")
-    status = case.get("status")
-    result = case.get("analysis_result")
-    next_step = _NEXT.format(
-        amount=brl(case.get("amount")), blocked=brl(case.get("blocked_amount") or 0)
-    )
+    case_id = case.id
+    status = case.status
+    result = case.analysis_result
+    next_step = _NEXT.format(amount=brl(case.amount), blocked=brl(case.blocked_amount or 0))
     if result in _VERDICTS:
         verdict = _VERDICTS[str(result)]
         return Standing(f"Case {case_id} closed: {label(result)}, {verdict}.", "ok")
     if status == "CANCELLED":
         return Standing(
-            f"Case {case_id} was withdrawn by the payer's bank on {_when(case.get('closed_at'))}:"
+            f"Case {case_id} was withdrawn by the payer's bank on {_when(case.closed_at)}:"
             " the blocked money is released to you and nothing is refunded.",
             "ok",
         )
@@ -133,9 +131,9 @@ def case_outcome(case: Record, now: datetime) -> Standing:
             + next_step,
             "warn",
         )
-    if case.get("defended_at"):
+    if case.defended_at:
         return Standing(
-            f"Case {case_id} has your defense, sent on {_when(case.get('defended_at'))}:"
+            f"Case {case_id} has your defense, sent on {_when(case.defended_at)}:"
             " no decision yet. " + next_step,
             "info",
         )
@@ -143,7 +141,7 @@ def case_outcome(case: Record, now: datetime) -> Standing:
     if closed is None:
         return Standing(
             f"Case {case_id} is open: no decision yet, and it still takes your defense until"
-            f" {_when(case.get('defense_deadline'))}. Submit it before then: after that the"
+            f" {_when(case.defense_deadline)}. Submit it before then: after that the"
             " central bank decides without it.",
             "warn",
         )
@@ -154,12 +152,12 @@ def case_outcome(case: Record, now: datetime) -> Standing:
     )
 
 
-def case_heading(case: Record, now: datetime) -> Standing:
+def case_heading(case: MedCase, now: datetime) -> Standing:
     """The short line above a case's details: its decision, or what it waits for."""
-    decision = DECISIONS.get(str(case.get("analysis_result")))
+    decision = DECISIONS.get(str(case.analysis_result))
     if decision is not None:
         return Standing(decision + ".", "ok")
-    if case.get("status") == "CANCELLED":
+    if case.status == "CANCELLED":
         return Standing(
             "Withdrawn by the payer's bank: the money is released, nothing is refunded.", "ok"
         )
@@ -170,7 +168,7 @@ def case_heading(case: Record, now: datetime) -> Standing:
             " decides without one.",
             "warn",
         )
-    if case.get("status") == "ACKNOWLEDGED" and case.get("defended_at"):
+    if case.status == "ACKNOWLEDGED" and case.defended_at:
         return Standing("Defense sent: awaiting the central bank's decision.", "info")
     text, tone = urgency(case, now)
     return Standing(text, tone)

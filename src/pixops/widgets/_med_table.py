@@ -12,12 +12,27 @@ from __future__ import annotations
 
 import html
 from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
 from typing import Final
 
-from pixops.widgets._api import Record
 from pixops.widgets._format import brl, label, local_time
 
-__all__ = ["CASE_HEADERS", "cases_table"]
+__all__ = ["CASE_HEADERS", "CaseRow", "cases_table"]
+
+
+@dataclass(frozen=True)
+class CaseRow:
+    """A case as the table shows it: where it stands in words (`state`), and `when`,
+    its deadline or (`decided`) the time of its decision."""
+
+    id: str
+    amount: int
+    reason: str | None
+    state: str
+    when: datetime | None
+    decided: bool
+
 
 CASE_HEADERS: Final = ("Status", "Disputed", "Reason")
 _CELL: Final = "padding:3px 5px;vertical-align:top"
@@ -31,10 +46,8 @@ _ID_STYLE: Final = (
 )
 
 
-def cases_table(rows: Sequence[Record], *, empty: str) -> str:
-    """The cases as an HTML table. Each row wants ``id``, ``amount``, ``reason``,
-    ``state`` (where it stands, in words), ``when`` (the deadline or the decision's
-    time) and ``decided`` (whether ``when`` is a decision)."""
+def cases_table(rows: Sequence[CaseRow], *, empty: str) -> str:
+    """The cases as an HTML table, one `CaseRow` each."""
     if not rows:
         return f"<p><i>{html.escape(empty)}</i></p>"
     head = "".join(
@@ -53,16 +66,16 @@ def cases_table(rows: Sequence[Record], *, empty: str) -> str:
     )
 
 
-def _row(row: Record) -> str:
-    case_id = html.escape(str(row.get("id")), quote=True)
-    reason = row.get("reason")
+def _row(row: CaseRow) -> str:
+    case_id = html.escape(row.id, quote=True)
+    reason = row.reason
     reason_tip = "" if reason is None else f' title="{html.escape(str(reason), quote=True)}"'
     status = (
         f'<td style="{_CELL};{_WORDS}">'
-        f'<div class="pixops-med-state">{html.escape(str(row.get("state")))}</div>'
+        f'<div class="pixops-med-state">{html.escape(row.state)}</div>'
         f'<div class="pixops-med-when" style="{_DATE_STYLE}">{_when(row)}</div></td>'
     )
-    money = html.escape(brl(row.get("amount")))
+    money = html.escape(brl(row.amount))
     amount = f'<td style="{_CELL};text-align:right;{_NO_BREAK}">{money}</td>'
     reason_cell = f'<td style="{_CELL};{_WORDS}"{reason_tip}>{html.escape(label(reason))}</td>'
     case = (
@@ -72,11 +85,11 @@ def _row(row: Record) -> str:
     return f"<tr>{status}{amount}{reason_cell}</tr>{case}"
 
 
-def _when(row: Record) -> str:
+def _when(row: CaseRow) -> str:
     """ "due 19/02/2026 01:09" or "decided 11/02/2026 22:09": the words, the date and the
     time may go on lines of their own, but the date and the time never break."""
-    shown = local_time(row.get("when"))
-    parts = ["decided" if row.get("decided") else "due", *shown.split(" ")]
+    shown = local_time(row.when)
+    parts = ["decided" if row.decided else "due", *shown.split(" ")]
     return " ".join(
         f'<span style="{_NO_BREAK}">{html.escape(part)}</span>' for part in parts if part
     )

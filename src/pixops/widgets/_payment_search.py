@@ -13,21 +13,20 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time, timedelta
-from typing import Any, Final
+from typing import TYPE_CHECKING, Final, Generic, TypeVar
 
 from pixops import money
 from pixops.documents import is_valid_cnpj, is_valid_cpf
-from pixops.widgets._api import (
-    MAX_MATCHES,
-    Record,
-    base_units,
-    med_cases,
-    parse_time,
-    rows_between,
-)
+from pixops.schema import StatementItem
+from pixops.widgets._api import MAX_MATCHES
 from pixops.widgets._format import BUSINESS_TZ, count_text, plural
+from pixops.widgets._reads import Row, cases_of, statement_items
+
+if TYPE_CHECKING:
+    from pixops.client import Client
 
 __all__ = [
     "MIN_NAME_CHARS",
@@ -64,12 +63,15 @@ _ID_SHAPE: Final = re.compile(
 )
 
 
+R = TypeVar("R", bound=Row, covariant=True)
+
+
 @dataclass(frozen=True)
-class PaymentMatches:
+class PaymentMatches(Generic[R]):
     """The payments a search matched: the newest `MAX_MATCHES`, how many matched in all,
     and whether the name was found only inside words (no word starts with the text)."""
 
-    shown: list[Record] = field(default_factory=list)
+    shown: Sequence[R] = field(default_factory=list)
     total: int = 0
     inside_words: bool = False
 
@@ -80,14 +82,14 @@ class PaymentMatches:
 
 
 def find_payments(
-    client: Any,
+    client: Client,
     query: str,
     date_from: date | None,
     date_to: date | None,
     now: datetime,
     *,
     received_only: bool = False,
-) -> PaymentMatches:
+) -> PaymentMatches[StatementItem]:
     """Payments in or out between the dates whose amount (``R$ 12,34``), CPF/CNPJ or
     counterparty name matches `query`; a name needs `MIN_NAME_CHARS` letters (ValueError).
     ``received_only``: settled payments received, the ones a refund can return.
@@ -115,22 +117,22 @@ def find_payments(
     needle = _folded(text)
     if amount is None and document is None and len(needle.replace(" ", "")) < MIN_NAME_CHARS:
         raise ValueError(_SHORT_NAME.format(n=MIN_NAME_CHARS, typed=f"“{text}”"))
-    by_word: list[Record] = []
-    inside: list[Record] = []
+    by_word: list[StatementItem] = []
+    inside: list[StatementItem] = []
     for row in _rows_of_local_days(client, date_from, date_to, now):  # newest first
         if received_only and not _settled_received(row):
             continue
         if document is not None:
-            documents: tuple[Any, ...] = (row.get("payer_document"), row.get("recipient_document"))
+            documents: tuple[str | None, ...] = (row.payer_document, row.recipient_document)
             if masked is not None:
                 documents = tuple(str(d)[3:9] for d in documents if d and len(str(d)) == 11)
             if document in documents:
                 by_word.append(row)
         elif amount is not None:
-            if base_units(row.get("amount")) == amount:
+            if int(row.amount) == amount:
                 by_word.append(row)
         else:
-            name = _folded(str(row.get("counterparty_name") or ""))
+            name = _folded(row.counterparty_name or "")
             if f" {needle}" in f" {name}":
                 by_word.append(row)
             elif needle in name:
@@ -154,21 +156,18 @@ def _check_document(digits: str, typed: str) -> None:
     )
 
 
-def _rows_of_local_days(client: Any, first: date, last: date, now: datetime) -> list[Record]:
+def _rows_of_local_days(
+    client: Client, first: date, last: date, now: datetime
+) -> list[StatementItem]:
     """Statement rows created from `first` to `last`, São Paulo days, newest first (the
     statement is read by UTC days: those the São Paulo days overlap)."""
     start = datetime.combine(first, time(), BUSINESS_TZ).astimezone(UTC)
     end = datetime.combine(last + timedelta(days=1), time(), BUSINESS_TZ).astimezone(UTC)
-    rows = rows_between(client, start.date(), (end - timedelta(microseconds=1)).date(), now)
-    kept = []
-    for row in rows:
-        created = parse_time(row.get("created_at"))
-        if created is not None and first <= created.astimezone(BUSINESS_TZ).date() <= last:
-            kept.append(row)
-    return kept
+    rows = statement_items(client, start.date(), (end - timedelta(microseconds=1)).date(), now)
+    return [row for row in rows if first <= row.created_at.astimezone(BUSINESS_TZ).date() <= last]
 
 
-def matches_note(matches: PaymentMatches, typed: str, noun: str = "payment") -> str:
+def matches_note(matches: PaymentMatches[Row], typed: str, noun: str = "payment") -> str:
     """How many payments a name, document or amount search matched, and which are listed."""
     total = matches.total
     inside = (
@@ -203,11 +202,11 @@ def amount_in(text: str) -> int | None:
         return None
 
 
-def _settled_received(row: Record) -> bool:
+def _settled_received(row: StatementItem) -> bool:
     return (
-        row.get("direction") == "inbound"
-        and row.get("payment_status", "settled") == "settled"
-        and row.get("status") in ("completed", "settled")
+        row.direction == "inbound"
+        and row.payment_status == "settled"
+        and row.status in ("completed", "settled")
     )
 
 
@@ -217,7 +216,7 @@ def _folded(text: str) -> str:
     return " ".join("".join(c for c in decomposed if not unicodedata.combining(c)).split())
 
 
-def similar_ids(client: Any, typed: str, now: datetime) -> list[Record]:
+def similar_ids(client: Client, typed: str, now: datetime) -> list[StatementItem]:
     """Statement rows whose transaction or end-to-end id differs from `typed` (an id
     shape) by at most `MAX_TYPOS` characters, letter case aside: an id read out over the
     phone or copied by hand. Only the day its minute names (and the days either side)
@@ -234,21 +233,21 @@ def similar_ids(client: Any, typed: str, now: datetime) -> list[Record]:
         return []
     wanted = typed.strip().casefold()
     found = []
-    for row in rows_between(client, day - timedelta(days=1), day + timedelta(days=1), now):
-        ids = (str(row.get("transaction_id") or ""), str(row.get("end_to_end_id") or ""))
+    for row in statement_items(client, day - timedelta(days=1), day + timedelta(days=1), now):
+        ids = (row.transaction_id, row.end_to_end_id or "")
         if any(_near(wanted, candidate.casefold()) for candidate in ids if candidate):
             found.append(row)
     return found[:3]
 
 
-def similar_case_ids(client: Any, typed: str) -> list[str]:
+def similar_case_ids(client: Client, typed: str) -> list[str]:
     """The MED case ids that differ from `typed` (``med_…``) by at most `MAX_TYPOS`
     characters, letter case aside: a case id read out from the central bank's notice.
     Every case is read (a merchant has tens, not thousands)."""
     wanted = typed.strip().casefold()
     if not wanted.startswith("med_") or not hasattr(client, "med"):
         return []
-    ids = [str(case.get("id")) for case in med_cases(client)]
+    ids = [case.id for case in cases_of(client)]
     return [case_id for case_id in ids if _near(wanted, case_id.casefold())][:3]
 
 

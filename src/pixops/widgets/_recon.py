@@ -5,70 +5,39 @@ difference), the ledger file and, when given, the treasury's balance snapshots p
 live balance go to `pixops.recon.reconcile`. Explore: a summary per category, charts of
 the days (volumes, fees, statuses, findings by category), and each category's rows
 with a text filter; Export writes Parquet, CSV and an Excel-friendly file.
+The steps are `ReconFlow`'s (a plain class); this panel only shows its state.
 """
 
 from __future__ import annotations
 
-from datetime import date, datetime, timedelta
+from datetime import date, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any
 
 import ipywidgets as w
+import traitlets
 
-from pixops.errors import PixopsError
 from pixops.widgets._base import (
     Clock,
-    InvalidTextError,
-    Stopped,
-    check_client,
-    clock_for,
     date_echo,
     fitted,
     side_by_side,
-    valid_text,
     when_clicked,
-    zone_hint,
 )
-from pixops.widgets._charts import (
-    append_figure,
-    fees_by_day_figure,
-    findings_figure,
-    status_by_day_figure,
-    volume_by_day_figure,
-)
+from pixops.widgets._charts import append_figure
 from pixops.widgets._findings_table import summary_table
-from pixops.widgets._format import (
-    BUSINESS_TZ,
-    brl,
-    count_text,
-    html_table,
-    message,
-    plural,
-    problem,
-    text_of,
-    zone_text,
-)
-from pixops.widgets._recon_rows import (
-    DIRECTION_WORDS,
-    OTHER_COLUMNS,
-    TABLE_COLUMNS,
-    finding_row,
-)
+from pixops.widgets._format import message, text_of
+from pixops.widgets._recon_flow import ReconFlow, not_utf8
+from pixops.widgets._recon_html import day_figures, table_html
+from pixops.widgets._refund_flow import Line
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from pixops.recon import (
-        LedgerMapping,
-        NoOpeningBalanceError,
-        ReconResult,
-        RunInputError,
-        Tolerances,
-    )
+    from pixops.client import Client
+    from pixops.recon import LedgerMapping, ReconResult, Tolerances
 
 __all__ = ["ReconDashboard", "read_balance_snapshots"]
-
-_SHOWN_ROWS: Final = 200
 
 
 def read_balance_snapshots(path: str | Path) -> list[tuple[datetime, int]]:
@@ -84,16 +53,11 @@ def read_balance_snapshots(path: str | Path) -> list[tuple[datetime, int]]:
         raise
 
 
-def not_utf8(path: Path) -> str:
-    """The words for a file that is not text in UTF-8 or Excel's Windows-1252."""
-    return (
-        f"The file {path.name} is not text in UTF-8 or in Excel's own encoding: open it in"
-        ' Excel or LibreOffice and save it again as "CSV UTF-8"'
-    )
-
-
 class ReconDashboard(w.VBox):  # type: ignore[misc]
     """Reconcile a business day (or a range) and explore what does not match.
+
+    A view over `ReconFlow` (`.flow`): its state shows in the widgets and as traitlets
+    (`status_text`, `findings`, `category_shown`, `can_export`, `export_text`).
 
     ``ledger_setting`` names where the ledger is set (``ledger_path`` in a notebook): the
     status line names it when not one ledger entry pairs with the statement
@@ -108,9 +72,20 @@ class ReconDashboard(w.VBox):  # type: ignore[misc]
     a person's decisions (who: ``reviewer``, else this machine's user) and every run
     reads them."""
 
+    #: The status line as text: what the last run found, or why it could not run.
+    status_text = traitlets.Unicode("", read_only=True)
+    #: How many items of the result shown need a person's attention.
+    findings = traitlets.Int(0, read_only=True)
+    #: The category whose rows the table shows (None before a run).
+    category_shown = traitlets.Unicode(None, allow_none=True, read_only=True)
+    #: A result is shown: Export can write it.
+    can_export = traitlets.Bool(False, read_only=True)
+    #: What the last Export said, as text.
+    export_text = traitlets.Unicode("", read_only=True)
+
     def __init__(
         self,
-        client: Any,
+        client: Client,
         ledger: str | Path | pd.DataFrame,
         *,
         day: date | str | None = None,
@@ -125,61 +100,27 @@ class ReconDashboard(w.VBox):  # type: ignore[misc]
         review_file: str | Path | None = None,
         reviewer: str | None = None,
     ) -> None:
-        check_client(client, "statement", "balance")
         from pixops.frames import parse_day, parse_tz
 
+        self.flow = ReconFlow.open(
+            client,
+            ledger,
+            now,
+            balances=balances,
+            out_dir=out_dir,
+            ledger_setting=ledger_setting,
+            mapping=mapping,
+            unit_setting=unit_setting,
+            tolerances=tolerances,
+            review_file=review_file,
+            reviewer=reviewer,
+        )
         parse_tz(tz)  # refuses an unknown zone now, not at the first click
-        if not isinstance(ledger, str | Path) and not hasattr(ledger, "columns"):
-            raise TypeError("ledger must be a CSV or Parquet path, or a DataFrame")
-        if balances is not None and not isinstance(balances, str | Path):
-            raise TypeError("balances must be the path of a balance snapshots CSV, or None")
-        if not isinstance(out_dir, str | Path):
-            raise TypeError("out_dir must be a folder path")
-        if not isinstance(ledger_setting, str):
-            raise TypeError("ledger_setting must be text, like 'ledger_path'")
-        from pixops.recon import LedgerMapping
-
-        if mapping is not None and not isinstance(mapping, LedgerMapping | str | Path):
-            raise TypeError("mapping must be a LedgerMapping, the path of a mapping file or None")
-        self.mapping = mapping
-        from pixops.recon import Tolerances, review_path
-
-        if tolerances is not None and not isinstance(tolerances, Tolerances):
-            raise TypeError("tolerances must be a pixops.recon.Tolerances, or None")
-        if review_file is not None and not isinstance(review_file, str | Path):
-            raise TypeError("review_file must be the path of a review file, or None")
-        self.tolerances = tolerances
-        #: Where decisions on suggested pairs are kept (None: a DataFrame ledger, no file).
-        self.review_file: Path | None = (
-            Path(review_file)
-            if review_file is not None
-            else review_path(ledger)
-            if isinstance(ledger, str | Path)
-            else None
-        )
+        chosen = parse_day(day) if day is not None else self.flow.yesterday()
         from pixops.widgets._review import ReviewPanel
-        from pixops.widgets._review_model import ReviewQueue
 
-        self.review = ReviewPanel(
-            ReviewQueue(None, self.review_file, reviewer=reviewer), decided=self.run
-        )
-        self.unit_setting = unit_setting
-        self.client = client
-        self.ledger = ledger
-        #: Where the ledger is set, for the warning when nothing pairs (e.g. ``ledger_path``).
-        self.ledger_setting = ledger_setting
-        self.balances_path = None if balances is None else Path(balances)
-        self.out_dir = Path(out_dir)
-        self._now = clock_for(client, now)
-        today = self._now().astimezone(BUSINESS_TZ).date()
-        chosen = parse_day(day) if day is not None else today - timedelta(days=1)
-        self.result: ReconResult | None = None
-        self.statement: pd.DataFrame | None = None
-        #: Each statement movement's direction in words, by transaction id.
-        self._directions: dict[str, str] = {}
-        self.written: list[Path] = []
-        #: The first and last business day of the result shown (None before a run).
-        self.days: tuple[date, date] | None = None
+        self.review = ReviewPanel(self.flow.queue, decided=self.run)
+        self._quiet = False  # the category list is being filled: no table to draw
 
         self.first_day = w.DatePicker(description="From", value=chosen)
         self.last_day = w.DatePicker(description="To", value=chosen)
@@ -197,8 +138,8 @@ class ReconDashboard(w.VBox):  # type: ignore[misc]
         self.export_status = w.HTML()
 
         when_clicked(self.run_button, self.run, busy=True)
-        self.category.observe(lambda _: self._show_table(), names="value")
-        self.filter.observe(lambda _: self._show_table(), names="value")
+        self.category.observe(self._chosen, names="value")
+        self.filter.observe(lambda change: self._filtered(change["new"]), names="value")
         self.export_button.on_click(lambda _: self.export())
         super().__init__(
             [
@@ -220,73 +161,104 @@ class ReconDashboard(w.VBox):  # type: ignore[misc]
             ]
         )
 
-    # -- running ---------------------------------------------------------------------
+    # -- what the flow holds -----------------------------------------------------
+
+    @property
+    def client(self) -> Client:
+        return self.flow.client
+
+    @property
+    def ledger(self) -> str | Path | pd.DataFrame:
+        return self.flow.ledger
+
+    @property
+    def ledger_setting(self) -> str:
+        """Where the ledger is set, for the warning when nothing pairs (``ledger_path``)."""
+        return self.flow.ledger_setting
+
+    @property
+    def unit_setting(self) -> str:
+        return self.flow.unit_setting
+
+    @property
+    def mapping(self) -> LedgerMapping | str | Path | None:
+        return self.flow.mapping
+
+    @property
+    def tolerances(self) -> Tolerances | None:
+        return self.flow.tolerances
+
+    @property
+    def review_file(self) -> Path | None:
+        """Where decisions on suggested pairs are kept (None: a DataFrame ledger, no file)."""
+        return self.flow.review_file
+
+    @property
+    def balances_path(self) -> Path | None:
+        return self.flow.balances_path
+
+    @property
+    def out_dir(self) -> Path:
+        return self.flow.out_dir
+
+    @property
+    def result(self) -> ReconResult | None:
+        """The result of the last run that could run."""
+        return self.flow.result
+
+    @property
+    def statement(self) -> pd.DataFrame | None:
+        return self.flow.statement
+
+    @property
+    def days(self) -> tuple[date, date] | None:
+        """The first and last business day of the result shown (None before a run)."""
+        return self.flow.days
+
+    @property
+    def written(self) -> list[Path]:
+        """The files the last Export wrote."""
+        return self.flow.written
+
+    # -- the steps ---------------------------------------------------------------
 
     def run(self) -> None:
         """Load the statement, reconcile, and show the summary, charts and findings."""
-        from pixops.frames import parse_tz
-        from pixops.recon import DayNotComeError, NoOpeningBalanceError, RunInputError, run_days
+        if self.flow.run(self.first_day.value, self.last_day.value, self.tz.value):
+            self._render()
+        else:
+            self._show_status()
 
-        first, last, tz = self.first_day.value, self.last_day.value, self.tz.value.strip()
-        if first is None or last is None:
-            self._refuse("Choose the first and the last business day.")
-            return
-        if last < first:
-            self._refuse("The last day is before the first one.")
-            return
-        if not tz:
-            self._refuse("Type the time zone the days are counted in, like America/Sao_Paulo.")
-            return
-        try:
-            valid_text(tz, "time zone")
-        except InvalidTextError as error:
-            self._refuse(str(error))
-            return
-        try:
-            parse_tz(tz)
-        except ValueError:
-            self._refuse(f"Unknown time zone “{tz}”: {zone_hint(tz)}")
-            return
-        try:
-            days = run_days(
-                self.client,
-                first,
-                last,
-                ledger=self.ledger,
-                balances=self.balances_path,
-                tz=tz,
-                mapping=self.ledger_mapping(),
-                tolerances=self.rule_tolerances(),
-                review_file=self.review_file,
-                now=self._now(),
-            )
-        except DayNotComeError as error:
-            self._refuse(
-                f"{error.last:%d/%m/%Y} has not happened yet (today is {error.today:%d/%m/%Y}): "
-                "choose a day up to today."
-            )
-            return
-        except NoOpeningBalanceError as error:
-            opening = ValueError(_no_opening(error))
-            self._refuse(f"The reconciliation could not run. {self._why(opening)}")
-            return
-        except RunInputError as error:
-            self._refuse(f"The reconciliation could not run. {self._input_why(error)}")
-            return
-        except (PixopsError, ValueError, OSError) as error:
-            self._refuse(f"The reconciliation could not run. {self._why(error)}")
-            return
-        statement, result = days.statement_frame(), days.result
-        self.statement, self.result, self.days = statement, result, (first, last)
-        self._directions = {
-            str(movement): DIRECTION_WORDS.get(str(way), str(way))
-            for movement, way in zip(
-                statement["transaction_id"], statement["direction"], strict=True
-            )
-            if movement is not None
-        }
-        self.export_status.value = ""  # an export of the previous run no longer applies
-        self._render(first, last, tz)
+    def ledger_mapping(self) -> LedgerMapping | None:
+        """The mapping the next run reads the ledger with (`ReconFlow.ledger_mapping`)."""
+        return self.flow.ledger_mapping()
+
+    def rule_tolerances(self) -> Tolerances | None:
+        """The tolerances the next run uses (`ReconFlow.rule_tolerances`)."""
+        return self.flow.rule_tolerances()
+
+    def require_result(self) -> ReconResult:
+        """The result of the last run; a notebook's Run All stops here, with the status
+        line as its one line of output, when there is none (a file, a day, the service)."""
+        return self.flow.require_result()
+
+    def rows(self) -> list[dict[str, Any]]:
+        """The rows of the chosen category that contain the filter text."""
+        return self.flow.rows()
+
+    def export(self) -> None:
+        """Write the result's frames (Parquet, CSV, Excel-friendly CSV) under `out_dir`."""
+        self.flow.export()
+        self._show_export()
+
+    def _chosen(self, change: dict[str, Any]) -> None:
+        if not self._quiet:
+            self.flow.choose(change["new"])
+            self._show_table()
+
+    def _filtered(self, text: str) -> None:
+        self.flow.filter(text)
+        self._show_table()
 
     def _mapping_section(self) -> list[Any]:
         """The *Ledger mapping* panel, folded (opened on first unfolding), for a ledger
@@ -308,274 +280,43 @@ class ReconDashboard(w.VBox):  # type: ignore[misc]
         fold.observe(unfolded, names="selected_index")
         return [fold]
 
-    def ledger_mapping(self) -> LedgerMapping | None:
-        """The mapping the next run reads the ledger with: the one given (a mapping file
-        is read again each run), else the one saved beside the ledger, else None."""
-        from pixops.recon import find_mapping, read_mapping
+    # -- showing -------------------------------------------------------------------
 
-        if isinstance(self.mapping, str | Path):
-            return read_mapping(self.mapping)
-        if self.mapping is not None:
-            return self.mapping
-        saved = find_mapping(self.ledger) if isinstance(self.ledger, str | Path) else None
-        return None if saved is None else read_mapping(saved)
-
-    def rule_tolerances(self) -> Tolerances | None:
-        """The tolerances the next run uses: the ones given, else the ``[tolerances]`` of
-        the mapping file (given, or saved beside the ledger), else None (exact)."""
-        from pixops.recon import find_mapping, read_tolerances
-
-        if self.tolerances is not None:
-            return self.tolerances
-        if isinstance(self.mapping, str | Path):
-            return read_tolerances(self.mapping)
-        if self.mapping is not None or not isinstance(self.ledger, str | Path):
-            return None
-        saved = find_mapping(self.ledger)
-        return None if saved is None else read_tolerances(saved)
-
-    @property
-    def status_text(self) -> str:
-        """The status line as text: what the last run found, or why it could not run."""
-        return text_of(self.status.value)
-
-    def require_result(self) -> ReconResult:
-        """The result of the last run; a notebook's Run All stops here, with the status
-        line as its one line of output, when there is none (a file, a day, the service)."""
-        if self.result is None:
-            raise Stopped(self.status_text or "Reconcile first.")
-        return self.result
-
-    def _refuse(self, text: str) -> None:
-        """An error in the status line; a result already shown stays, saying whose days."""
-        if self.days is not None:
-            text += f" Below: still {_days_text(*self.days)}."
-        self._set_status(text, "error")
-
-    def _why(self, error: BaseException) -> str:
-        """A failure in words: the service's in plain sentences, a file's by its name."""
-        cause: BaseException | None = error
-        while cause is not None:
-            if isinstance(cause, UnicodeDecodeError) and isinstance(self.ledger, str | Path):
-                return not_utf8(Path(self.ledger)) + "."
-            cause = cause.__cause__ or (None if cause.__suppress_context__ else cause.__context__)
-        return problem(error)
-
-    def _input_why(self, error: RunInputError) -> str:
-        """A ledger or snapshots file that cannot be used, in words: a snapshots file
-        that is not text says how to save it, as `read_balance_snapshots` does."""
-        cause = error.__cause__ if error.__cause__ is not None else error
-        if (
-            error.setting == "balances"
-            and self.balances_path is not None
-            and isinstance(cause.__cause__, UnicodeDecodeError)
-        ):
-            return problem(ValueError(not_utf8(self.balances_path)))
-        return self._why(cause)
-
-    # -- showing ---------------------------------------------------------------------
-
-    def _render(self, first: date, last: date, tz: str) -> None:
-        from pixops.recon import ATTENTION_CATEGORIES, CATEGORY_LABELS
-
-        result, statement = self.result, self.statement
-        assert result is not None
-        assert statement is not None
-        counts = result.counts
-        findings = sum(counts[c] for c in ATTENTION_CATEGORIES)
-        days = _days_text(first, last)
-        # A boolean Series, not a list: an empty list would select no columns, not no rows.
-        days_in = statement["created_at"].dt.tz_convert(tz).dt.date
-        window = statement[((days_in >= first) & (days_in <= last)).astype(bool)]
-        nothing = window.empty and not findings and not counts["matched"]
-        foreign = result.ledger_warning(self.ledger, setting=self.ledger_setting)
-        reading = result.ledger_reading
-        name = Path(self.ledger).name if isinstance(self.ledger, str | Path) else "The ledger"
-        self.ledger_line.value = (
-            "" if reading is None else message(f"{name} {reading.line()}.", "info")
-        )
-        hint = result.unit_hint(self.unit_setting)
-        if hint is not None:  # first: the findings below follow from it
-            self._set_status(
-                f"{hint} {days} ({zone_text(tz)}): {count_text(counts['matched'])} matched,"
-                f" {plural(findings, 'finding')} to check.",
-                "error",
-            )
-        elif foreign is not None:  # nothing paired: say why before the hundreds of findings
-            self._set_status(
-                f"{days} ({zone_text(tz)}): {count_text(counts['matched'])} matched,"
-                f" {plural(findings, 'finding')} to check. {foreign}",
-                "error",
-            )
-        elif nothing:
-            self._set_status(
-                f"{days} ({zone_text(tz)}): no movement in the statement and no entry in the"
-                " ledger: nothing to reconcile.",
-                "info",
-            )
-        elif findings:
-            self._set_status(
-                f"{days} ({zone_text(tz)}): {count_text(counts['matched'])} matched,"
-                f" {plural(findings, 'finding')} to check.",
-                "warn",
-            )
-        else:
-            self._set_status(
-                f"{days} ({zone_text(tz)}): {count_text(counts['matched'])} matched,"
-                " nothing to check.",
-                "ok",
-            )
+    def _render(self) -> None:
+        """Every part of a new result: status, ledger line, summary, pairs, charts, table."""
+        flow = self.flow
+        result = flow.require_result()
+        self._show_status()
+        self.ledger_line.value = message(flow.ledger_line, "info") if flow.ledger_line else ""
         # The categories' names wrap and the ledger's sum sits above the statement's, so
         # the statement and difference stay in sight at 800 px beside Lab's file browser.
         self.summary.value = summary_table(result).markup
-        self.review.show(result)
+        self.review.renew()  # the flow's run loaded its queue
         self.charts.outputs = ()
-        # Charts of a day with nothing on it would be four empty frames.
-        figures = (
-            ()
-            if nothing
-            else (
-                findings_figure(result),
-                volume_by_day_figure(window, tz),
-                fees_by_day_figure(window, tz),
-                status_by_day_figure(window, tz),
-            )
-        )
-        for figure in figures:
+        for figure in day_figures(flow):
             append_figure(self.charts, figure)
-        if not result.rollforward.empty:
-            append_figure(self.charts, result.rollforward_figure())
-        options = [
-            (f"{CATEGORY_LABELS.get(c, c)} ({counts[c]})", c)
-            for c in ("matched", "rounding", *ATTENTION_CATEGORIES)
-            if counts[c] or c not in ("matched", "rounding")
-        ]
-        self.category.options = options
-        shown = {value for _, value in options}
-        first_finding = next(
-            (c for c in ATTENTION_CATEGORIES if counts[c]),
-            "matched" if "matched" in shown else options[0][1],
-        )
-        if self.category.value == first_finding:
-            self._show_table()
-        else:
-            self.category.value = first_finding
-        self.export_button.disabled = False
-
-    def rows(self) -> list[dict[str, Any]]:
-        """The rows of the chosen category that contain the filter text."""
-        if self.result is None or self.category.value is None:
-            return []
-        frame = self.result.category(self.category.value)
-        records = [{str(k): v for k, v in r.items()} for r in frame.to_dict(orient="records")]
-        needle = " ".join(self.filter.value.split()).casefold()
-        if needle:
-            records = [r for r in records if needle in self._searchable(r)]
-        return records
-
-    def _searchable(self, record: dict[str, Any]) -> str:
-        """A row's text as its table shows it (reais, dd/mm/yyyy, the direction), ISO days too."""
-        words = [self._directions.get(str(record.get("transaction_id")), "")]
-        for key, value in finding_row(record).items():
-            if key.endswith("_base") and value is not None:
-                words.append(brl(value))
-            elif isinstance(value, date):
-                words.append(f"{value:%d/%m/%Y} {value.isoformat()}")
-            elif value is not None:
-                words.append(str(value))
-        return "\n".join(words).casefold()
+        self._quiet = True
+        try:
+            self.category.options = flow.categories()
+            self.category.value = flow.category
+        finally:
+            self._quiet = False
+        self._show_table()
+        self.export_button.disabled = not flow.can_export
+        self.set_trait("can_export", flow.can_export)
+        self._show_export()
 
     def _show_table(self) -> None:
-        records = self.rows()
-        shown = [finding_row(r) for r in records[:_SHOWN_ROWS]]
-        for row in shown:
-            row["direction"] = self._directions.get(str(row.get("transaction_id")))
-        candidates = TABLE_COLUMNS.get(str(self.category.value), OTHER_COLUMNS)
-        # Only columns that say something for these rows: a table of dashes is wider, not clearer.
-        columns = [
-            (k, label) for k, label in candidates if any(r.get(k) is not None for r in shown)
-        ]
-        more = len(records) - len(shown)
-        note = (
-            f"<p><i>{plural(more, 'more row')}: narrow the filter or export.</i></p>"
-            if more > 0
-            else ""
-        )
-        self.table.value = (
-            html_table(
-                shown,
-                columns,
-                money_columns={k for k, _ in columns if k.endswith("_base")},
-                # Ids wrap at 1024 px; a balance's "Transaction" is words, not an id.
-                id_columns=()
-                if self.category.value == "balance_difference"
-                else {"transaction_id", "ledger_reference"},
-                empty=self._no_rows(),
-            )
-            + note
-        )
+        self.table.value = table_html(self.flow.page())
+        self.set_trait("category_shown", self.flow.category)
 
-    def _no_rows(self) -> str:
-        """What an empty table says: with a filter, that the filter hides the rows and how
-        to see them ("No rows." alone read as a category with nothing in it)."""
-        typed = " ".join(self.filter.value.split())
-        if not typed or self.result is None or self.category.value is None:
-            return "No rows."
-        try:
-            valid_text(typed, "filter")
-        except InvalidTextError as error:
-            return f"No rows. {error}"
-        total = len(self.result.category(self.category.value))
-        if not total:
-            return "No rows."
-        from pixops.recon import CATEGORY_LABELS
+    def _show_status(self) -> None:
+        line = self.flow.status
+        self.status.value = message(line.text, line.tone) if line.text else ""
+        self.set_trait("status_text", text_of(self.status.value))
+        self.set_trait("findings", self.flow.findings)
 
-        category = CATEGORY_LABELS.get(self.category.value, self.category.value)
-        rows = f"{plural(total, 'row')} of {category}"
-        return f"No rows. None of the {rows} contains “{typed}”: change or clear the Filter."
-
-    def export(self) -> None:
-        """Write the result's frames (Parquet, CSV, Excel-friendly CSV) under `out_dir`."""
-        if self.result is None:
-            self.export_status.value = message("Reconcile first.", "error")
-            return
-        # The result's days, not the pickers' (changed since, perhaps, without a run).
-        first, last = self.days if self.days is not None else (None, None)
-        name = f"recon-{first}" if first == last else f"recon-{first}-to-{last}"
-        try:
-            self.written = self.result.write(self.out_dir / name)
-        except OSError as error:
-            why = error.strerror or str(error)  # "Permission denied", without the errno
-            self.export_status.value = message(
-                f"Could not write the files in {self.out_dir}: {why}.", "error"
-            )
-            return
-        # The time of writing (a second export reads as a new one), in São Paulo time as
-        # every time the panels show: the machine's own clock may run on UTC.
-        at = datetime.now(BUSINESS_TZ).strftime("%H:%M:%S")
-        self.export_status.value = message(
-            f"Exported {len(self.written)} files at {at} ({zone_text(BUSINESS_TZ)}) to"
-            f" {self.out_dir / name} (discrepancies_excel.csv opens in Excel with reais).",
-            "ok",
-        )
-
-    def _set_status(self, text: str, tone: str = "info") -> None:
-        self.status.value = message(text, tone) if text else ""
-
-
-def _no_opening(error: NoOpeningBalanceError) -> str:
-    """No balance to count from, in the panel's words (São Paulo time)."""
-    start = error.start_at.astimezone(BUSINESS_TZ)
-    first_known = (
-        ""
-        if error.first_at is None
-        else f"; its first is at {error.first_at.astimezone(BUSINESS_TZ):%d/%m/%Y %H:%M}"
-    )
-    return (
-        f"the balance snapshots file has no balance at the start of {start:%d/%m/%Y} "
-        f"to count from{first_known} (São Paulo time)"
-    )
-
-
-def _days_text(first: date, last: date) -> str:
-    return first.strftime("%d/%m/%Y") + ("" if first == last else f" to {last:%d/%m/%Y}")
+    def _show_export(self) -> None:
+        line: Line = self.flow.export_line
+        self.export_status.value = message(line.text, line.tone) if line.text else ""
+        self.set_trait("export_text", text_of(self.export_status.value))

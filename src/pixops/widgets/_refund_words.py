@@ -8,9 +8,10 @@ from datetime import date, datetime, timedelta
 from typing import Final
 
 from pixops import money
-from pixops.widgets._api import Record, is_refund_id, parse_time
+from pixops.schema import FailedInbound, MedCase, OutboundInFlight, Transaction
 from pixops.widgets._format import BUSINESS_TZ, brl, label, local_time, plural
-from pixops.widgets._inspector_html import failure_text
+from pixops.widgets._inspector_html import failure_words
+from pixops.widgets._reads import Received, Row, is_refund_id
 
 __all__ = [
     "ACCEPTED_UNREAD",
@@ -24,7 +25,6 @@ __all__ = [
     "deadline_passed",
     "disputed",
     "final_outcome",
-    "is_received",
     "last_day",
     "not_refundable",
     "nothing_found",
@@ -77,22 +77,22 @@ REFUND_REASONS: Final = (
 REASONS: Final = {reason.code: reason for reason in REFUND_REASONS}
 
 
-def not_refundable(record: Record) -> str:
+def not_refundable(record: Transaction) -> str:
     """Why an identifier that names a transaction finds nothing to refund, in words."""
-    ident = str(record.get("transaction_id"))
-    if record.get("direction") != "inbound":
+    ident = record.transaction_id
+    if record.direction != "inbound":
         what = "a refund you sent" if is_refund_id(ident) else "a payment you sent"
         return (
             f"{ident} is {what}, not a payment you received: "
             "only received payments can be refunded."
         )
-    if record.get("type") == "pix_qrcode":
+    if record.type == "pix_qrcode":
         return (
             f"{ident} is a QR code charge, not the payment itself: search for the payer, "
             "the amount or the payment's end-to-end id."
         )
     return (
-        f"{ident} is a received payment that did not settle ({label(record.get('status'))}): "
+        f"{ident} is a received payment that did not settle ({label(record.status)}): "
         "no money arrived, so there is nothing to refund."
     )
 
@@ -125,23 +125,28 @@ def amount_centavos(typed: str, remaining_base: int) -> int:
     return centavos
 
 
-def still_processing(refund_id: str, last: Record) -> str:
+def still_processing(refund_id: str, last: Transaction) -> str:
     """Follow up's words when the refund is not final yet: where it stands, what to do."""
-    status = label(last.get("status"))
+    status = label(last.status)
     return (
         f"Refund {refund_id}: still {status} after {FOLLOW_UP_SECONDS} seconds; the payer's "
         "bank has not answered yet. Press Follow up again in a few minutes."
     )
 
 
-def final_outcome(refund_id: str, final: Record) -> tuple[str, str]:
+def final_outcome(refund_id: str, final: Transaction) -> tuple[str, str]:
     """Follow up's words for a refund that is final, and their tone: settled, or why not
     in words (the code alone, "Failed (AG03)", told support nothing) and what now."""
-    status = label(final.get("status"))
-    if final.get("status") == "settled":
+    status = label(final.status)
+    if final.status == "settled":
         return f"Refund {refund_id}: {status}.", "ok"
+    why = (
+        failure_words(final.reason_code, final.reason_description)
+        if isinstance(final, FailedInbound | OutboundInFlight)
+        else failure_words(None, None)
+    )
     return (
-        f"Refund {refund_id}: {status}. {failure_text(final)}. Nothing went back to the"
+        f"Refund {refund_id}: {status}. {why}. Nothing went back to the"
         " payer: the amount is left to refund again once what the reason says is dealt with.",
         "error",
     )
@@ -161,9 +166,9 @@ def amount_problem(text: str, reason: str) -> str:
     return "type reais and centavos like 10,50 or 1.234,56"
 
 
-def disputed(cases: list[Record]) -> str:
+def disputed(cases: list[MedCase]) -> str:
     """The warning for a payment a MED case still disputes: a refund now may pay twice."""
-    named = ", ".join(f"{c.get('id')} ({brl(c.get('blocked_amount'))} blocked)" for c in cases)
+    named = ", ".join(f"{c.id} ({brl(c.blocked_amount)} blocked)" for c in cases)
     return (
         f"MED case open on this payment: {named}. If the central bank agrees with the payer, "
         "the payer is refunded from the blocked money: refund now only if you agreed with "
@@ -201,21 +206,16 @@ def search_dates(now: datetime) -> tuple[date, date]:
     return today - timedelta(days=90), today
 
 
-def is_received(record: Record) -> bool:
-    """Whether a transaction is a payment received and settled (the only refundable kind)."""
-    return record.get("direction") == "inbound" and record.get("status") == "settled"
-
-
-def settled_at(record: Record) -> datetime | None:
+def settled_at(payment: Received) -> datetime:
     """When a payment settled, the moment each reason's deadline counts from."""
-    return parse_time(record.get("completed_at")) or parse_time(record.get("created_at"))
+    return payment.completed_at or payment.created_at
 
 
-def payment_label(record: Record) -> str:
+def payment_label(row: Row) -> str:
     """A received payment in the picker: when, how much, who, then its id."""
-    when = local_time(record.get("completed_at") or record.get("created_at"))
-    payer = record.get("counterparty_name") or "unknown payer"
-    return f"{when} · {brl(record.get('amount'))} · {payer} · {record.get('transaction_id')}"
+    when = local_time(row.completed_at or row.created_at)
+    payer = row.counterparty_name or "unknown payer"
+    return f"{when} · {brl(row.amount)} · {payer} · {row.transaction_id}"
 
 
 def still_valid(settled: datetime | None, now: datetime) -> str:

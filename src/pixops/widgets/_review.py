@@ -54,6 +54,10 @@ class ReviewPanel(w.VBox):  # type: ignore[misc]
     def show(self, result: ReconResult | None) -> None:
         """The pairs of a new run."""
         self.queue.load(result)
+        self.renew()
+
+    def renew(self) -> None:
+        """The pairs of a queue loaded elsewhere (the dashboard's flow loads it each run)."""
         self.status.value = ""
         self.refresh()
 
