@@ -121,6 +121,7 @@ def test_a_pytest_failure_or_no_test_collected_fails_the_test_command(
     """pytest's exit 5 (no test collected) must fail CI, never pass as a green run."""
     dev = load_dev_script()
     monkeypatch.setenv("PIXOPS_SKIP_BROWSER", "1")
+    monkeypatch.delenv("PIXOPS_TEST_WORKERS", raising=False)  # the default, two workers
     with pytest.raises(SystemExit) as stopped:
         dev.test(fake_python(tmp_path, status), ["-k", "nothing"])
     assert stopped.value.code == status
