@@ -17,7 +17,7 @@ if TYPE_CHECKING:  # pyspark is imported by the Spark tests alone
 
 SKIP_VARIABLE = "PIXOPS_SKIP_SPARK"
 #: The modules that start a Spark session.
-SPARK_MODULES = ("test_spark_parity.py", "test_spark_cli.py")
+SPARK_MODULES = ("test_spark_parity.py",)
 _NOTICE = f"{SKIP_VARIABLE}=1: the Spark tests in tests/recon are DESELECTED in this run"
 
 

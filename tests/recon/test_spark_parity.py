@@ -5,9 +5,11 @@ local Spark session (conftest.py's `spark`, see spark_session.py)."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
+from urllib.parse import urlparse
 
 import duckdb
 import pandas as pd
@@ -17,11 +19,14 @@ import pyarrow.parquet as pq
 import pytest
 from pyspark.sql import SparkSession
 
+from pixops._cli_recon._run import EXIT_ATTENTION
 from pixops.frames import conform_table
 from pixops.money import MoneyError
 from pixops.recon import ATTENTION_CATEGORIES, ReconResult, reconcile
 from pixops.recon.spark import SparkReconResult
 from pixops.recon.spark import reconcile as spark_reconcile
+from pixops.recon.spark._session import WAREHOUSE_DIR
+from tests.cli_recon.cli_statement import day_args, recon, statement_folder
 from tests.recon.builders import (
     DAY,
     NOON,
@@ -43,10 +48,11 @@ pytestmark = [
 FRAMES = ("matched", "discrepancies", "refunds", "rollforward", "summary")
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def remote(spark: SparkSession) -> Iterator[SparkSession]:
-    """A Spark Connect session on a server in the run's one JVM, for this module only (the
-    process is a classic one again after it: another module's spark_session() works)."""
+    """A Spark Connect session on a server in the run's one JVM, for the one test that
+    asks (the process is a classic one again right after it: a later spark_session()
+    works)."""
     yield from connect_to(spark)
 
 
@@ -111,8 +117,55 @@ def test_every_output_is_the_same_row_for_row(spark: SparkSession) -> None:
     assert result.summary_text() == duck.summary_text()
     views = {row["viewName"] for row in spark.sql("SHOW VIEWS").collect()}
     assert not views & {"statement_in", "copies", "matched", "summary"}  # all dropped
+    # spark_session() keeps the warehouse out of the working folder (no ./spark-warehouse)
+    assert Path(urlparse(str(spark.conf.get("spark.sql.warehouse.dir"))).path) == WAREHOUSE_DIR
 
 
+def _huge_pair() -> tuple[pa.Table, pa.Table]:
+    """Two payments of 2^62 base units each that no entry books: the sum of what is
+    missing in the ledger is 2^63, one past int64 (the ledger itself is small: its reader
+    refuses amounts that add up past the range before any SQL runs)."""
+    huge = 2**62
+    rows = [statement_row(n, amount_base=huge, fee_base=0) for n in range(2)]
+    return statement_table(rows), ledger_table([ledger_row("L0", "pedido-1")])
+
+
+def test_an_overflowing_sum_raises_on_both(spark: SparkSession) -> None:
+    statement, ledger = _huge_pair()
+    with pytest.raises(duckdb.ConversionException, match="out of range"):
+        reconcile(statement, ledger, start=DAY, end=DAY)
+    with pytest.raises(MoneyError, match="overflows 64 bits"):
+        spark_reconcile(spark, statement, ledger, start=DAY, end=DAY)
+    assert {row["viewName"] for row in spark.sql("SHOW VIEWS").collect()}.isdisjoint({"copies"})
+
+
+def test_the_cli_on_spark_says_what_it_says_on_duckdb(
+    spark: SparkSession, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`pixops recon --engine spark --statement PARQUET`: the same summary, files and exit
+    status as the DuckDB run on the same files (in this process, so the command's
+    spark_session() finds the run's one session: here, not in a module of its own that
+    pytest-xdist may give another worker, which then starts and warms a second JVM)."""
+    monkeypatch.delenv("PIXOPS_BASE_URL", raising=False)
+    folder = statement_folder(tmp_path / "statement")
+    duck = recon(*day_args(folder, tmp_path / "duckdb"))
+    on_spark = recon(
+        *day_args(folder, tmp_path / "spark", "--engine", "spark", "--spark-master", "local[2]")
+    )
+    assert duck[0] == on_spark[0] == EXIT_ATTENTION
+    assert on_spark[2] == duck[2]
+    assert on_spark[1].replace(" on Spark", "") == duck[1].replace("/duckdb", "/spark")
+    for name in ("summary.json", "summary.txt"):
+        assert (tmp_path / "spark" / name).read_text() == (tmp_path / "duckdb" / name).read_text()
+    for name in FRAMES:
+        pd.testing.assert_frame_equal(
+            pd.read_parquet(tmp_path / "spark" / f"{name}.parquet", dtype_backend="pyarrow"),
+            pd.read_parquet(tmp_path / "duckdb" / f"{name}.parquet", dtype_backend="pyarrow"),
+        )
+    assert json.loads((tmp_path / "spark" / "summary.json").read_text())["counts"]["matched"]
+
+
+# Last: a Connect server left in the JVM was measured to slow the classic runs after it.
 def test_inputs_on_the_cluster_through_spark_connect_give_the_same_answers(
     remote: SparkSession, tmp_path: Path
 ) -> None:
@@ -140,21 +193,3 @@ def test_inputs_on_the_cluster_through_spark_connect_give_the_same_answers(
     _same(duck, result.to_result())
     written = result.write(tmp_path / "out")
     assert pq.read_table(written[0]).num_rows == len(duck.matched)
-
-
-def _huge_pair() -> tuple[pa.Table, pa.Table]:
-    """Two payments of 2^62 base units each that no entry books: the sum of what is
-    missing in the ledger is 2^63, one past int64 (the ledger itself is small: its reader
-    refuses amounts that add up past the range before any SQL runs)."""
-    huge = 2**62
-    rows = [statement_row(n, amount_base=huge, fee_base=0) for n in range(2)]
-    return statement_table(rows), ledger_table([ledger_row("L0", "pedido-1")])
-
-
-def test_an_overflowing_sum_raises_on_both(spark: SparkSession) -> None:
-    statement, ledger = _huge_pair()
-    with pytest.raises(duckdb.ConversionException, match="out of range"):
-        reconcile(statement, ledger, start=DAY, end=DAY)
-    with pytest.raises(MoneyError, match="overflows 64 bits"):
-        spark_reconcile(spark, statement, ledger, start=DAY, end=DAY)
-    assert {row["viewName"] for row in spark.sql("SHOW VIEWS").collect()}.isdisjoint({"copies"})

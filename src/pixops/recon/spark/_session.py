@@ -3,14 +3,19 @@
 from __future__ import annotations
 
 import logging
+import tempfile
+from pathlib import Path
 from typing import Final
 
 from pyspark.sql import SparkSession
 
-__all__ = ["DRIVER_MEMORY", "spark_session"]
+__all__ = ["DRIVER_MEMORY", "WAREHOUSE_DIR", "spark_session"]
 
 #: The driver's heap: 1 GB ran out of memory broadcasting the steps' joins at 100k rows.
 DRIVER_MEMORY: Final = "2g"
+#: Where a local session keeps tables it is asked to save (the reconciliation saves none):
+#: Spark's default, ./spark-warehouse, would leave an empty folder wherever it was started.
+WAREHOUSE_DIR: Final = Path(tempfile.gettempdir()) / "pixops-spark-warehouse"
 
 
 def spark_session(
@@ -26,7 +31,8 @@ def spark_session(
     ``remote`` (``sc://host:15002``), ANSI on (an overflow raises, never wraps), quiet logs.
     ``driver_memory``, ``shuffle_partitions`` and ``config`` (more settings) apply to a
     session this call starts (a running local session keeps its own; a Connect server
-    sets its driver's memory)."""
+    sets its driver's memory). A classic session keeps its warehouse in `WAREHOUSE_DIR`
+    unless ``config`` names ``spark.sql.warehouse.dir``, so the working folder stays clean."""
     if master is not None and remote is not None:
         raise ValueError("give a Spark master or a Spark Connect remote, not both")
     if remote is not None and not remote.startswith("sc://"):
@@ -39,6 +45,7 @@ def spark_session(
             builder.master(master or "local[*]")
             .config("spark.driver.memory", driver_memory)
             .config("spark.ui.showConsoleProgress", "false")
+            .config("spark.sql.warehouse.dir", WAREHOUSE_DIR.as_uri())
         )
         if shuffle_partitions is not None:
             builder = builder.config("spark.sql.shuffle.partitions", str(shuffle_partitions))
