@@ -22,7 +22,7 @@ from pyspark.sql import SparkSession
 from pixops._cli_recon._run import EXIT_ATTENTION
 from pixops.frames import conform_table
 from pixops.money import MoneyError
-from pixops.recon import ATTENTION_CATEGORIES, ReconResult, reconcile
+from pixops.recon import ATTENTION_CATEGORIES, ReconResult, Tolerances, reconcile
 from pixops.recon.spark import SparkReconResult
 from pixops.recon.spark import reconcile as spark_reconcile
 from pixops.recon.spark._session import WAREHOUSE_DIR
@@ -121,21 +121,24 @@ def test_every_output_is_the_same_row_for_row(spark: SparkSession) -> None:
     assert Path(urlparse(str(spark.conf.get("spark.sql.warehouse.dir"))).path) == WAREHOUSE_DIR
 
 
-def _huge_pair() -> tuple[pa.Table, pa.Table]:
-    """Two payments of 2^62 base units each that no entry books: the sum of what is
-    missing in the ledger is 2^63, one past int64 (the ledger itself is small: its reader
-    refuses amounts that add up past the range before any SQL runs)."""
+def _huge_group() -> tuple[pa.Table, pa.Table]:
+    """Two payments of 2^62 base units each, one settlement LOTE-1 that one entry books
+    (reference groups on): the group's sum is 2^63, one past int64. It overflows in
+    ``ref_groups``, half way through `STEPS`, so Spark stops after ~17 of its ~39 jobs
+    instead of running every step to overflow in the summary (the ledger itself is small:
+    its reader refuses amounts that add up past the range before any SQL runs)."""
     huge = 2**62
-    rows = [statement_row(n, amount_base=huge, fee_base=0) for n in range(2)]
-    return statement_table(rows), ledger_table([ledger_row("L0", "pedido-1")])
+    rows = [statement_row(n, amount_base=huge, fee_base=0, external_id="LOTE-1") for n in (0, 1)]
+    return statement_table(rows), ledger_table([ledger_row("L0", "LOTE-1")])
 
 
 def test_an_overflowing_sum_raises_on_both(spark: SparkSession) -> None:
-    statement, ledger = _huge_pair()
+    statement, ledger = _huge_group()
+    options: dict[str, object] = {"start": DAY, "end": DAY, "tolerances": Tolerances(groups=True)}
     with pytest.raises(duckdb.ConversionException, match="out of range"):
-        reconcile(statement, ledger, start=DAY, end=DAY)
+        reconcile(statement, ledger, **options)  # type: ignore[arg-type]
     with pytest.raises(MoneyError, match="overflows 64 bits"):
-        spark_reconcile(spark, statement, ledger, start=DAY, end=DAY)
+        spark_reconcile(spark, statement, ledger, **options)  # type: ignore[arg-type]
     assert {row["viewName"] for row in spark.sql("SHOW VIEWS").collect()}.isdisjoint({"copies"})
 
 
