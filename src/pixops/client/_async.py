@@ -240,7 +240,8 @@ class AsyncClient:
 
     async def _run(self, op: ops.Op[T]) -> T:
         response = await self.send(op.call)
-        return read_answer(response, op.call.key_case or self.key_case, op.parse)
+        case = op.call.key_case or self.key_case
+        return read_answer(response, case, op.parse, refuses_worked_false=op.refuses_worked_false)
 
     async def request(
         self, method: str, path: str, json_body: Any = None, *, query: dict[str, str] | None = None
