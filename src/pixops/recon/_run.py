@@ -16,7 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from datetime import date, datetime, time, timedelta, tzinfo
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 from zoneinfo import ZoneInfo
 
 import duckdb
@@ -48,6 +48,14 @@ __all__ = ["balance_snapshot", "prepare_inputs", "reconcile", "run_steps"]
 
 #: Rows per chunk of the inputs handed to DuckDB (its scans run one chunk per task).
 CHUNK_ROWS = 65_536
+
+#: Steps that group every entry or row by its number: DuckDB groups them in an array
+#: indexed by the number (numbers up to 2^22, ~4M rows) instead of a hash table, about
+#: half the CPU at 1M rows (0.23 -> 0.11 s for the two). Only these: the array is sized by
+#: the numbers' range, not the rows, so on the few rows the rules' steps group (50,000 of
+#: a million) it cost more than the rows (~0.25 s of CPU over those steps at 1M).
+_GROUPED_BY_NUMBER: Final = frozenset({"picks", "claims"})
+_PERFECT_HASH_BITS: Final = 22
 
 _SCOPE_SCHEMA = pa.schema(
     [("first_day", pa.date32()), ("last_day", pa.date32()), ("ledger_step_base", pa.int64())]
@@ -355,10 +363,19 @@ def run_steps(
     con.execute(f"SET TimeZone = '{zone}'")
     for name, table in inputs.items():
         con.register(name, _in_chunks(table))
+    found = con.execute("SELECT current_setting('perfect_ht_threshold')").fetchone()
+    bits = int(found[0]) if found else _PERFECT_HASH_BITS
     try:
         for name, sql, materialise in STEPS:
             kind = "TABLE" if materialise else "VIEW"
-            con.execute(f"CREATE OR REPLACE TEMP {kind} {name} AS {sql}")
+            wide = name in _GROUPED_BY_NUMBER and bits < _PERFECT_HASH_BITS
+            if wide:
+                con.execute(f"SET SESSION perfect_ht_threshold = {_PERFECT_HASH_BITS}")
+            try:
+                con.execute(f"CREATE OR REPLACE TEMP {kind} {name} AS {sql}")
+            finally:
+                if wide:
+                    con.execute(f"SET SESSION perfect_ht_threshold = {bits}")
             if name == until:
                 break
         yield con
