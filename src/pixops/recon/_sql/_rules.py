@@ -54,9 +54,14 @@ GROUP BY x.sn
 
 # The few entries and rows the rules below look at (those an identifier left unpaired,
 # and the pairs of possible groups), with what they compare: every rule joins these, not
-# the million rows (a semi-join on a small set first, then the join).
+# the million rows (a semi-join on a small set first, then the join). Only the columns
+# the rules read: each text column of a million rows scanned costs ~35 ms of CPU. The
+# rows are read from `statement_in` alone: `few_sn` holds no copy of an id (an unclaimed
+# row is a kept one, and a pick is never a copy), so `stmt` has nothing to add.
 FEW_LED = """
-SELECT l.* FROM led l
+SELECT l.ln, l.reference, l.direction, l.amount_base, l.fee_base, l.status, l.booked_on,
+       l.in_scope, l.settlement, l.kind, l.document, l.name, l.booked_at_s
+FROM led l
 WHERE l.ln IN (SELECT ln FROM unpicked
                UNION ALL SELECT ln FROM group_extra
                UNION ALL SELECT ln FROM picks
@@ -64,13 +69,14 @@ WHERE l.ln IN (SELECT ln FROM unpicked
 """
 
 FEW_STMT = """
-SELECT s.*, t.created_s,
-       CASE WHEN s.direction = 'outbound' THEN t.recipient_document
+SELECT t.sn, CAST(t.payment_status AS STRING) AS payment_status,
+       CAST(t.direction AS STRING) AS direction, t.amount_base, t.fee_base,
+       t.business_date, t.created_s,
+       CASE WHEN t.direction = 'outbound' THEN t.recipient_document
             ELSE t.payer_document END AS document,
        LOWER(TRIM(t.counterparty_name)) AS name
-FROM (SELECT * FROM stmt WHERE sn IN (SELECT sn FROM few_sn)) s
-JOIN (SELECT sn, created_s, payer_document, recipient_document, counterparty_name
-      FROM statement_in WHERE sn IN (SELECT sn FROM few_sn)) t ON t.sn = s.sn
+FROM statement_in t
+WHERE t.sn IN (SELECT sn FROM few_sn)
 """
 
 FEW_SN = """
