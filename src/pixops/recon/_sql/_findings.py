@@ -76,7 +76,9 @@ SELECT s.sn FROM stmt s
 WHERE s.in_scope AND s.payment_status IN ('settled', 'processing') AND s.ln IS NULL
 """
 
-# `referenced`: some entry names them (then a settled one was paid twice).
+# `referenced`: some entry names them (then a settled one was paid twice): the unclaimed
+# rows some candidate names are `group_extra`'s, read there rather than by a second pass
+# over every candidate.
 UNPAIRED = """
 SELECT s.sn, s.direction, s.payment_status, s.amount_base, s.fee_base, s.business_date,
        k.original_transaction_id, r.sn IS NOT NULL AS referenced
@@ -84,7 +86,7 @@ FROM stmt s
 JOIN unclaimed u ON u.sn = s.sn
 LEFT JOIN rule_rows x ON x.sn = s.sn
 LEFT JOIN stmt_links k ON k.sn = s.sn
-LEFT JOIN (SELECT DISTINCT c.sn FROM cand c JOIN unclaimed x ON x.sn = c.sn) r ON r.sn = s.sn
+LEFT JOIN group_extra r ON r.sn = s.sn
 WHERE x.sn IS NULL
 """
 
