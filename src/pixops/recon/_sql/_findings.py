@@ -148,7 +148,9 @@ JOIN stmt s ON s.sn = t.sn
 """
 
 # Every finding on row numbers (``ln``, ``sn``); the host reads their ids by position
-# (`LOOKUPS`), which costs nothing beside filtering a million rows' text by them.
+# (`LOOKUPS`), which costs nothing beside filtering a million rows' text by them. The
+# entries missing a movement or booking one twice are among `few_led` (unpicked, or
+# picking a row several picked): read there, not in a scan of every entry.
 # Each row adds up: difference = statement - ledger, a side with nothing counted as 0 (an
 # entry booking a movement already booked has no statement amount of its own).
 DISCREPANCIES = f"""
@@ -208,7 +210,7 @@ SELECT 'missing_in_statement', l.ln, CAST(NULL AS BIGINT),
                       ELSE 'no reference, and no movement matches its amount, payer and time'
                  END
             ELSE 'no statement movement carries this reference' END
-FROM led l JOIN unpicked u ON u.ln = l.ln
+FROM few_led l JOIN unpicked u ON u.ln = l.ln
 LEFT JOIN rule_entries x ON x.ln = l.ln
 CROSS JOIN rules_in r
 WHERE l.in_scope AND x.ln IS NULL
@@ -219,7 +221,7 @@ SELECT 'duplicate', l.ln, s.sn,
        s.business_date,
        'ledger entry books a movement another entry already booked'
 FROM double_booked d
-JOIN led l ON l.ln = d.ln
+JOIN few_led l ON l.ln = d.ln
 JOIN stmt s ON s.sn = d.sn
 WHERE l.in_scope OR s.in_scope
 UNION ALL
