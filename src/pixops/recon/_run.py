@@ -401,11 +401,17 @@ def _run(
                 selected += [c for c, _, _ in keys if c not in selected and c not in looked_up]
             query = f"SELECT {', '.join(selected)} FROM {name}"  # noqa: S608
             table = con.sql(query).to_arrow_table()
+            # Sorted before the ids are taken unless the order reads them: a sort gathers
+            # every column, and the taken ids are a million strings each.
+            sort_after = any(column in looked_up for column, _, _ in keys)
+            if not sort_after:
+                table = table.sort_by(keys)
             if lookups:
                 table = _looked_up(table, lookups, inputs)
             if name in IDENTIFIER_RULE:
                 table = _identifier_rules(table, inputs)
-            table = table.sort_by(keys)
+            if sort_after:
+                table = table.sort_by(keys)
             if columns != "*":
                 table = table.select(columns.split(", "))
             outputs[name] = to_frame(_utc(table))
