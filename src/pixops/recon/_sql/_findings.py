@@ -60,7 +60,7 @@ SELECT p.ln, p.sn, p.in_scope, l.step_base,
        l.direction AS ledger_direction, s.direction AS statement_direction,
        l.status AS ledger_status, s.payment_status AS statement_status
 FROM pairs p
-JOIN led l ON l.ln = p.ln
+JOIN few_led l ON l.ln = p.ln
 JOIN stmt s ON s.sn = p.sn
 LEFT JOIN rule_entries x ON x.ln = p.ln
 WHERE p.in_scope AND (NOT p.agrees OR p.rounded) AND x.ln IS NULL

@@ -53,19 +53,22 @@ GROUP BY x.sn
 """
 
 # The few entries and rows the rules below look at (those an identifier left unpaired,
-# and the pairs of possible groups), with what they compare: every rule joins these, not
+# and the pairs of possible groups; and the entries of pairs that differ, which
+# `near_pairs` reads here rather than by another scan of every entry), with what they
+# compare: every rule joins these, not
 # the million rows (a semi-join on a small set first, then the join). Only the columns
 # the rules read: each text column of a million rows scanned costs ~35 ms of CPU. The
 # rows are read from `statement_in` alone: `few_sn` holds no copy of an id (an unclaimed
 # row is a kept one, and a pick is never a copy), so `stmt` has nothing to add.
 FEW_LED = """
 SELECT l.ln, l.reference, l.direction, l.amount_base, l.fee_base, l.status, l.booked_on,
-       l.in_scope, l.settlement, l.kind, l.document, l.name, l.booked_at_s
+       l.in_scope, l.step_base, l.settlement, l.kind, l.document, l.name, l.booked_at_s
 FROM led l
 WHERE l.ln IN (SELECT ln FROM unpicked
                UNION ALL SELECT ln FROM group_extra
                UNION ALL SELECT ln FROM picks
-                         WHERE sn IN (SELECT sn FROM claims WHERE claimants > 1))
+                         WHERE sn IN (SELECT sn FROM claims WHERE claimants > 1)
+               UNION ALL SELECT ln FROM pairs WHERE in_scope AND (NOT agrees OR rounded))
 """
 
 FEW_STMT = """
