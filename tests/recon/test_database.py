@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import duckdb
 import pyarrow as pa
 import pytest
@@ -45,6 +47,6 @@ def test_only_the_steps_grouping_every_row_use_a_perfect_hash_table(
 def test_a_forked_child_opens_its_own_database(monkeypatch: pytest.MonkeyPatch) -> None:
     _database.cursor().close()
     parent = _database._database
-    monkeypatch.setattr(_database.os, "getpid", lambda: -1)
+    monkeypatch.setattr(os, "getpid", lambda: -1)
     _database.cursor().close()
     assert _database._database is not parent
