@@ -129,12 +129,34 @@ def test_an_html_page_answered_200_says_it_is_not_json() -> None:
         assert "GET /balance" in str(error)
 
 
-def test_a_2xx_body_with_worked_false_is_the_api_error_it_carries() -> None:
+@pytest.mark.parametrize(
+    "call",
+    [
+        balance,  # a model that refuses worked: false itself: the body is read after it
+        lambda client: client.statement.list(per_page=100),
+        lambda client: client.pix.cash_out(pix_key="a@b.com", amount_centavos=100),  # a union
+    ],
+    ids=["balance", "statement-page", "cash-out"],
+)
+def test_a_2xx_body_with_worked_false_is_the_api_error_it_carries(call: Any) -> None:
     body = {"worked": False, "errors": {"not_found": "no such account"}}
-    for error in both(answer(200, json=body), balance):
+    for error in both(answer(200, json=body), call):
         assert isinstance(error, ApiError)
         assert error.code == "not_found"
         assert error.message == "no such account"
+
+
+def test_only_a_model_whose_worked_is_true_skips_the_search() -> None:
+    from pixops.client import _operations as ops
+    from pixops.client._core import Call
+    from pixops.schema import BusinessError, PayoutQueued, StatementPage
+
+    assert ops.worked_is_true(StatementPage)
+    assert ops.worked_is_true(PayoutQueued)  # Literal[True] | None: absent or true
+    assert not ops.worked_is_true(BusinessError)  # Literal[False] | None
+    assert not ops.worked_is_true(int)
+    assert ops.page_of("/statement", {}).refuses_worked_false
+    assert not ops.Op(Call("GET", "/x"), bytes).refuses_worked_false
 
 
 def test_a_list_of_messages_reads_as_sentences() -> None:

@@ -374,3 +374,16 @@ def test_the_summary_row_of_a_fee_difference_sums_fees(planted: object) -> None:
         == amounts["statement_amount_base"] - amounts["ledger_amount_base"]
     )
     assert str(summary["difference_base"].dtype) == "int64[pyarrow]"
+
+
+def test_outputs_are_sorted_by_the_host_as_their_order_says() -> None:
+    """The host sorts each output it read (Arrow, nulls last) by the SQL text's order; an
+    order it cannot honour that way is refused, not silently changed."""
+    from pixops.recon._run import _sort_keys
+
+    keys = _sort_keys("ln ASC NULLS LAST, sn ASC NULLS LAST")
+    assert keys == [("ln", "ascending", "at_end"), ("sn", "ascending", "at_end")]
+    table = pa.table({"ln": [2, 1, None, 1], "sn": [1, None, 3, 2]})
+    assert table.sort_by(keys).to_pydict() == {"ln": [1, 1, 2, None], "sn": [2, None, 1, 3]}
+    with pytest.raises(ValueError, match="ascending, nulls last"):
+        _sort_keys("ln DESC NULLS LAST")

@@ -8,6 +8,7 @@ import pytest
 
 from pixops.recon import LedgerError, find_mapping, read_mapping
 from pixops.widgets import LedgerMapDraft, LedgerMapPanel, ReconDashboard
+from pixops.widgets._ledger_map_flow import LedgerMapFlow
 from tests.recon.ptbr_ledger import write_ptbr_ledger
 from tests.widgets.conftest import Desk
 
@@ -87,6 +88,59 @@ def test_saving_writes_beside_the_ledger_only_when_the_whole_file_reads(tmp_path
     with pytest.raises(LedgerError, match="'abc'"):
         LedgerMapDraft(broken).save()
     assert find_mapping(broken) is None  # nothing written
+
+
+def test_the_flow_opens_previews_and_saves_without_widgets(tmp_path: Path) -> None:
+    ledger = write_ptbr_ledger(tmp_path / "razao.csv", centavos=True)
+    flow = LedgerMapFlow()
+    assert not flow.can_save  # nothing open yet
+    flow.open(f"  {ledger}  ")
+    assert flow.status.tone == "info"
+    assert flow.status.text.startswith("razao.csv: ")
+    assert "6 columns; the first 5 below." in flow.status.text
+    assert flow.reading.tone == "warn"  # whole numbers: the unit is asked, not guessed
+    assert "holds whole numbers" in flow.reading.text
+    assert (flow.rows, flow.can_save) == ([], False)
+    assert flow.save() is None  # a save before the rows read is refused, nothing written
+    assert find_mapping(ledger) is None
+    flow.set_format("amount_unit", "centavos")
+    assert flow.reading.text.startswith("Read as: semicolon")
+    assert flow.rows[0].amount == "R$ 5,70"
+    assert flow.can_save
+    flow.choose("booked_on", None)
+    assert flow.reading.text == "Choose the column of: Booked on."
+    assert not flow.can_save
+    flow.choose("booked_on", "Data")
+    written = flow.save()
+    assert written == tmp_path / "razao.mapping.toml" == flow.saved_path
+    assert flow.saved.tone == "ok"
+    assert "the next Reconcile uses it" in flow.saved.text
+    flow.open(str(ledger))  # opened again: from the saved mapping, the last save forgotten
+    assert "Started from the mapping saved in razao.mapping.toml." in flow.status.text
+    assert (flow.saved.text, flow.saved_path) == ("", None)
+    flow.open(str(tmp_path / "nope.csv"))
+    assert (flow.draft, flow.status.tone, flow.rows) == (None, "error", [])
+    assert "No such ledger file" in flow.status.text
+    flow.open("bad\ud800.csv")
+    assert flow.draft is None
+    assert flow.status.tone == "error"
+
+
+def test_the_panel_shows_the_flow_as_traitlets(tmp_path: Path) -> None:
+    ledger = write_ptbr_ledger(tmp_path / "razao.csv", centavos=True)
+    panel = LedgerMapPanel(ledger)
+    assert panel.ledger_path == str(ledger)
+    assert panel.status_text.startswith("razao.csv: ")
+    assert "holds whole numbers" in panel.reading_text
+    assert (panel.can_save, panel.saved_path) == (False, "")
+    panel.formats["amount_unit"].value = "centavos"
+    assert panel.can_save
+    assert panel.reading_text.startswith("Read as: semicolon")
+    panel.save()
+    assert panel.saved_path == str(tmp_path / "razao.mapping.toml")
+    panel.path.value = str(tmp_path / "nope.csv")
+    panel.open_ledger()
+    assert (panel.ledger_path, panel.can_save, panel.head.value) == ("", False, "")
 
 
 def test_the_panel_is_a_view_of_the_draft(tmp_path: Path) -> None:

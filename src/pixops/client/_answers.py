@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import TypeVar
+from typing import Final, TypeVar
 
 import httpx
 
@@ -24,11 +24,25 @@ from pixops.client._receive import call_label, json_or_none, with_accepted_note
 __all__ = ["decode", "read_answer"]
 
 T = TypeVar("T")
-_WORKED_FALSE = re.compile(rb'"worked"\s*:\s*false')
+_WORKED: Final = b'"worked"'
+_WORKED_FALSE: Final = re.compile(rb'"worked"\s*:\s*false')
 
 
-def decode(response: httpx.Response, case: KeyCase) -> bytes:
-    """The snake_case JSON body of a 2xx answer; any other answer raises its `ApiError`."""
+def _may_say_worked_false(body: bytes) -> bool:
+    """True when `"worked"` is followed by `false` somewhere in `body` (what
+    `_WORKED_FALSE.search` finds), tried only where `"worked"` stands: `bytes.find`
+    skips a page of 100 rows in microseconds, the regular expression's scan took ~70 µs."""
+    at = body.find(_WORKED)
+    while at != -1:
+        if _WORKED_FALSE.match(body, at) is not None:
+            return True
+        at = body.find(_WORKED, at + 1)
+    return False
+
+
+def decode(response: httpx.Response, case: KeyCase, *, search: bool = True) -> bytes:
+    """The snake_case JSON body of a 2xx answer; any other answer raises its `ApiError`,
+    and so does a 2xx saying ``"worked": false`` when `search` (see `read_answer`)."""
     body, status = response.content, response.status_code
     if not 200 <= status < 300:
         request = response.request
@@ -36,20 +50,39 @@ def decode(response: httpx.Response, case: KeyCase) -> bytes:
         raise with_outcome(error, request.method, request.headers.get("idempotency-key"))
     # Only a body that may say `"worked": false` is parsed for it (a success says
     # `"worked":true`): a page of 100 rows was parsed twice, here and by its model.
-    if _WORKED_FALSE.search(body) is not None:
-        parsed = json_or_none(body)
-        if isinstance(parsed, dict) and parsed.get("worked") is False:
-            raise error_from_response(status, body, response.headers)
+    if search:
+        _refuse_worked_false(response)
     if case == "camelCase":
         return to_snake_bytes(body, status)
     return body
 
 
-def read_answer(response: httpx.Response, case: KeyCase, parse: Callable[[bytes], T]) -> T:
-    """`parse` of the decoded body; an unreadable one explained (see the module)."""
+def _refuse_worked_false(response: httpx.Response) -> None:
+    """Raise the business error of a 2xx whose body says ``"worked": false``."""
+    body = response.content
+    if _may_say_worked_false(body):
+        parsed = json_or_none(body)
+        if isinstance(parsed, dict) and parsed.get("worked") is False:
+            raise error_from_response(response.status_code, body, response.headers)
+
+
+def read_answer(
+    response: httpx.Response,
+    case: KeyCase,
+    parse: Callable[[bytes], T],
+    *,
+    refuses_worked_false: bool = False,
+) -> T:
+    """`parse` of the decoded body; an unreadable one explained (see the module).
+
+    When the model itself `refuses_worked_false` (its ``worked`` is ``Literal[True]``),
+    the body is not searched first: one that validates did not say it, and one that
+    does not validate is searched then, so a business error is still its `ApiError`."""
     try:
-        return parse(decode(response, case))
+        return parse(decode(response, case, search=not refuses_worked_false))
     except ResponseValidationError as exc:
+        if refuses_worked_false:
+            _refuse_worked_false(response)
         raise explained(exc, response) from None
 
 

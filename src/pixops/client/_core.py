@@ -33,6 +33,7 @@ __all__ = [
     "log_attempt",
     "parse_model",
     "raw_call",
+    "static_headers",
     "transport_error",
 ]
 
@@ -112,10 +113,26 @@ def check_idempotency_key(key: str | None) -> str | None:
     return key
 
 
+def static_headers(settings: Settings) -> dict[str, str]:
+    """The headers every call of a client sends, whatever the call."""
+    return {
+        "authorization": settings.credentials.authorization,
+        "accept": "application/json",
+        "user-agent": USER_AGENT,
+    }
+
+
 def build_request(
-    client: httpx.Client | httpx.AsyncClient, settings: Settings, call: Call
+    client: httpx.Client | httpx.AsyncClient,
+    settings: Settings,
+    call: Call,
+    *,
+    preset: bool = False,
 ) -> tuple[httpx.Request, str | None]:
-    """The request to send (the same object on every attempt) and its idempotency key."""
+    """The request to send (the same object on every attempt) and its idempotency key.
+    With `preset`, `client` already carries `static_headers(settings)` as its own: httpx
+    copies them into the request instead of merging them one by one on every call (a
+    tenth of `GET /balance`'s time)."""
     if not isinstance(call, Call):
         raise ArgumentError(f"send() takes a pixops Call, not {type(call).__name__}")
     if client.is_closed:
@@ -125,11 +142,7 @@ def build_request(
             " pixops.Client.from_env() or pixops.connect()"
         )
     case = call.key_case or settings.key_case
-    headers = {
-        "authorization": settings.credentials.authorization,
-        "accept": "application/json",
-        "user-agent": USER_AGENT,
-    }
+    headers = {} if preset else static_headers(settings)
     if case == "camelCase":
         headers["x-key-case"] = "camelCase"
     content: bytes | None = None
@@ -149,7 +162,7 @@ def build_request(
             settings.api_root + call.path,
             params=call.query or None,
             content=content,
-            headers=headers,
+            headers=headers or None,
         )
     except httpx.InvalidURL as exc:
         raise ArgumentError(f"the path {call.path!r} cannot be sent: {exc}") from None

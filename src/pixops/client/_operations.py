@@ -6,9 +6,13 @@ drift apart; they differ only in how they send.
 
 from __future__ import annotations
 
+import functools
+import types
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Literal, TypeVar, Union, get_args, get_origin
+
+from pydantic import BaseModel
 
 from pixops import limits
 from pixops.client._core import Call, parse_model
@@ -68,24 +72,52 @@ class Op(Generic[T]):
     call: Call
     parse: Callable[[bytes], T]
 
+    @property
+    def refuses_worked_false(self) -> bool:
+        """The answer's model itself refuses a top-level ``"worked": false`` (its
+        ``worked`` is ``Literal[True]``): a body that validates did not say it, so the
+        body need not be searched for it first (a 100-row page is 60 KB)."""
+        return isinstance(self.parse, ModelParse) and worked_is_true(self.parse.model)
+
 
 def is_ambiguous_key(key: str) -> bool:
     """11 digits: a CPF or a phone number, which only `/cpf/validate` can tell apart."""
     return len(key) == 11 and key.isascii() and key.isdigit()
 
 
-def _data(model: Any) -> Callable[[bytes], Any]:
-    def parse(body: bytes) -> Any:
-        return parse_model(model, body).data
+@dataclass(frozen=True)
+class ModelParse:
+    """Read an answer into `model` (its ``.data`` when `inner`)."""
 
-    return parse
+    model: Any
+    inner: bool = False
+
+    def __call__(self, body: bytes) -> Any:
+        parsed = parse_model(self.model, body)
+        return parsed.data if self.inner else parsed
+
+
+def _data(model: Any) -> Callable[[bytes], Any]:
+    return ModelParse(model, inner=True)
 
 
 def whole(model: Any) -> Callable[[bytes], Any]:
-    def parse(body: bytes) -> Any:
-        return parse_model(model, body)
+    return ModelParse(model)
 
-    return parse
+
+@functools.cache
+def worked_is_true(model: Any) -> bool:
+    """`model` is a pydantic model whose ``worked`` field takes only ``True`` (or is
+    absent from the body: ``Literal[True] | None``)."""
+    if not (isinstance(model, type) and issubclass(model, BaseModel)):
+        return False
+    field = model.model_fields.get("worked")
+    if field is None:
+        return False
+    allowed = [field.annotation]
+    if get_origin(field.annotation) in (Union, types.UnionType):
+        allowed = [arg for arg in get_args(field.annotation) if arg is not type(None)]
+    return all(get_origin(arg) is Literal and get_args(arg) == (True,) for arg in allowed)
 
 
 def balance() -> Op[Balance]:

@@ -38,6 +38,7 @@ from pixops.client._core import (
     build_request,
     log_attempt,
     raw_call,
+    static_headers,
     transport_error,
     untrusted_certificate,
 )
@@ -111,8 +112,14 @@ class Client:
         self._advance_clock = advance_clock
         self._owns_http = http_client is None
         self._served = ServedClock()
+        # A pool this client makes carries the headers every call sends (a `with_options`
+        # twin shares it, and its credentials); a pool passed in is left as it was given.
+        self._preset_headers = http_client is None
         self._http = http_client or httpx.Client(
-            transport=transport, timeout=timeout, follow_redirects=False
+            transport=transport,
+            timeout=timeout,
+            follow_redirects=False,
+            headers=static_headers(self._settings),
         )
         self._attach()
 
@@ -191,7 +198,7 @@ class Client:
 
     def send(self, call: Call) -> httpx.Response:
         """Send one call under the retry policy; the last answer, whatever its status."""
-        request, key = build_request(self._http, self._settings, call)
+        request, key = build_request(self._http, self._settings, call, preset=self._preset_headers)
         attempt = 0
         while True:
             attempt += 1
@@ -229,7 +236,8 @@ class Client:
 
     def _run(self, op: ops.Op[T]) -> T:
         response = self.send(op.call)
-        return read_answer(response, op.call.key_case or self.key_case, op.parse)
+        case = op.call.key_case or self.key_case
+        return read_answer(response, case, op.parse, refuses_worked_false=op.refuses_worked_false)
 
     def request(
         self, method: str, path: str, json_body: Any = None, *, query: dict[str, str] | None = None

@@ -27,11 +27,8 @@ def cursor() -> duckdb.DuckDBPyConnection:
         if _database is None or _owner_pid != os.getpid():
             # Every output is sorted explicitly, so steps need not keep insertion order:
             # without it DuckDB materialises each step on all cores instead of one.
-            # Grouping on row numbers (up to 2^22, ~4M rows) uses an array indexed by the
-            # number instead of a hash table: `picks` and `claims` at 1M rows in about
-            # half the CPU (0.23 -> 0.11 s). Results are the same either way.
-            _database = duckdb.connect(
-                config={"preserve_insertion_order": False, "perfect_ht_threshold": 22}
-            )
+            # (The steps that group a million rows by row number turn on DuckDB's array
+            # indexed by the number themselves: `pixops.recon._run.run_steps`.)
+            _database = duckdb.connect(config={"preserve_insertion_order": False})
             _owner_pid = os.getpid()
         return _database.cursor()

@@ -8,8 +8,8 @@ and `int(amount)` give base units) that also says what it is: `.base`, `.centavo
 
 from __future__ import annotations
 
-import functools
 from decimal import Decimal
+from types import MethodType
 from typing import Any
 
 from pydantic import GetCoreSchemaHandler, GetJsonSchemaHandler
@@ -63,9 +63,10 @@ class Amount(int):
         cls, source: Any, handler: GetCoreSchemaHandler
     ) -> core_schema.CoreSchema:
         # The 64-bit range is checked by pydantic-core and the `Amount` made by
-        # `int.__new__` itself: no Python call per amount (a page holds 300 of them).
+        # `int.__new__` itself: no Python frame per amount (a page holds 300 of them).
+        # A bound method, not a `functools.partial`: a quarter cheaper to call.
         return core_schema.no_info_after_validator_function(
-            functools.partial(int.__new__, cls),
+            MethodType(int.__new__, cls),
             core_schema.int_schema(strict=True, ge=money.INT64_MIN, le=money.INT64_MAX),
             serialization=core_schema.plain_serializer_function_ser_schema(
                 int, return_schema=core_schema.int_schema()

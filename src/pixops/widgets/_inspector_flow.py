@@ -20,6 +20,7 @@ from pixops.widgets._base import Clock, EventSource, InvalidTextError, events_fo
 from pixops.widgets._format import BUSINESS_TZ, MED_VERDICTS, brl, event_label, label, plural
 from pixops.widgets._format import problem as problem_text
 from pixops.widgets._inspector_html import failure_text, failure_words, match_label, status_text
+from pixops.widgets._line import Line, Tone
 from pixops.widgets._movement import Movement, movement_of
 from pixops.widgets._payment_search import (
     echo,
@@ -37,7 +38,6 @@ from pixops.widgets._reads import (
     refunds_between,
     statement_items,
 )
-from pixops.widgets._refund_flow import Line, Tone
 
 if TYPE_CHECKING:
     from pixops.client import Client

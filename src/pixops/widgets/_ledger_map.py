@@ -1,4 +1,4 @@
-"""`LedgerMapPanel`: the ledger mapping panel, a thin view of `LedgerMapDraft`.
+"""`LedgerMapPanel`: the ledger mapping panel, a thin view of `LedgerMapFlow`.
 
 Pick the ledger file, see its first rows, choose which column is what from dropdowns
 with a live preview of the amounts in R$, and save the mapping beside the ledger.
@@ -6,22 +6,19 @@ with a live preview of the amounts in R$, and save the mapping beside the ledger
 
 from __future__ import annotations
 
-import html
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Final
 
 import ipywidgets as w
+import traitlets
 
-from pixops.errors import PixopsError
-from pixops.widgets._base import fitted, side_by_side, valid_text, when_clicked
-from pixops.widgets._format import ID_STYLE, message, problem, table_shell
-from pixops.widgets._ledger_map_model import (
-    FIELD_LABELS,
-    FORMAT_CHOICES,
-    LedgerMapDraft,
-    PreviewRow,
-)
+from pixops.widgets._base import fitted, side_by_side, when_clicked
+from pixops.widgets._format import message
+from pixops.widgets._ledger_map_flow import LedgerMapFlow
+from pixops.widgets._ledger_map_html import columns_table, preview_table
+from pixops.widgets._ledger_map_model import FIELD_LABELS, FORMAT_CHOICES, LedgerMapDraft
+from pixops.widgets._line import Line
 
 __all__ = ["LedgerMapPanel"]
 
@@ -30,54 +27,24 @@ __all__ = ["LedgerMapPanel"]
 _NONE: Final = ("— none —", "")
 _DETECT: Final = ("detect", "")
 _FORMAT_LABELS: Final = {"amount_unit": "Unit", "decimal": "Decimal", "date_format": "Days"}
-_CELL: Final = "padding:3px 8px;vertical-align:top;text-align:{}"
-_UNDER: Final = '<br><span style="color:#666;font-size:12px">{}</span>'
-
-
-def _th(label: str, align: str = "left") -> str:
-    return f'<th style="{_CELL.format(align)}">{html.escape(label)}</th>'
-
-
-def _td(text: str, under: str = "", *, align: str = "left", style: str = "") -> str:
-    shown = html.escape(text) + (_UNDER.format(html.escape(under)) if under else "")
-    return f'<td style="{_CELL.format(align)};{style}">{shown}</td>'
-
-
-def columns_table(columns: list[str], rows: list[list[str | None]]) -> str:
-    """The file's columns down the side, each with its first values as written: a
-    ledger of any width reads in a narrow notebook, and a column is picked by its values."""
-    body = "".join(
-        "<tr>"
-        + _td(column, style="font-weight:600;white-space:nowrap")
-        + _td(
-            " · ".join("—" if row[n] is None else str(row[n]) for row in rows if n < len(row)),
-            style="overflow-wrap:anywhere",  # between values first, inside a long one if it must
-        )
-        + "</tr>"
-        for n, column in enumerate(columns)
-    )
-    return table_shell(_th("Column") + _th("First values, as written"), body)
-
-
-def preview_table(rows: list[PreviewRow]) -> str:
-    """The first rows as the mapping reads them, four stacked columns (entry and reference,
-    amount and way, fee, day and status): amounts in R$ never break."""
-    nowrap = "white-space:nowrap"
-    body = "".join(
-        "<tr>"
-        + _td(row.entry_id, row.reference, style=ID_STYLE.replace("user-select:all", ""))
-        + _td(row.amount, row.direction, align="right", style=nowrap)
-        + _td(row.fee, align="right", style=nowrap)
-        + _td(row.booked_on, row.status, style=nowrap)
-        + "</tr>"
-        for row in rows
-    )
-    head = _th("Entry, reference") + _th("Amount", "right") + _th("Fee", "right") + _th("Booked on")
-    return table_shell(head, body)
 
 
 class LedgerMapPanel(w.VBox):  # type: ignore[misc]
-    """The mapping panel for a ledger file; ``on_saved`` is called with the saved path."""
+    """The mapping panel for a ledger file; ``on_saved`` is called with the saved path.
+
+    A view over `LedgerMapFlow` (`.flow`): its state shows in the widgets and as traitlets
+    (`ledger_path`, `status_text`, `reading_text`, `can_save`, `saved_path`)."""
+
+    #: The ledger file open in the panel ("" when none reads).
+    ledger_path = traitlets.Unicode("", read_only=True)
+    #: The status line as text (the file's size, or why it cannot be read).
+    status_text = traitlets.Unicode("", read_only=True)
+    #: How the first rows read with the mapping, or what is still to choose.
+    reading_text = traitlets.Unicode("", read_only=True)
+    #: The mapping reads the first rows: Save may check the whole file.
+    can_save = traitlets.Bool(False, read_only=True)
+    #: The mapping file the last Save wrote ("" for none).
+    saved_path = traitlets.Unicode("", read_only=True)
 
     def __init__(
         self,
@@ -86,7 +53,7 @@ class LedgerMapPanel(w.VBox):  # type: ignore[misc]
         on_saved: Callable[[Path], object] | None = None,
         open_now: bool = True,
     ) -> None:
-        self.draft: LedgerMapDraft | None = None
+        self.flow = LedgerMapFlow()
         self._on_saved = on_saved
         self._showing = False
         self.path = w.Text(
@@ -137,88 +104,73 @@ class LedgerMapPanel(w.VBox):  # type: ignore[misc]
         if str(ledger) and open_now:
             self.open_ledger()
 
+    @property
+    def draft(self) -> LedgerMapDraft | None:
+        """The flow's draft: the mapping being made (None when no file reads)."""
+        return self.flow.draft
+
     def open_ledger(self) -> None:
-        """Read the file's first rows and start a draft (from its saved mapping, if any)."""
-        self.save_status.value = ""
-        try:
-            typed = valid_text(self.path.value.strip(), "ledger path")
-            self.draft = LedgerMapDraft(typed)
-        except (PixopsError, ValueError, OSError) as error:
-            self.draft = None
-            self.status.value = message(problem(error), "error")
-            self.head.value = self.preview.value = self.read_as.value = ""
-            self.save_button.disabled = True
-            return
-        draft = self.draft
-        saved = (
-            f" Started from the mapping saved in {draft.saved_from.name}."
-            if draft.saved_from
-            else ""
-        )
-        self.status.value = message(
-            f"{draft.path.name}: {draft.head.total_rows} rows, {len(draft.columns)} columns;"
-            f" the first {len(draft.head.rows)} below.{saved}",
-            "info",
-        )
-        self.head.value = columns_table(draft.columns, draft.head.rows)
-        self._showing = True  # the dropdowns are set from the draft, not the other way
-        try:
-            for field, dropdown in self.fields.items():
-                dropdown.options = [_NONE, *[(c, c) for c in draft.columns]]
-                dropdown.value = draft.choices[field] or ""
-            for name, dropdown in self.formats.items():
-                dropdown.value = draft.formats[name] or ""
-        finally:
-            self._showing = False
-        self.refresh()
+        """Read the typed file's first rows and start a draft (from its saved mapping)."""
+        self.flow.open(self.path.value)
+        draft = self.flow.draft
+        self.head.value = "" if draft is None else columns_table(draft.columns, draft.head.rows)
+        if draft is not None:
+            self._showing = True  # the dropdowns are set from the draft, not the other way
+            try:
+                for field, dropdown in self.fields.items():
+                    dropdown.options = [_NONE, *[(c, c) for c in draft.columns]]
+                    dropdown.value = draft.choices[field] or ""
+                for name, dropdown in self.formats.items():
+                    dropdown.value = draft.formats[name] or ""
+            finally:
+                self._showing = False
+        self._show()
 
     def _field_changed(self, field: str) -> Callable[[Any], None]:
         def changed(_: Any) -> None:
-            if self.draft is not None and not self._showing:
-                self.draft.choose(field, _chosen(self.fields[field].value))
-                self.refresh()
+            if not self._showing:
+                self.flow.choose(field, _chosen(self.fields[field].value))
+                self._show()
 
         return changed
 
     def _format_changed(self, name: str) -> Callable[[Any], None]:
         def changed(_: Any) -> None:
-            if self.draft is not None and not self._showing:
-                self.draft.set_format(name, _chosen(self.formats[name].value))
-                self.refresh()
+            if not self._showing:
+                self.flow.set_format(name, _chosen(self.formats[name].value))
+                self._show()
 
         return changed
 
     def refresh(self) -> None:
         """The preview of the first rows as the mapping reads them, or why it cannot."""
-        self.save_status.value = ""
-        if self.draft is None:
-            return
-        try:
-            rows, line = self.draft.preview()
-        except (PixopsError, ValueError) as error:
-            self.read_as.value = message(problem(error), "warn")
-            self.preview.value = ""
-            self.save_button.disabled = True
-            return
-        self.read_as.value = message(line[:1].upper() + line[1:], "ok")
-        self.preview.value = preview_table(rows)
-        self.save_button.disabled = False
+        self.flow.refresh()
+        self._show()
 
     def save(self) -> None:
         """Save the mapping beside the ledger once the whole file reads with it."""
-        if self.draft is None:
-            return
-        try:
-            written, line = self.draft.save()
-        except (PixopsError, ValueError, OSError) as error:
-            self.save_status.value = message(f"Not saved: {problem(error)}", "error")
-            return
-        self.save_status.value = message(
-            f"Saved {written.name} beside the ledger ({line}); the next Reconcile uses it.",
-            "ok",
-        )
-        if self._on_saved is not None:
+        written = self.flow.save()
+        self._show()
+        if written is not None and self._on_saved is not None:
             self._on_saved(written)
+
+    def _show(self) -> None:
+        """Every widget and trait from the flow's state."""
+        flow = self.flow
+        self.status.value = _line(flow.status)
+        self.read_as.value = _line(flow.reading)
+        self.preview.value = preview_table(flow.rows) if flow.rows else ""
+        self.save_status.value = _line(flow.saved)
+        self.save_button.disabled = not flow.can_save
+        self.set_trait("ledger_path", "" if flow.draft is None else str(flow.draft.path))
+        self.set_trait("status_text", flow.status.text)
+        self.set_trait("reading_text", flow.reading.text)
+        self.set_trait("can_save", flow.can_save)
+        self.set_trait("saved_path", "" if flow.saved_path is None else str(flow.saved_path))
+
+
+def _line(line: Line) -> str:
+    return message(line.text, line.tone) if line.text else ""
 
 
 def _chosen(value: object) -> str | None:

@@ -34,6 +34,7 @@ from pixops.widgets._format import (
     plural,
     problem,
 )
+from pixops.widgets._line import Line, Tone
 from pixops.widgets._med_rules import (
     DECISIONS,
     case_outcome,
@@ -43,7 +44,6 @@ from pixops.widgets._med_rules import (
 )
 from pixops.widgets._med_table import CaseRow
 from pixops.widgets._reads import cases_of, status_of
-from pixops.widgets._refund_flow import Line, Tone
 
 if TYPE_CHECKING:
     from pixops.client import Client

@@ -27,9 +27,9 @@ from pixops.widgets._base import (
 from pixops.widgets._charts import append_figure
 from pixops.widgets._findings_table import summary_table
 from pixops.widgets._format import message, text_of
+from pixops.widgets._line import Line
 from pixops.widgets._recon_flow import ReconFlow, not_utf8
 from pixops.widgets._recon_html import day_figures, table_html
-from pixops.widgets._refund_flow import Line
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -32,13 +32,13 @@ from pixops.widgets._format import (
     problem,
     zone_text,
 )
+from pixops.widgets._line import Line
 from pixops.widgets._recon_rows import (
     DIRECTION_WORDS,
     OTHER_COLUMNS,
     TABLE_COLUMNS,
     finding_row,
 )
-from pixops.widgets._refund_flow import Line
 from pixops.widgets._review_model import ReviewQueue
 
 if TYPE_CHECKING:

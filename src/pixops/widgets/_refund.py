@@ -26,7 +26,8 @@ from pixops.widgets._base import (
     when_clicked,
 )
 from pixops.widgets._format import message, text_of
-from pixops.widgets._refund_flow import Line, RefundFlow
+from pixops.widgets._line import Line
+from pixops.widgets._refund_flow import RefundFlow
 from pixops.widgets._refund_html import details_html, notices_block, sent_block
 from pixops.widgets._refund_words import REASONS, search_dates
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass, field
 from datetime import date, datetime
-from typing import TYPE_CHECKING, Final, Literal
+from typing import TYPE_CHECKING, Final
 
 from pixops import money
 from pixops.client import ConflictError, ServerError, TransportError, WaitTimeoutError
@@ -35,6 +35,7 @@ from pixops.widgets._base import (
     valid_text,
 )
 from pixops.widgets._format import brl, label, local_time, plural, problem
+from pixops.widgets._line import Line, Tone
 from pixops.widgets._payment_search import PaymentMatches, find_payments, matches_note
 from pixops.widgets._reads import (
     Received,
@@ -68,19 +69,10 @@ from pixops.widgets._refund_words import (
 if TYPE_CHECKING:
     from pixops.client import Client
 
-__all__ = ["Line", "RefundFlow", "RefundRequest", "SentCard", "Tone"]
+__all__ = ["RefundFlow", "RefundRequest", "SentCard"]
 
-Tone = Literal["info", "ok", "warn", "error"]
 #: The longest note the service takes (what the payer's bank shows).
 MAX_NOTE_CHARS: Final = 140
-
-
-@dataclass(frozen=True)
-class Line:
-    """The status line: what happened last, and its tone; empty for none."""
-
-    text: str = ""
-    tone: Tone = "info"
 
 
 @dataclass(frozen=True)

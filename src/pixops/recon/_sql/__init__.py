@@ -96,7 +96,9 @@ __all__ = ["IDENTIFIER_RULE", "LOOKUPS", "OUTPUTS", "STEPS"]
 
 
 #: (name, SQL, materialise) in the order they run. A host makes each a temporary table
-#: when `materialise` (it is read several times) and a temporary view otherwise.
+#: when `materialise` (it is read several times) and a temporary view otherwise (also
+#: `matched`, read twice: by the summary's count and the output, which together cost less
+#: than writing its million rows).
 STEPS: Final[tuple[tuple[str, str, bool], ...]] = (
     ("copies", COPIES, True),
     ("led", LED, False),
@@ -135,7 +137,7 @@ STEPS: Final[tuple[tuple[str, str, bool], ...]] = (
     ("rollforward", ROLLFORWARD, True),
     ("balance_breaks", BALANCE_BREAKS, True),
     ("discrepancies", DISCREPANCIES, True),
-    ("matched", MATCHED, True),
+    ("matched", MATCHED, False),
     ("refund_rows", REFUND_ROWS, True),
     ("originals", ORIGINALS, True),
     ("refund_entries", REFUND_ENTRIES, True),

@@ -60,7 +60,7 @@ SELECT p.ln, p.sn, p.in_scope, l.step_base,
        l.direction AS ledger_direction, s.direction AS statement_direction,
        l.status AS ledger_status, s.payment_status AS statement_status
 FROM pairs p
-JOIN led l ON l.ln = p.ln
+JOIN few_led l ON l.ln = p.ln
 JOIN stmt s ON s.sn = p.sn
 LEFT JOIN rule_entries x ON x.ln = p.ln
 WHERE p.in_scope AND (NOT p.agrees OR p.rounded) AND x.ln IS NULL
@@ -76,7 +76,9 @@ SELECT s.sn FROM stmt s
 WHERE s.in_scope AND s.payment_status IN ('settled', 'processing') AND s.ln IS NULL
 """
 
-# `referenced`: some entry names them (then a settled one was paid twice).
+# `referenced`: some entry names them (then a settled one was paid twice): the unclaimed
+# rows some candidate names are `group_extra`'s, read there rather than by a second pass
+# over every candidate.
 UNPAIRED = """
 SELECT s.sn, s.direction, s.payment_status, s.amount_base, s.fee_base, s.business_date,
        k.original_transaction_id, r.sn IS NOT NULL AS referenced
@@ -84,7 +86,7 @@ FROM stmt s
 JOIN unclaimed u ON u.sn = s.sn
 LEFT JOIN rule_rows x ON x.sn = s.sn
 LEFT JOIN stmt_links k ON k.sn = s.sn
-LEFT JOIN (SELECT DISTINCT c.sn FROM cand c JOIN unclaimed x ON x.sn = c.sn) r ON r.sn = s.sn
+LEFT JOIN group_extra r ON r.sn = s.sn
 WHERE x.sn IS NULL
 """
 
@@ -146,7 +148,9 @@ JOIN stmt s ON s.sn = t.sn
 """
 
 # Every finding on row numbers (``ln``, ``sn``); the host reads their ids by position
-# (`LOOKUPS`), which costs nothing beside filtering a million rows' text by them.
+# (`LOOKUPS`), which costs nothing beside filtering a million rows' text by them. The
+# entries missing a movement or booking one twice are among `few_led` (unpicked, or
+# picking a row several picked): read there, not in a scan of every entry.
 # Each row adds up: difference = statement - ledger, a side with nothing counted as 0 (an
 # entry booking a movement already booked has no statement amount of its own).
 DISCREPANCIES = f"""
@@ -206,7 +210,7 @@ SELECT 'missing_in_statement', l.ln, CAST(NULL AS BIGINT),
                       ELSE 'no reference, and no movement matches its amount, payer and time'
                  END
             ELSE 'no statement movement carries this reference' END
-FROM led l JOIN unpicked u ON u.ln = l.ln
+FROM few_led l JOIN unpicked u ON u.ln = l.ln
 LEFT JOIN rule_entries x ON x.ln = l.ln
 CROSS JOIN rules_in r
 WHERE l.in_scope AND x.ln IS NULL
@@ -217,7 +221,7 @@ SELECT 'duplicate', l.ln, s.sn,
        s.business_date,
        'ledger entry books a movement another entry already booked'
 FROM double_booked d
-JOIN led l ON l.ln = d.ln
+JOIN few_led l ON l.ln = d.ln
 JOIN stmt s ON s.sn = d.sn
 WHERE l.in_scope OR s.in_scope
 UNION ALL
