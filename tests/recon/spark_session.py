@@ -1,7 +1,7 @@
-"""One local Spark session for the whole test run (a JVM started, and its compilers warmed,
-once), as the Spark tests need it: two cores, one shuffle partition (a few thousand rows),
-ANSI on, a 2 GB driver, and Java named when it is missing. The fixtures `spark` and
-`remote` in conftest.py hand it out."""
+"""One local Spark session for the run's Spark tests, all in test_spark_parity.py (a JVM
+started, and its compilers warmed, once), as they need it: two cores, one shuffle partition
+(a few thousand rows), ANSI on, a 2 GB driver, and Java named when it is missing. The
+fixture `spark` in conftest.py hands it out; `remote` in the module connects to it."""
 
 from __future__ import annotations
 
