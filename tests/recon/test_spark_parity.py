@@ -1,7 +1,9 @@
 """DuckDB and Spark run the one SQL text on the same planted data (every category, copies
 of an id, webhooks and a balance roll-forward) and give the same five outputs, row for
-row and type for type, money int64 on both; an overflow raises on both. The run's one
-local Spark session (conftest.py's `spark`, see spark_session.py)."""
+row and type for type, money int64 on both; an overflow raises on both; `pixops recon
+--engine spark` says what the DuckDB run says; Spark Connect with inputs on the cluster
+gives the same answers. Every Spark test of the run is here, on one local session
+(conftest.py's `spark`, see spark_session.py): one JVM started and warmed once."""
 
 from __future__ import annotations
 
@@ -124,8 +126,8 @@ def test_every_output_is_the_same_row_for_row(spark: SparkSession) -> None:
 def _huge_group() -> tuple[pa.Table, pa.Table]:
     """Two payments of 2^62 base units each, one settlement LOTE-1 that one entry books
     (reference groups on): the group's sum is 2^63, one past int64. It overflows in
-    ``ref_groups``, half way through `STEPS`, so Spark stops after ~17 of its ~39 jobs
-    instead of running every step to overflow in the summary (the ledger itself is small:
+    ``ref_groups``, half way through `STEPS`, so Spark stops there instead of running
+    every step to overflow in the summary (4 s of JVM CPU, not 14.5; the ledger is small:
     its reader refuses amounts that add up past the range before any SQL runs)."""
     huge = 2**62
     rows = [statement_row(n, amount_base=huge, fee_base=0, external_id="LOTE-1") for n in (0, 1)]
