@@ -27,7 +27,7 @@ from pixops.money import MoneyError
 from pixops.recon import ATTENTION_CATEGORIES, ReconResult, Tolerances, reconcile
 from pixops.recon.spark import SparkReconResult
 from pixops.recon.spark import reconcile as spark_reconcile
-from pixops.recon.spark._session import WAREHOUSE_DIR
+from pixops.recon.spark._session import warehouse_dir
 from tests.cli_recon.cli_statement import day_args, recon, statement_folder
 from tests.recon.builders import (
     DAY,
@@ -120,7 +120,7 @@ def test_every_output_is_the_same_row_for_row(spark: SparkSession) -> None:
     views = {row["viewName"] for row in spark.sql("SHOW VIEWS").collect()}
     assert not views & {"statement_in", "copies", "matched", "summary"}  # all dropped
     # spark_session() keeps the warehouse out of the working folder (no ./spark-warehouse)
-    assert Path(urlparse(str(spark.conf.get("spark.sql.warehouse.dir"))).path) == WAREHOUSE_DIR
+    assert Path(urlparse(str(spark.conf.get("spark.sql.warehouse.dir"))).path) == warehouse_dir()
 
 
 def _huge_group() -> tuple[pa.Table, pa.Table]:

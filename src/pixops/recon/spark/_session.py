@@ -9,13 +9,17 @@ from typing import Final
 
 from pyspark.sql import SparkSession
 
-__all__ = ["DRIVER_MEMORY", "WAREHOUSE_DIR", "spark_session"]
+__all__ = ["DRIVER_MEMORY", "spark_session", "warehouse_dir"]
 
 #: The driver's heap: 1 GB ran out of memory broadcasting the steps' joins at 100k rows.
 DRIVER_MEMORY: Final = "2g"
-#: Where a local session keeps tables it is asked to save (the reconciliation saves none):
-#: Spark's default, ./spark-warehouse, would leave an empty folder wherever it was started.
-WAREHOUSE_DIR: Final = Path(tempfile.gettempdir()) / "pixops-spark-warehouse"
+
+
+def warehouse_dir() -> Path:
+    """Where a local session keeps tables it is asked to save (the reconciliation saves
+    none): Spark's default, ./spark-warehouse, would leave an empty folder wherever it was
+    started. Found when a session starts, not at import (the temp folder is probed)."""
+    return Path(tempfile.gettempdir()) / "pixops-spark-warehouse"
 
 
 def spark_session(
@@ -31,7 +35,7 @@ def spark_session(
     ``remote`` (``sc://host:15002``), ANSI on (an overflow raises, never wraps), quiet logs.
     ``driver_memory``, ``shuffle_partitions`` and ``config`` (more settings) apply to a
     session this call starts (a running local session keeps its own; a Connect server
-    sets its driver's memory). A classic session keeps its warehouse in `WAREHOUSE_DIR`
+    sets its driver's memory). A classic session keeps its warehouse in `warehouse_dir()`
     unless ``config`` names ``spark.sql.warehouse.dir``, so the working folder stays clean."""
     if master is not None and remote is not None:
         raise ValueError("give a Spark master or a Spark Connect remote, not both")
@@ -45,7 +49,7 @@ def spark_session(
             builder.master(master or "local[*]")
             .config("spark.driver.memory", driver_memory)
             .config("spark.ui.showConsoleProgress", "false")
-            .config("spark.sql.warehouse.dir", WAREHOUSE_DIR.as_uri())
+            .config("spark.sql.warehouse.dir", warehouse_dir().as_uri())
         )
         if shuffle_partitions is not None:
             builder = builder.config("spark.sql.shuffle.partitions", str(shuffle_partitions))
