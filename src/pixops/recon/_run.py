@@ -368,14 +368,8 @@ def run_steps(
     try:
         for name, sql, materialise in STEPS:
             kind = "TABLE" if materialise else "VIEW"
-            wide = name in _GROUPED_BY_NUMBER and bits < _PERFECT_HASH_BITS
-            if wide:
-                con.execute(f"SET SESSION perfect_ht_threshold = {_PERFECT_HASH_BITS}")
-            try:
+            with _grouping_for(con, name, bits):
                 con.execute(f"CREATE OR REPLACE TEMP {kind} {name} AS {sql}")
-            finally:
-                if wide:
-                    con.execute(f"SET SESSION perfect_ht_threshold = {bits}")
             if name == until:
                 break
         yield con
@@ -384,6 +378,20 @@ def run_steps(
             con.unregister(name)
         for name, _, materialise in reversed(STEPS):
             con.execute(f"DROP {'TABLE' if materialise else 'VIEW'} IF EXISTS {name}")
+
+
+@contextmanager
+def _grouping_for(con: duckdb.DuckDBPyConnection, step: str, bits: int) -> Iterator[None]:
+    """Run `step` with DuckDB's array grouping widened when it groups by row number
+    (`_GROUPED_BY_NUMBER`), then put the connection's own setting (`bits`) back."""
+    if step not in _GROUPED_BY_NUMBER or bits >= _PERFECT_HASH_BITS:
+        yield
+        return
+    con.execute(f"SET SESSION perfect_ht_threshold = {_PERFECT_HASH_BITS}")
+    try:
+        yield
+    finally:
+        con.execute(f"SET SESSION perfect_ht_threshold = {bits}")
 
 
 def _run(
