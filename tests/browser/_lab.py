@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -47,24 +48,65 @@ CURRENT = ".jp-NotebookPanel:not(.lm-mod-hidden)"
 _IDLE = f"{CURRENT} .jp-Notebook-ExecutionIndicator[data-status='idle']"
 
 
-def shutdown_kernels(lab: Server) -> None:
-    """End every session and kernel the server has: each test starts on one fresh kernel.
+@dataclass(frozen=True)
+class Running:
+    """The ids of the sessions and kernels a server has at one moment."""
+
+    sessions: tuple[str, ...]
+    kernels: tuple[str, ...]
+    paths: frozenset[str] = frozenset()
+
+
+def _api(lab: Server) -> httpx.Client:
+    headers = {"Authorization": f"token {lab.token}"}
+    return httpx.Client(base_url=lab.base_url, headers=headers, timeout=60)
+
+
+def running(lab: Server) -> Running:
+    """The sessions and kernels the server has now."""
+    with _api(lab) as api:
+        sessions = api.get("/api/sessions").raise_for_status().json()
+        kernels = api.get("/api/kernels").raise_for_status().json()
+    return Running(
+        tuple(s["id"] for s in sessions),
+        tuple(k["id"] for k in kernels),
+        frozenset(s["path"] for s in sessions),
+    )
+
+
+def shutdown_kernels(lab: Server, ending: Running | None = None) -> None:
+    """End the sessions and kernels of `ending` (every one the server has, unless told):
+    each test starts on one fresh kernel.
 
     Sessions go first: a session left pointing at a stopped kernel makes Lab ask which
-    kernel to start when its notebook opens again.
+    kernel to start when its notebook opens again. A kernel already gone with its
+    session (404) is ended.
     """
-    headers = {"Authorization": f"token {lab.token}"}
-    with httpx.Client(base_url=lab.base_url, headers=headers, timeout=30) as api:
-        for session in api.get("/api/sessions").raise_for_status().json():
-            api.delete(f"/api/sessions/{session['id']}").raise_for_status()
-        for kernel in api.get("/api/kernels").raise_for_status().json():
-            api.delete(f"/api/kernels/{kernel['id']}").raise_for_status()
+    ending = ending or running(lab)
+    with _api(lab) as api:
+        for session in ending.sessions:
+            api.delete(f"/api/sessions/{session}").raise_for_status()
+        for kernel in ending.kernels:
+            answer = api.delete(f"/api/kernels/{kernel}")
+            if answer.status_code != 404:
+                answer.raise_for_status()
+
+
+#: Resolves after the browser has drawn two frames: a scroll's effects (Lab drawing the
+#: cells it brings into view) are on screen, without a fixed sleep.
+_TWO_FRAMES_JS = """() => new Promise(done =>
+  requestAnimationFrame(() => requestAnimationFrame(() => done(null))))"""
+
+
+def drawn(page: Page) -> None:
+    """Wait until the browser has drawn what the last scroll or click changed."""
+    page.evaluate(_TWO_FRAMES_JS)
 
 
 def screenshot_at(page: Page, target: Any, name: str) -> Path:
     """A screenshot of the window with `target` (say, a panel's answer) scrolled into view."""
     target.scroll_into_view_if_needed()
-    page.wait_for_timeout(300)
+    drawn(page)
     return screenshot(page, name)
 
 
@@ -77,16 +119,63 @@ def start_session(lab: Server, name: str, kernel: str = "python3") -> None:
         api.post("/api/sessions", json=session).raise_for_status()
 
 
+#: JupyterLab's application object, which the tests' Lab exposes
+#: (``--LabApp.expose_app_in_browser``): a loaded Lab opens the next notebook in place.
+_APP_READY_JS = """() => Boolean(window.jupyterapp)
+  && document.querySelector('.jp-Dialog') === null
+  && document.querySelector('.lm-Menu') === null"""
+#: Save every open document (what Lab's autosave would do), then close every tab: no
+#: "save your work?" question, and no widget of the last notebook left in the page.
+_CLOSE_ALL_JS = """async () => {
+  await window.jupyterapp.commands.execute('docmanager:save-all');
+  await window.jupyterapp.commands.execute('application:close-all');
+}"""
+#: Open `path`, then close the Launcher Lab shows in an empty main area.
+_OPEN_JS = """async path => {
+  const app = window.jupyterapp;
+  await app.commands.execute('docmanager:open', {path});
+  for (const widget of Array.from(app.shell.widgets('main'))) {
+    if (widget.id.startsWith('launcher')) widget.close();
+  }
+}"""
+#: The left sidebar's file browser tab (current when the file browser is open).
+_FILE_BROWSER_TAB = ".jp-SideBar.jp-mod-left .lm-TabBar-tab[data-id='filebrowser']"
+
+
 def open_notebook(page: Page, lab: Server, name: str) -> None:
-    """Open `name` alone in JupyterLab (`reset` forgets earlier tabs) on a fresh idle kernel."""
-    shutdown_kernels(lab)
-    start_session(lab, name)
-    page.goto(f"{lab.base_url}/lab/tree/{name}?reset&token={lab.token}")
-    expect(page.locator(f"{_IDLE}, .jp-Dialog").first).to_be_visible(timeout=90_000)
-    dismiss_kernel_dialog(page)
-    expect(page.locator(_IDLE)).to_be_visible(timeout=90_000)
-    kernel_name = page.locator(f"{CURRENT} .jp-Toolbar-kernelName")
-    expect(kernel_name).not_to_have_text("No Kernel", timeout=90_000)
+    """Open `name` alone in JupyterLab on a fresh idle kernel, at 1280 px with the file
+    browser open, as a freshly loaded Lab shows it.
+
+    A page that already shows Lab closes its tabs and opens `name` in place (loading
+    Lab's scripts again took most of a test's first ten seconds); any other page, or one
+    with a dialog or menu left open, loads Lab anew (`reset` forgets earlier tabs).
+    """
+    in_place = page.url.startswith(lab.base_url) and bool(page.evaluate(_APP_READY_JS))
+    if in_place:
+        page.evaluate(_CLOSE_ALL_JS)
+        expect(page.locator(".jp-NotebookPanel")).to_have_count(0)
+    # The earlier kernels end while this one starts and Lab opens the notebook (ending
+    # one takes seconds); the new session is never among them (the server would hand
+    # back a session of the same notebook, so that one ends first).
+    earlier = running(lab)
+    if name in earlier.paths:
+        shutdown_kernels(lab, earlier)
+        earlier = Running((), ())
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        ended = pool.submit(shutdown_kernels, lab, earlier)
+        start_session(lab, name)
+        if in_place:
+            page.set_viewport_size({"width": 1280, "height": 1000})
+            _open_file_browser(page)
+            page.evaluate(_OPEN_JS, name)
+        else:
+            page.goto(f"{lab.base_url}/lab/tree/{name}?reset&token={lab.token}")
+        expect(page.locator(f"{_IDLE}, .jp-Dialog").first).to_be_visible(timeout=90_000)
+        dismiss_kernel_dialog(page)
+        expect(page.locator(_IDLE)).to_be_visible(timeout=90_000)
+        kernel_name = page.locator(f"{CURRENT} .jp-Toolbar-kernelName")
+        expect(kernel_name).not_to_have_text("No Kernel", timeout=90_000)
+        ended.result()
 
 
 def dismiss_kernel_dialog(page: Page) -> None:
@@ -318,7 +407,7 @@ def screenshot_notebook(page: Page, name: str, *, max_parts: int = 8) -> list[Pa
     paths: list[Path] = []
     scroller.evaluate("node => { node.scrollTop = 0; }")
     for part in range(1, max_parts + 1):
-        page.wait_for_timeout(300)
+        drawn(page)
         paths.append(screenshot(page, f"{name}-{part}"))
         moved: bool = scroller.evaluate(
             "node => { const before = node.scrollTop;"
@@ -363,11 +452,16 @@ def narrow_with_file_browser(page: Page, width: int = 1024) -> None:
     """A `width` px window (1024 unless told) with JupyterLab's file browser open beside
     the notebook."""
     page.set_viewport_size({"width": width, "height": 900})
-    tab = page.locator(".jp-SideBar.jp-mod-left .lm-TabBar-tab[data-id='filebrowser']").first
+    _open_file_browser(page)
+    page.wait_for_timeout(500)  # the notebook settles at its narrower width
+
+
+def _open_file_browser(page: Page) -> None:
+    """Show the file browser in the left sidebar (a click on its tab when it is not)."""
+    tab = page.locator(_FILE_BROWSER_TAB).first
     if "lm-mod-current" not in (tab.get_attribute("class") or ""):
         tab.click()
     expect(page.locator(".jp-FileBrowser").first).to_be_visible()
-    page.wait_for_timeout(500)  # the notebook settles at its narrower width
 
 
 #: A chart's title and legend whose boxes cross (a legend right of the title ran over a

@@ -10,10 +10,19 @@ from __future__ import annotations
 import os
 import shutil
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Page, Playwright, expect, sync_playwright
+from playwright.sync_api import (
+    Browser,
+    BrowserContext,
+    Page,
+    Playwright,
+    ViewportSize,
+    expect,
+    sync_playwright,
+)
 
 from pixops.desk import lab_command, start, stop
 from tests.browser._lab import CHROMIUM_ARGS, Server, sandbox_environment, screenshot
@@ -109,6 +118,9 @@ def lab(workspace: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[S
     command = lab_command(
         workspace / "notebooks", token="browser-tests", state_dir=state, base_env=env
     )
+    # `window.jupyterapp`: a page showing Lab opens the next notebook in place
+    # (tests/browser/_lab.py `open_notebook`) instead of loading Lab's scripts again.
+    command = replace(command, argv=(*command.argv, "--LabApp.expose_app_in_browser=True"))
     with (state / "lab.log").open("wb") as log:
         process = start(command, log=log)
         try:
@@ -125,12 +137,45 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     return report
 
 
+_VIEWPORT: ViewportSize = {"width": 1280, "height": 1000}
+
+
+class _Tab:
+    """One browser tab kept for a module's tests: JupyterLab stays loaded from one test
+    to the next (its scripts took seconds to load and start each time). A test that
+    fails leaves it to be closed, so the next test starts in a new context."""
+
+    def __init__(self, browser: Browser) -> None:
+        self.browser = browser
+        self.context: BrowserContext | None = None
+        self.page: Page | None = None
+
+    def get(self) -> Page:
+        if self.page is None:
+            self.context = self.browser.new_context(viewport=_VIEWPORT, locale="pt-BR")
+            self.page = self.context.new_page()
+            self.page.set_default_timeout(60_000)
+        self.page.set_viewport_size(_VIEWPORT)
+        return self.page
+
+    def close(self) -> None:
+        if self.context is not None:
+            self.context.close()
+        self.context = self.page = None
+
+
+@pytest.fixture(scope="module")
+def _tab(browser: Browser) -> Iterator[_Tab]:
+    tab = _Tab(browser)
+    yield tab
+    tab.close()
+
+
 @pytest.fixture
-def page(browser: Browser, request: pytest.FixtureRequest) -> Iterator[Page]:
-    context = browser.new_context(viewport={"width": 1280, "height": 1000}, locale="pt-BR")
-    opened = context.new_page()
-    opened.set_default_timeout(60_000)
+def page(_tab: _Tab, request: pytest.FixtureRequest) -> Iterator[Page]:
+    """A page at 1280 px in pt-BR, the module's tab (a new one after a failed test)."""
+    opened = _tab.get()
     yield opened
     if request.node.stash.get(_FAILED, False):
         screenshot(opened, f"FAILED-{request.node.name}")
-    context.close()
+        _tab.close()
