@@ -68,11 +68,6 @@ class ServerProcess:
         return self.process.pid
 
     def start(self) -> ServerProcess:
-        """Start the server and return once it prints its banner."""
-        return self.launch().ready()
-
-    def launch(self) -> ServerProcess:
-        """Start the process without waiting for it (`ready` waits)."""
         # Beside the database only if that directory is writable: a test may make it not.
         scratch = Path(tempfile.gettempdir())
         self.stderr_path = scratch / f"pixops-stress-{secrets.token_hex(4)}.stderr"
@@ -87,11 +82,6 @@ class ServerProcess:
                 env=env,
                 preexec_fn=self.preexec,
             )
-        return self
-
-    def ready(self) -> ServerProcess:
-        """Wait for the banner of a launched server (its port, then "press Ctrl-C")."""
-        assert self.process is not None, "launch() first"
         deadline = time.monotonic() + START_TIMEOUT_S
         assert self.process.stdout is not None
         while time.monotonic() < deadline:
@@ -123,11 +113,6 @@ class ServerProcess:
             self.process.send_signal(signal.SIGKILL)
             self.process.wait(10)
 
-    def terminate(self) -> None:
-        """SIGTERM without waiting (`stop` waits, and kills a server that lingers)."""
-        if self.process is not None and self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-
     def stop(self) -> None:
         """SIGTERM, then SIGKILL if it lingers; safe to call twice. Removes its log."""
         if self.process is not None and self.process.poll() is None:
@@ -149,21 +134,13 @@ class ServerProcess:
 
 @contextlib.contextmanager
 def served(db: Path, *extra_args: str, count: int = 1) -> Iterator[list[ServerProcess]]:
-    """`count` servers on one database file, all stopped on the way out.
-
-    They start side by side and stop side by side (each start is a Python process
-    importing the engine, seconds on a busy machine); each is waited for.
-    """
+    """`count` servers on one database file, all stopped on the way out."""
     servers: list[ServerProcess] = []
     try:
         for _ in range(count):
-            servers.append(ServerProcess(db, extra_args).launch())
-        for server in servers:
-            server.ready()
+            servers.append(ServerProcess(db, extra_args).start())
         yield servers
     finally:
-        for server in servers:
-            server.terminate()
         for server in servers:
             server.stop()
 
