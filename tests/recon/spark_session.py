@@ -30,7 +30,10 @@ PORT = _free_port()
 #: sort-merge joins in the one task instead of broadcasts (each a job of its own).
 TEST_SETTINGS = {
     "spark.connect.grpc.binding.port": str(PORT),
-    "spark.driver.extraJavaOptions": "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC",
+    "spark.driver.extraJavaOptions": (
+        "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
+        " -XX:+UnlockDiagnosticVMOptions -XX:-BytecodeVerificationRemote"
+    ),
     "spark.sql.adaptive.enabled": "false",
     "spark.ui.enabled": "false",
     "spark.default.parallelism": "1",
