@@ -47,7 +47,10 @@ _CLAIMS = """
 SELECT sn, MIN(ln) AS ln, COUNT(*) AS claimants FROM picks WHERE sn IS NOT NULL GROUP BY sn
 """
 
+# ``differs`` added since, as the rules read it (in scope, and the two sides differ).
 _PAIRS = """
+SELECT x.*, x.in_scope AND (NOT x.agrees OR x.rounded) AS differs
+FROM (
 SELECT p.ln, p.sn,
        l.amount_base AS ledger_amount_base, s.amount_base AS statement_amount_base,
        s.fee_base AS statement_fee_base, s.business_date,
@@ -63,6 +66,7 @@ SELECT p.ln, p.sn,
 FROM claims p
 JOIN led l ON l.ln = p.ln
 JOIN stmt s ON s.sn = p.sn
+) x
 """
 
 # With the columns `matched` gained since (issue 31) and what they are under the exact
