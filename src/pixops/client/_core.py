@@ -65,7 +65,7 @@ class Call:
         for name, text in texts:
             if not _is_text(text):
                 raise ArgumentError(f"the {name} must be valid text, not {text!r}")
-        if any(not char.isprintable() for char in self.path):
+        if not self.path.isprintable():
             raise ArgumentError(f"the path must hold no control character, not {self.path!r}")
         if self.body is not None and not isinstance(self.body, dict):
             raise ArgumentError("the JSON body must be an object")
