@@ -47,9 +47,10 @@ _CLAIMS = """
 SELECT sn, MIN(ln) AS ln, COUNT(*) AS claimants FROM picks WHERE sn IS NOT NULL GROUP BY sn
 """
 
-# ``differs`` added since, as the rules read it (in scope, and the two sides differ).
+# ``differs`` and ``matches`` added since, as the rules and `stmt` read them.
 _PAIRS = """
-SELECT x.*, x.in_scope AND (NOT x.agrees OR x.rounded) AS differs
+SELECT x.*, x.in_scope AND (NOT x.agrees OR x.rounded) AS differs,
+       x.in_scope AND x.agrees AND NOT x.rounded AS matches
 FROM (
 SELECT p.ln, p.sn,
        l.amount_base AS ledger_amount_base, s.amount_base AS statement_amount_base,

@@ -303,7 +303,7 @@ MATCHED = """
 SELECT s.ln, s.sn, s.amount_base, s.fee_base, s.business_date AS booked_on, s.business_date,
        CAST(NULL AS STRING) AS rule, CAST(NULL AS STRING) AS tolerance
 FROM stmt s
-WHERE s.pair_in_scope AND s.pair_agrees AND NOT s.pair_rounded
+WHERE s.pair_matches
 UNION ALL
 SELECT p.ln, p.sn, p.statement_amount_base, p.statement_fee_base, p.booked_on,
        p.business_date, CAST(NULL AS STRING), r.tolerance_text
