@@ -47,7 +47,11 @@ _CLAIMS = """
 SELECT sn, MIN(ln) AS ln, COUNT(*) AS claimants FROM picks WHERE sn IS NOT NULL GROUP BY sn
 """
 
+# ``differs`` and ``matches`` added since, as the rules and `stmt` read them.
 _PAIRS = """
+SELECT x.*, x.in_scope AND (NOT x.agrees OR x.rounded) AS differs,
+       x.in_scope AND x.agrees AND NOT x.rounded AS matches
+FROM (
 SELECT p.ln, p.sn,
        l.amount_base AS ledger_amount_base, s.amount_base AS statement_amount_base,
        s.fee_base AS statement_fee_base, s.business_date,
@@ -63,6 +67,7 @@ SELECT p.ln, p.sn,
 FROM claims p
 JOIN led l ON l.ln = p.ln
 JOIN stmt s ON s.sn = p.sn
+) x
 """
 
 # With the columns `matched` gained since (issue 31) and what they are under the exact

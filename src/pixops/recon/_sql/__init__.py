@@ -86,10 +86,8 @@ from pixops.recon._sql._rules import (
     INFER_CAND,
     INFERRED,
     REF_GROUPS,
-    RULE_ENTRIES,
     RULE_MATCHED,
     RULE_PAIRS,
-    RULE_ROWS,
 )
 
 __all__ = ["IDENTIFIER_RULE", "LOOKUPS", "OUTPUTS", "STEPS"]
@@ -124,8 +122,6 @@ STEPS: Final[tuple[tuple[str, str, bool], ...]] = (
     ("infer_cand", INFER_CAND, True),
     ("inferred", INFERRED, True),
     ("rule_pairs", RULE_PAIRS, True),
-    ("rule_entries", RULE_ENTRIES, False),
-    ("rule_rows", RULE_ROWS, False),
     ("rule_matched", RULE_MATCHED, False),
     ("near_pairs", NEAR_PAIRS, True),
     ("pair_issues", PAIR_ISSUES, False),

@@ -61,9 +61,8 @@ SELECT p.ln, p.sn, p.in_scope, l.step_base,
        l.status AS ledger_status, s.payment_status AS statement_status
 FROM pairs p
 JOIN few_led l ON l.ln = p.ln
-JOIN stmt s ON s.sn = p.sn
-LEFT JOIN rule_entries x ON x.ln = p.ln
-WHERE p.in_scope AND (NOT p.agrees OR p.rounded) AND x.ln IS NULL
+JOIN few_stmt s ON s.sn = p.sn
+WHERE p.differs AND NOT EXISTS (SELECT 1 FROM rule_pairs x WHERE x.ln = p.ln)
 """
 
 # The pairs that differ in something but no tolerance allows: what the findings show.
@@ -77,17 +76,14 @@ WHERE s.in_scope AND s.payment_status IN ('settled', 'processing') AND s.ln IS N
 """
 
 # `referenced`: some entry names them (then a settled one was paid twice): the unclaimed
-# rows some candidate names are `group_extra`'s, read there rather than by a second pass
-# over every candidate.
+# rows some candidate names are `group_extra`'s (``extra``), read there rather than by a
+# second pass over every candidate. The unclaimed rows are all in `few_stmt`.
 UNPAIRED = """
 SELECT s.sn, s.direction, s.payment_status, s.amount_base, s.fee_base, s.business_date,
-       k.original_transaction_id, r.sn IS NOT NULL AS referenced
-FROM stmt s
-JOIN unclaimed u ON u.sn = s.sn
-LEFT JOIN rule_rows x ON x.sn = s.sn
+       k.original_transaction_id, s.extra AS referenced
+FROM few_stmt s
 LEFT JOIN stmt_links k ON k.sn = s.sn
-LEFT JOIN group_extra r ON r.sn = s.sn
-WHERE x.sn IS NULL
+WHERE s.unclaimed AND NOT EXISTS (SELECT 1 FROM rule_pairs x WHERE x.sn = s.sn)
 """
 
 UNPICKED = "SELECT ln FROM picks WHERE sn IS NULL"  # no row carries their reference
@@ -96,8 +92,7 @@ UNPICKED = "SELECT ln FROM picks WHERE sn IS NULL"  # no row carries their refer
 DOUBLE_BOOKED = """
 SELECT p.ln, p.sn
 FROM picks p JOIN (SELECT sn, ln FROM claims WHERE claimants > 1) c ON c.sn = p.sn
-LEFT JOIN rule_entries x ON x.ln = p.ln
-WHERE c.ln <> p.ln AND x.ln IS NULL
+WHERE c.ln <> p.ln AND NOT EXISTS (SELECT 1 FROM rule_pairs x WHERE x.ln = p.ln)
 """
 
 _PAIR_COLUMNS = """
@@ -210,10 +205,9 @@ SELECT 'missing_in_statement', l.ln, CAST(NULL AS BIGINT),
                       ELSE 'no reference, and no movement matches its amount, payer and time'
                  END
             ELSE 'no statement movement carries this reference' END
-FROM few_led l JOIN unpicked u ON u.ln = l.ln
-LEFT JOIN rule_entries x ON x.ln = l.ln
+FROM few_led l
 CROSS JOIN rules_in r
-WHERE l.in_scope AND x.ln IS NULL
+WHERE l.unpicked AND l.in_scope AND NOT EXISTS (SELECT 1 FROM rule_pairs x WHERE x.ln = l.ln)
 UNION ALL
 SELECT 'duplicate', l.ln, s.sn,
        l.amount_base, CAST(NULL AS BIGINT), 0 - l.amount_base,
@@ -309,7 +303,7 @@ MATCHED = """
 SELECT s.ln, s.sn, s.amount_base, s.fee_base, s.business_date AS booked_on, s.business_date,
        CAST(NULL AS STRING) AS rule, CAST(NULL AS STRING) AS tolerance
 FROM stmt s
-WHERE s.pair_in_scope AND s.pair_agrees AND NOT s.pair_rounded
+WHERE s.pair_matches
 UNION ALL
 SELECT p.ln, p.sn, p.statement_amount_base, p.statement_fee_base, p.booked_on,
        p.business_date, CAST(NULL AS STRING), r.tolerance_text

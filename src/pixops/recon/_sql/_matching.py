@@ -43,8 +43,7 @@ STMT = """
 SELECT d.*,
        (sc.first_day IS NULL OR d.business_date >= sc.first_day)
        AND (sc.last_day IS NULL OR d.business_date <= sc.last_day) AS in_scope,
-       p.ln, p.agrees AS pair_agrees, p.rounded AS pair_rounded,
-       p.in_scope AS pair_in_scope
+       p.ln, p.matches AS pair_matches
 FROM (
     SELECT s.sn, CAST(s.payment_status AS STRING) AS payment_status,
            CAST(s.direction AS STRING) AS direction,
@@ -193,13 +192,20 @@ FROM (SELECT sn, MIN(ln * 16 + pair_bits) AS k, COUNT(*) AS claimants
 """
 
 # The pairs: the claims with their bits read out (see `cand`); ``rounded``: they agree
-# only at the ledger's precision or within the tolerances (`near_pairs` tells which).
+# only at the ledger's precision or within the tolerances (`near_pairs` tells which);
+# ``differs``: in scope and differing, beyond the tolerances or within them (``in_scope
+# AND (NOT agrees OR rounded)``, one comparison on the bits: the rules filter the million
+# pairs by it three times, and the CASE of ``agrees`` cost ~30 ms each time); ``matches``:
+# in scope and agreeing exactly, what `matched` reads off `stmt` (one column of a million
+# rows instead of the three it is made of, and no CASE over every pair).
 PAIRS = """
 SELECT ln, sn,
        CASE WHEN pair_bits % 4 IN (1, 3) THEN TRUE WHEN pair_bits % 4 = 2 THEN FALSE END
            AS agrees,
        pair_bits % 4 = 3 AS rounded,
        pair_bits % 8 >= 4 AS in_scope,
-       pair_bits >= 8 AS amounts_differ
+       pair_bits >= 8 AS amounts_differ,
+       pair_bits % 8 >= 6 AS differs,
+       pair_bits % 8 = 5 AS matches
 FROM claims
 """

@@ -24,10 +24,8 @@ __all__ = [
     "INFERRED",
     "INFER_CAND",
     "REF_GROUPS",
-    "RULE_ENTRIES",
     "RULE_MATCHED",
     "RULE_PAIRS",
-    "RULE_ROWS",
 ]
 
 # The review file's decisions on row numbers (few): a statement id listed twice is read on
@@ -59,16 +57,22 @@ GROUP BY x.sn
 # the million rows (a semi-join on a small set first, then the join). Only the columns
 # the rules read: each text column of a million rows scanned costs ~35 ms of CPU. The
 # rows are read from `statement_in` alone: `few_sn` holds no copy of an id (an unclaimed
-# row is a kept one, and a pick is never a copy), so `stmt` has nothing to add.
+# row is a kept one, and a pick is never a copy), so `stmt` has nothing to add. Each
+# carries what set it is in (``unpicked``; ``unclaimed`` and ``extra``, in `group_extra`),
+# which the rules then read here instead of joining those sets again. An unpicked entry
+# has no candidate row that is kept, so it is none of the others (which all have one).
 FEW_LED = """
 SELECT l.ln, l.reference, l.direction, l.amount_base, l.fee_base, l.status, l.booked_on,
-       l.in_scope, l.step_base, l.settlement, l.kind, l.document, l.name, l.booked_at_s
+       l.in_scope, l.step_base, l.settlement, l.kind, l.document, l.name, l.booked_at_s,
+       f.unpicked
 FROM led l
-WHERE l.ln IN (SELECT ln FROM unpicked
-               UNION ALL SELECT ln FROM group_extra
-               UNION ALL SELECT ln FROM picks
-                         WHERE sn IN (SELECT sn FROM claims WHERE claimants > 1)
-               UNION ALL SELECT ln FROM pairs WHERE in_scope AND (NOT agrees OR rounded))
+JOIN (SELECT ln, TRUE AS unpicked FROM unpicked
+      UNION ALL
+      SELECT ln, FALSE
+      FROM (SELECT ln FROM group_extra
+            UNION SELECT ln FROM picks WHERE sn IN (SELECT sn FROM claims WHERE claimants > 1)
+            UNION SELECT ln FROM pairs WHERE differs) o) f
+  ON f.ln = l.ln
 """
 
 FEW_STMT = """
@@ -77,15 +81,22 @@ SELECT t.sn, CAST(t.payment_status AS STRING) AS payment_status,
        t.business_date, t.created_s,
        CASE WHEN t.direction = 'outbound' THEN t.recipient_document
             ELSE t.payer_document END AS document,
-       LOWER(TRIM(t.counterparty_name)) AS name
+       LOWER(TRIM(t.counterparty_name)) AS name, f.unclaimed, f.extra
 FROM statement_in t
-WHERE t.sn IN (SELECT sn FROM few_sn)
+JOIN few_sn f ON f.sn = t.sn
 """
 
+# The rows: unclaimed (some in `group_extra`, which holds only unclaimed rows), and,
+# paired so never unclaimed, those picked by several entries or by a group's entry, and
+# those paired but differing (which `near_pairs` reads).
 FEW_SN = """
-SELECT sn FROM unclaimed
-UNION SELECT sn FROM claims WHERE claimants > 1
-UNION SELECT c.sn FROM claims c WHERE c.ln IN (SELECT ln FROM group_extra)
+SELECT u.sn, TRUE AS unclaimed, x.sn IS NOT NULL AS extra
+FROM unclaimed u LEFT JOIN group_extra x ON x.sn = u.sn
+UNION ALL
+SELECT sn, FALSE, FALSE
+FROM (SELECT sn FROM claims WHERE claimants > 1
+      UNION SELECT c.sn FROM claims c WHERE c.ln IN (SELECT ln FROM group_extra)
+      UNION SELECT sn FROM pairs WHERE differs) o
 """
 
 # One entry against the rows its reference names (when `rules_in.by_reference`) or its
@@ -161,17 +172,16 @@ FROM (
     SELECT l.ln, l.kind, l.booked_on,
            ROW_NUMBER() OVER (PARTITION BY l.kind, l.booked_on ORDER BY l.ln ASC NULLS LAST)
                AS nth
-    FROM few_led l JOIN unpicked u ON u.ln = l.ln
-    WHERE l.in_scope AND l.kind IS NOT NULL
+    FROM few_led l
+    WHERE l.unpicked AND l.in_scope AND l.kind IS NOT NULL
 ) e
 JOIN (
     SELECT s.sn, s.direction, s.amount_base, s.fee_base, s.business_date, 'fees' AS kind
     FROM stmt s WHERE s.payment_status = 'settled'
     UNION ALL
     SELECT s.sn, s.direction, s.amount_base, s.fee_base, s.business_date, s.direction
-    FROM few_stmt s JOIN unclaimed u ON u.sn = s.sn
-    LEFT JOIN group_extra x ON x.sn = s.sn
-    WHERE s.payment_status = 'settled' AND x.sn IS NULL
+    FROM few_stmt s
+    WHERE s.unclaimed AND NOT s.extra AND s.payment_status = 'settled'
 ) t ON t.business_date = e.booked_on AND t.kind = e.kind
 WHERE e.nth = 1
 """
@@ -225,11 +235,11 @@ FROM (
                     ELSE l.amount_base - l.amount_base % (r.amount_base + 1)
                          + b.k * (r.amount_base + 1) END AS bucket
         FROM few_led l
-        JOIN unpicked u ON u.ln = l.ln
         CROSS JOIN rules_in r
         CROSS JOIN (VALUES (-1), (0), (1)) AS b(k)
         LEFT JOIN (SELECT ln FROM decisions WHERE decision = 'confirmed') d ON d.ln = l.ln
-        WHERE l.in_scope AND l.kind IS NULL AND r.window_s IS NOT NULL AND d.ln IS NULL
+        WHERE l.unpicked AND l.in_scope AND l.kind IS NULL AND r.window_s IS NOT NULL
+          AND d.ln IS NULL
           AND (b.k = 0 OR r.amount_base > 0)
     ) e
     JOIN (
@@ -237,12 +247,11 @@ FROM (
                s.business_date, s.created_s, s.document, s.name,
                s.amount_base - s.amount_base % (r.amount_base + 1) AS bucket
         FROM few_stmt s
-        JOIN unclaimed u ON u.sn = s.sn
         CROSS JOIN rules_in r
-        LEFT JOIN group_extra x ON x.sn = s.sn
         LEFT JOIN (SELECT DISTINCT sn FROM day_groups WHERE kind <> 'fees') g ON g.sn = s.sn
         LEFT JOIN (SELECT sn FROM decisions WHERE decision = 'confirmed') d ON d.sn = s.sn
-        WHERE s.payment_status = 'settled' AND x.sn IS NULL AND g.sn IS NULL AND d.sn IS NULL
+        WHERE s.unclaimed AND NOT s.extra AND s.payment_status = 'settled' AND g.sn IS NULL
+          AND d.sn IS NULL
     ) s ON s.bucket = e.bucket
     CROSS JOIN rules_in r
     LEFT JOIN (SELECT ln, sn FROM decisions WHERE decision = 'rejected') n
@@ -289,7 +298,8 @@ CASE WHEN i.seconds_apart IS NULL
                  ' min') END"""
 
 # Every pair a rule other than an identifier made, with its reason (``rule``), and the
-# review candidates: what the findings leave out and `matched` adds.
+# review candidates: what the findings leave out (an entry or row in it: `NOT EXISTS`, an
+# anti-join on its few rows, no DISTINCT of them first) and `matched` adds.
 RULE_PAIRS = f"""
 SELECT 'group' AS outcome, m.ln, m.sn, s.amount_base, s.fee_base, l.booked_on,
        s.business_date,
@@ -351,17 +361,10 @@ SELECT 'confirmed', d.ln, d.sn, s.amount_base, s.fee_base, l.booked_on, s.busine
               COALESCE(d.decided_at, '')),
        TRUE, FALSE
 FROM decisions d
-JOIN unpicked u ON u.ln = d.ln
-JOIN unclaimed c ON c.sn = d.sn
 JOIN few_led l ON l.ln = d.ln
 JOIN few_stmt s ON s.sn = d.sn
-WHERE d.decision = 'confirmed' AND l.in_scope
+WHERE d.decision = 'confirmed' AND l.in_scope AND l.unpicked AND s.unclaimed
 """  # noqa: S608 (fixed fragments of this module, no input)
-
-# The entries and rows a rule placed (matched, a group with its remainder, or under
-# review): the identifier findings leave them out.
-RULE_ENTRIES = "SELECT DISTINCT ln FROM rule_pairs"
-RULE_ROWS = "SELECT DISTINCT sn FROM rule_pairs WHERE sn IS NOT NULL"
 
 # The pairs a rule matched, for `matched` (a day's fees: one line, no row); a group that
 # does not close is a finding with its remainder, not a match.
