@@ -8,6 +8,9 @@ longest first (the longest-processing-time rule), and pyproject's
 ``--no-loadscope-reorder`` keeps xdist from re-sorting them by their number of tests.
 A file not in the table counts as quick and keeps its place after the timed ones.
 
+Files in `TOGETHER` are one unit of work: they run back to back, in that order, on one
+worker (`TogetherScheduling`), so the Spark modules share the one JVM the first starts.
+
 ``PIXOPS_RECORD_DURATIONS=1`` writes the table anew at the end of a run (on the
 controller, from every worker's reports): run it after adding or changing slow tests.
 """
@@ -20,9 +23,15 @@ from collections import defaultdict
 from pathlib import Path
 
 import pytest
+from xdist.scheduler import LoadFileScheduling  # type: ignore[import-untyped]
 
 DURATIONS = Path(__file__).resolve().with_name("durations.json")
 RECORD_VARIABLE = "PIXOPS_RECORD_DURATIONS"
+#: Files that run as one unit, in this order (the parity starts the JVM, the command and
+#: Spark Connect use it after; tests/recon/conftest.py stops it after the last).
+TOGETHER: tuple[tuple[str, ...], ...] = (
+    ("tests/recon/test_spark_parity.py", "tests/recon/test_spark_surfaces.py"),
+)
 
 
 def load_durations(path: Path = DURATIONS) -> dict[str, float]:
@@ -39,14 +48,44 @@ def file_of(nodeid: str) -> str:
     return nodeid.split("::", 1)[0]
 
 
+def unit_of(nodeid: str) -> str:
+    """The unit of work a test belongs to: its file, or the first file of its
+    `TOGETHER` group."""
+    name = file_of(nodeid)
+    for group in TOGETHER:
+        if name in group:
+            return group[0]
+    return name
+
+
+def _rank(name: str) -> int:
+    """A file's place within its `TOGETHER` group (0 for a file on its own)."""
+    return next((group.index(name) for group in TOGETHER if name in group), 0)
+
+
 def longest_files_first(items: list[pytest.Item], durations: dict[str, float]) -> list[pytest.Item]:
-    """`items` with each file's tests kept together and in order, the files sorted by
-    their recorded seconds, longest first (equal or unknown: as collected)."""
-    by_file: dict[str, list[pytest.Item]] = {}
+    """`items` with each unit's tests kept together (a file's in order, a `TOGETHER`
+    group's files in the group's order), the units sorted by their recorded seconds,
+    longest first (equal or unknown: as collected)."""
+    by_unit: dict[str, list[pytest.Item]] = {}
     for item in items:
-        by_file.setdefault(file_of(item.nodeid), []).append(item)
-    ordered = sorted(by_file, key=lambda name: -durations.get(name, 0.0))
-    return [item for name in ordered for item in by_file[name]]
+        by_unit.setdefault(unit_of(item.nodeid), []).append(item)
+    seconds: defaultdict[str, float] = defaultdict(float)
+    for name, value in durations.items():
+        seconds[unit_of(name)] += value
+    ordered = sorted(by_unit, key=lambda unit: -seconds[unit])
+    return [
+        item
+        for unit in ordered
+        for item in sorted(by_unit[unit], key=lambda item: _rank(file_of(item.nodeid)))
+    ]
+
+
+class TogetherScheduling(LoadFileScheduling):  # type: ignore[misc]
+    """pytest-xdist's ``--dist=loadfile`` with each `TOGETHER` group one unit of work."""
+
+    def _split_scope(self, nodeid: str) -> str:
+        return unit_of(nodeid)
 
 
 class DurationRecorder:

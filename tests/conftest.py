@@ -15,7 +15,7 @@ import socket
 import threading
 import time
 from collections.abc import Awaitable, Callable, Iterator, MutableMapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 import pytest
@@ -26,6 +26,9 @@ from pixops import wire
 from pixops.sandbox import ApiKey, Merchant, Sandbox
 from pixops.schema import check_answer
 from tests import _schedule
+
+if TYPE_CHECKING:
+    from xdist.remote import Producer
 
 BASE_URL = "http://sandbox/api/external"
 
@@ -76,6 +79,17 @@ def pytest_configure(config: pytest.Config) -> None:
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """The longest files first (tests/_schedule.py): both xdist workers end together."""
     items[:] = _schedule.longest_files_first(items, _schedule.load_durations())
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(
+    config: pytest.Config, log: Producer
+) -> _schedule.TogetherScheduling | None:
+    """``--dist=loadfile`` keeps tests/_schedule.py's `TOGETHER` files on one worker;
+    any other mode is pytest-xdist's own."""
+    if config.getoption("dist", None) != "loadfile":
+        return None
+    return _schedule.TogetherScheduling(config, log)
 
 
 class _ErrorRecords(logging.Handler):

@@ -9,7 +9,15 @@ from typing import cast
 
 import pytest
 
-from tests._schedule import DURATIONS, DurationRecorder, load_durations, longest_files_first
+from tests._schedule import (
+    DURATIONS,
+    TOGETHER,
+    DurationRecorder,
+    TogetherScheduling,
+    load_durations,
+    longest_files_first,
+    unit_of,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -37,6 +45,38 @@ def test_the_longest_files_come_first_each_whole_and_in_its_order() -> None:
         "tests/test_a.py::test_2",
         "tests/test_c.py::T::test_1[x]",
     ]
+
+
+def test_files_run_together_are_one_unit_in_their_order_timed_as_their_sum() -> None:
+    first, second = TOGETHER[0]
+    items = _items(
+        f"{second}::test_cli",
+        "tests/test_a.py::test_1",
+        f"{first}::test_parity",
+        "tests/browser/test_b.py::test_1",
+        f"{second}::test_connect",
+    )
+    # 50 + 50 s together outrank the 90 s file, and the group's first file leads.
+    durations = {first: 50.0, second: 50.0, "tests/browser/test_b.py": 90.0}
+    ordered = [item.nodeid for item in longest_files_first(items, durations)]
+    assert ordered == [
+        f"{first}::test_parity",
+        f"{second}::test_cli",
+        f"{second}::test_connect",
+        "tests/browser/test_b.py::test_1",
+        "tests/test_a.py::test_1",
+    ]
+    assert unit_of(f"{second}::test_cli") == unit_of(f"{first}::test_parity") == first
+    assert unit_of("tests/test_a.py::test_1") == "tests/test_a.py"
+
+
+def test_xdist_gives_a_group_to_one_worker_as_one_unit() -> None:
+    """pytest-xdist's loadfile scheduler splits work by `_split_scope`: the group is one."""
+    first, second = TOGETHER[0]
+    split = TogetherScheduling._split_scope
+    assert split(cast(TogetherScheduling, None), f"{second}::test_cli") == first
+    assert split(cast(TogetherScheduling, None), "tests/test_a.py::test_1") == "tests/test_a.py"
+    assert all((ROOT / name).is_file() for group in TOGETHER for name in group)
 
 
 def test_the_recorder_sums_each_files_phases_and_leaves_quick_files_out(tmp_path: Path) -> None:

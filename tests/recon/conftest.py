@@ -6,7 +6,7 @@ missing Java fails them, naming the way out. The no-Java check of the SQL text
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Generator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -16,8 +16,9 @@ if TYPE_CHECKING:  # pyspark is imported by the Spark tests alone
     from pyspark.sql import SparkSession
 
 SKIP_VARIABLE = "PIXOPS_SKIP_SPARK"
-#: The modules that start a Spark session.
-SPARK_MODULES = ("test_spark_parity.py",)
+#: The modules that use the Spark session, in the order they run (tests/_schedule.py keeps
+#: them together, on one xdist worker): the parity first, the command and Connect after.
+SPARK_MODULES = ("test_spark_parity.py", "test_spark_surfaces.py")
 _NOTICE = f"{SKIP_VARIABLE}=1: the Spark tests in tests/recon are DESELECTED in this run"
 
 
@@ -47,12 +48,52 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
         terminalreporter.write_sep("!", _NOTICE, yellow=True, bold=True)
 
 
-@pytest.fixture(scope="module")
-def spark() -> Iterator[SparkSession]:
-    """The run's one local Spark session, for the one module that starts Spark (a `pixops
-    recon --engine spark` run in it finds the session through getOrCreate). Stopped when
-    the module ends: an idle JVM kept to the end of the run held its 2 GB heap and burnt
-    CPU (~2.5 s of JVM CPU over the next 4 s of other tests, measured) on that worker."""
-    from tests.recon.spark_session import local_spark
+class _OneSession:
+    """The run's one local Spark session: started by the first Spark test, stopped right
+    after the last (`pytest_runtest_teardown`), not when the worker ends: an idle JVM kept
+    to the end of the run held its 2 GB heap and burnt CPU (~2.5 s of JVM CPU over the
+    next 4 s of other tests, measured) on that worker."""
 
-    yield from local_spark()
+    def __init__(self) -> None:
+        self._running: Generator[SparkSession, None, None] | None = None
+        self._session: SparkSession | None = None
+
+    def get(self) -> SparkSession:
+        if self._session is None:
+            from tests.recon.spark_session import local_spark
+
+            running = local_spark()
+            self._session = next(running)
+            self._running = running
+        return self._session
+
+    def stop(self) -> None:
+        running, self._running, self._session = self._running, None, None
+        if running is not None:
+            running.close()  # local_spark's `finally`: spark.stop()
+
+
+_ONE = _OneSession()
+
+
+def _uses_spark(item: pytest.Item | None) -> bool:
+    return item is not None and Path(str(item.path)).name in SPARK_MODULES
+
+
+@pytest.fixture
+def spark() -> SparkSession:
+    """The run's one local Spark session (a `pixops recon --engine spark` run in the same
+    process finds it through getOrCreate)."""
+    return _ONE.get()
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> None:
+    """After the fixtures of the worker's last Spark test are torn down (a Connect
+    session among them), the JVM stops."""
+    if _uses_spark(item) and not _uses_spark(nextitem):
+        _ONE.stop()
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    _ONE.stop()

@@ -1,14 +1,15 @@
-"""One local Spark session for the run's Spark tests, all in test_spark_parity.py (a JVM
-started, and its compilers warmed, once), as they need it: two cores, one shuffle partition
-(a few thousand rows), ANSI on, a 2 GB driver, and Java named when it is missing. The
-fixture `spark` in conftest.py hands it out; `remote` in the module connects to it."""
+"""One local Spark session for the run's Spark tests (test_spark_parity.py, then
+test_spark_surfaces.py on the same worker: a JVM started, and its compilers warmed, once),
+as they need it: two cores, one shuffle partition (a few thousand rows), ANSI on, a 2 GB
+driver, and Java named when it is missing. The fixture `spark` in conftest.py hands it
+out; `remote` in test_spark_surfaces.py connects to it."""
 
 from __future__ import annotations
 
 import os
 import shutil
 import socket
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 
 import pytest
 from pyspark.sql import SparkSession
@@ -43,7 +44,7 @@ TEST_SETTINGS = {
 }
 
 
-def local_spark() -> Iterator[SparkSession]:
+def local_spark() -> Generator[SparkSession, None, None]:
     if shutil.which("java") is None:
         pytest.fail(
             "the Spark tests need Java 17: as root `apt-get install openjdk-17-jre-headless`"
@@ -62,7 +63,7 @@ def connect_to(spark: SparkSession) -> Iterator[SparkSession]:
     second JVM. Built by `spark_session(remote=...)`, as `pixops recon --spark-remote` is.
     The server stops with the SparkContext."""
     service = spark._jvm.org.apache.spark.sql.connect.service.SparkConnectService  # type: ignore[union-attr]
-    service.start(spark.sparkContext._jsc.sc())  # type: ignore[union-attr]
+    service.start(spark.sparkContext._jsc.sc())
     marks = {name: os.environ.get(name) for name in _CONNECT_MARKS}
     remote = spark_session(remote=f"sc://127.0.0.1:{PORT}")
     try:
