@@ -27,11 +27,15 @@ from xdist.scheduler import LoadFileScheduling  # type: ignore[import-untyped]
 
 DURATIONS = Path(__file__).resolve().with_name("durations.json")
 RECORD_VARIABLE = "PIXOPS_RECORD_DURATIONS"
-#: Files that run as one unit, in this order (the parity starts the JVM, the command and
-#: Spark Connect use it after; tests/recon/conftest.py stops it after the last).
-TOGETHER: tuple[tuple[str, ...], ...] = (
-    ("tests/recon/test_spark_parity.py", "tests/recon/test_spark_surfaces.py"),
+#: The modules that use the one Spark session, in the order they run (the parity starts
+#: the JVM, the command and Spark Connect use it after; tests/recon/conftest.py stops it
+#: after the last).
+SPARK_FILES: tuple[str, ...] = (
+    "tests/recon/test_spark_parity.py",
+    "tests/recon/test_spark_surfaces.py",
 )
+#: Files that run as one unit, in this order, on one worker.
+TOGETHER: tuple[tuple[str, ...], ...] = (SPARK_FILES,)
 
 
 def load_durations(path: Path = DURATIONS) -> dict[str, float]:

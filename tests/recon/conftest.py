@@ -12,13 +12,15 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from tests._schedule import SPARK_FILES
+
 if TYPE_CHECKING:  # pyspark is imported by the Spark tests alone
     from pyspark.sql import SparkSession
 
 SKIP_VARIABLE = "PIXOPS_SKIP_SPARK"
-#: The modules that use the Spark session, in the order they run (tests/_schedule.py keeps
-#: them together, on one xdist worker): the parity first, the command and Connect after.
-SPARK_MODULES = ("test_spark_parity.py", "test_spark_surfaces.py")
+#: The modules that use the Spark session (tests/_schedule.py runs them together, in
+#: order, on one xdist worker).
+SPARK_MODULES = tuple(Path(name).name for name in SPARK_FILES)
 _NOTICE = f"{SKIP_VARIABLE}=1: the Spark tests in tests/recon are DESELECTED in this run"
 
 
@@ -35,7 +37,7 @@ def pytest_report_header(config: pytest.Config) -> str | None:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    mine = [item for item in items if Path(str(item.path)).name in SPARK_MODULES]
+    mine = [item for item in items if _uses_spark(item)]
     for item in mine:
         item.add_marker(pytest.mark.spark)
     if _skipping() and mine:
