@@ -45,12 +45,17 @@ def raw_item(field: str, raw_value: str) -> str:
     return "[{" + ", ".join([*parts, f"{json.dumps(field)}: {raw_value}"]) + "}]"
 
 
-@settings(max_examples=200, deadline=None)
-@given(st.integers(min_value=-(2**63), max_value=2**63 - 1), st.sampled_from(MONEY_FIELDS))
-def test_any_int64_is_kept_exactly(value: int, field: str) -> None:
-    table = parse_pages([body([BASE | {field: value}])])
+# Several values per parsed page (one item each): as many values as 200 single-item pages
+# (50 examples x 1-8 items, ~225 values, boundaries included), a quarter of the parses.
+@settings(max_examples=50, deadline=None)
+@given(
+    st.lists(st.integers(min_value=-(2**63), max_value=2**63 - 1), min_size=1, max_size=8),
+    st.sampled_from(MONEY_FIELDS),
+)
+def test_any_int64_is_kept_exactly(values: list[int], field: str) -> None:
+    table = parse_pages([body([BASE | {field: value} for value in values])])
     column = {"amount": "amount_base", "fee_amount": "fee_base", "net_amount": "net_base"}
-    assert table.column(column[field]).to_pylist() == [value]
+    assert table.column(column[field]).to_pylist() == values
     assert table.schema == STATEMENT_SCHEMA
 
 
@@ -228,18 +233,25 @@ def test_a_batch_over_duckdbs_memory_limit_is_read_again_with_more(
     assert reader._limit > 64 * (1 << 20)  # it was raised for a retry
 
 
-@settings(max_examples=150, deadline=None)
+# Several values per parsed page (one item each, single-item pages among them): about as
+# many values as 150 single-item pages (50 examples x 1-5 items), a third of the parses.
+@settings(max_examples=50, deadline=None)
 @given(
     st.sampled_from(STRING_FIELDS),
-    st.text(st.characters(codec="utf-8", exclude_categories=["Cs"]), max_size=30),
+    st.lists(
+        st.text(st.characters(codec="utf-8", exclude_categories=["Cs"]), max_size=30),
+        min_size=1,
+        max_size=5,
+    ),
     st.booleans(),
 )
 def test_any_string_comes_back_exactly_whatever_its_escapes(
-    field: str, value: str, ensure_ascii: bool
+    field: str, values: list[str], ensure_ascii: bool
 ) -> None:
-    page = json.dumps({"worked": True, "data": [BASE | {field: value}]}, ensure_ascii=ensure_ascii)
+    items = [BASE | {field: value} for value in values]
+    page = json.dumps({"worked": True, "data": items}, ensure_ascii=ensure_ascii)
     column = parse_pages([page.encode()]).column(field)
-    assert column.to_pylist() == [value]
+    assert column.to_pylist() == values
 
 
 def test_escaped_and_plain_strings_in_one_batch_each_come_back_exactly() -> None:
