@@ -33,7 +33,10 @@ the rules (`--before`, a git revision; its `src` is extracted to a temporary fol
 in a child process on the same data, plain books) against this code on the plain books
 (exact-identifier matching: not slowed) and on the books with the new cases, with
 `Tolerances(inferred_seconds=300)` and a ledger mapping naming booked_at, document and
-settlement. Target: the latter < 1.3x the former.
+settlement. Target: the latter < 1.3x the former. The three are timed in rounds, each
+round running all three side by side (the code before in a child process kept up between
+rounds, the order alternating), and the ratios are taken within a round: their median is
+the figure, printed with the lowest and highest round.
 """
 
 from __future__ import annotations
@@ -42,6 +45,7 @@ import argparse
 import json
 import os
 import resource
+import statistics
 import subprocess
 import sys
 import tarfile
@@ -235,29 +239,31 @@ import json, sys, time
 import pyarrow.parquet as pq
 from datetime import date
 from pixops.recon import reconcile
-folder, repeat = sys.argv[1], int(sys.argv[2])
+folder = sys.argv[1]
 statement = pq.read_table(f"{folder}/statement.parquet")
 ledger = pq.read_table(f"{folder}/ledger.parquet")
 snapshots = pq.read_table(f"{folder}/balances.parquet").to_pylist()
 balances = [(r["as_of"], r["balance_base"]) for r in snapshots]
 day = date(2026, 1, 15)
 result = reconcile(statement, ledger, balances=balances, start=day, end=day)
-best = cpu = float("inf")
-for _ in range(repeat):
+print(json.dumps({"counts": result.counts}), flush=True)
+for _ in sys.stdin:  # one timed run per line the parent sends
     began, began_cpu = time.perf_counter(), time.process_time()
     reconcile(statement, ledger, balances=balances, start=day, end=day)
-    best = min(best, time.perf_counter() - began)
-    cpu = min(cpu, time.process_time() - began_cpu)
-print(json.dumps({"wall": best, "cpu": cpu, "counts": result.counts}))
+    wall, cpu = time.perf_counter() - began, time.process_time() - began_cpu
+    print(json.dumps({"wall": wall, "cpu": cpu}), flush=True)
 """
 
 
-def before(
-    revision: str, statement: pa.Table, ledger: pa.Table, balances: list, repeat: int
-) -> tuple[float, float, dict[str, int]]:
-    """`reconcile` of the code at ``revision`` on these books, in a child process."""
-    root = Path(__file__).resolve().parents[1]
-    with tempfile.TemporaryDirectory() as folder:
+class Before:
+    """`reconcile` of the code at a git revision on these books, in a child process that
+    stays up: each `run()` is one timed run there, so the parent can alternate it with
+    its own runs (a pair side by side in time) instead of timing one side first."""
+
+    def __init__(self, revision: str, statement: pa.Table, ledger: pa.Table, balances: list):
+        root = Path(__file__).resolve().parents[1]
+        self._folder = tempfile.TemporaryDirectory()
+        folder = self._folder.name
         archive = subprocess.run(
             ["git", "-C", str(root), "archive", revision, "src"], check=True, capture_output=True
         ).stdout
@@ -270,67 +276,124 @@ def before(
             f"{folder}/balances.parquet",
         )
         env = {**os.environ, "PYTHONPATH": f"{folder}/src"}
-        done = subprocess.run(
-            [sys.executable, "-c", _BEFORE, folder, str(repeat)],
-            check=True,
-            capture_output=True,
+        self._child = subprocess.Popen(
+            [sys.executable, "-c", _BEFORE, folder],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
             text=True,
             env=env,
         )
-    found = json.loads(done.stdout.strip().splitlines()[-1])
-    return found["wall"], found["cpu"], found["counts"]
+        self.counts: dict[str, int] = self._answer()["counts"]
+
+    def _answer(self) -> dict:
+        assert self._child.stdout is not None
+        line = self._child.stdout.readline()
+        if not line:
+            raise SystemExit(f"the code before the rules stopped (exit {self._child.wait()})")
+        return json.loads(line)
+
+    def run(self) -> tuple[float, float]:
+        """One timed run in the child: (wall, CPU) seconds."""
+        assert self._child.stdin is not None
+        self._child.stdin.write("go\n")
+        self._child.stdin.flush()
+        found = self._answer()
+        return found["wall"], found["cpu"]
+
+    def close(self) -> None:
+        assert self._child.stdin is not None
+        self._child.stdin.close()
+        self._child.wait()
+        self._folder.cleanup()
+
+
+def once(work: object) -> tuple[float, float]:
+    """(wall, CPU) seconds of one call of `work` in this process."""
+    began, began_cpu = time.perf_counter(), time.process_time()
+    work()  # type: ignore[operator]
+    return time.perf_counter() - began, time.process_time() - began_cpu
+
+
+def spread(ratios: list[float]) -> str:
+    """The median of paired ratios, with the lowest and highest."""
+    ordered = sorted(ratios)
+    return f"{statistics.median(ordered):.2f}x (runs {ordered[0]:.2f}x to {ordered[-1]:.2f}x)"
 
 
 def rules_figures(
     statement: pa.Table, ledger: pa.Table, balances: list, repeat: int, revision: str
 ) -> None:
-    """Issue 31: before the rules, this code on the same books, and on the new cases."""
-    old_wall, old_cpu, old_counts = before(revision, statement, ledger, balances, repeat)
-    print(
-        f"{'reconcile BEFORE the rules (' + revision + '), plain books':<56} {old_wall:7.3f} s wall"
-        f" {old_cpu:7.3f} s CPU"
-    )
-    plain = timed(
-        "reconcile now, plain books (exact identifiers)",
-        repeat,
-        lambda: reconcile(statement, ledger, balances=balances, start=DAY, end=DAY),
-    )
-    now = reconcile(statement, ledger, balances=balances, start=DAY, end=DAY).counts
-    if {k: now[k] for k in old_counts} != old_counts:
-        raise SystemExit(f"the plain books reconcile differently now: {now} vs {old_counts}")
-    rule_statement, rule_ledger = with_rules(statement, ledger)
+    """Issue 31: before the rules, this code on the same books, and on the new cases,
+    run in rounds: each round times all three side by side (order alternating), and the
+    ratios are taken within a round, so the shared machine's drift hits both sides."""
+    old = Before(revision, statement, ledger, balances)
+    try:
+        now = reconcile(statement, ledger, balances=balances, start=DAY, end=DAY).counts
+        if {k: now[k] for k in old.counts} != old.counts:
+            raise SystemExit(f"the plain books reconcile differently now: {now} vs {old.counts}")
+        rule_statement, rule_ledger = with_rules(statement, ledger)
 
-    def run() -> object:
-        return reconcile(
-            rule_statement,
-            rule_ledger,
-            balances=balances,
-            start=DAY,
-            end=DAY,
-            mapping=RULES_MAPPING,
-            tolerances=RULES,
+        def run() -> object:
+            return reconcile(
+                rule_statement,
+                rule_ledger,
+                balances=balances,
+                start=DAY,
+                end=DAY,
+                mapping=RULES_MAPPING,
+                tolerances=RULES,
+            )
+
+        def plain() -> object:
+            return reconcile(statement, ledger, balances=balances, start=DAY, end=DAY)
+
+        result = run()
+        rules = result.matched["rule"].astype(str)
+        settlement_lines = rule_ledger.num_rows - rule_ledger.column("settlement").null_count
+        print(
+            "books with the new cases:",
+            f"{int(rule_ledger.column('reference').null_count):,} entries without a reference,",
+            f"{settlement_lines:,} settlement lines;",
+            f"matched {len(result.matched):,}:"
+            f" inferred {int(rules.str.startswith('inferred').sum()):,},"
+            f" in groups {int(rules.str.startswith('group').sum()):,};",
+            "findings",
+            {k: v for k, v in result.counts.items() if v and k != "matched"},
         )
-
-    result = run()
-    rules = result.matched["rule"].astype(str)
-    settlement_lines = rule_ledger.num_rows - rule_ledger.column("settlement").null_count
-    print(
-        "books with the new cases:",
-        f"{int(rule_ledger.column('reference').null_count):,} entries without a reference,",
-        f"{settlement_lines:,} settlement lines;",
-        f"matched {len(result.matched):,}:"
-        f" inferred {int(rules.str.startswith('inferred').sum()):,},"
-        f" in groups {int(rules.str.startswith('group').sum()):,};",
-        "findings",
-        {k: v for k, v in result.counts.items() if v and k != "matched"},
-    )
-    new = timed("reconcile now, books with the new cases + rules", repeat, run)
-    print(
-        f"new cases / before: {new[0] / old_wall:.2f}x wall, {new[1] / old_cpu:.2f}x CPU"
-        " (target < 1.3x);"
-        f" plain books now / before: {plain[0] / old_wall:.2f}x wall,"
-        f" {plain[1] / old_cpu:.2f}x CPU (exact identifiers: not slowed)"
-    )
+        rounds: list[dict[str, tuple[float, float]]] = []
+        for number in range(repeat):
+            sides = [
+                ("before", old.run),
+                ("plain", lambda: once(plain)),
+                ("rules", lambda: once(run)),
+            ]
+            timed_round = {}
+            for name, side in sides if number % 2 == 0 else sides[::-1]:
+                timed_round[name] = side()
+            rounds.append(timed_round)
+            print(
+                f"round {number + 1}: before {timed_round['before'][1]:.3f} s CPU,"
+                f" plain now {timed_round['plain'][1]:.3f}, new cases {timed_round['rules'][1]:.3f}"
+                f"   (load {os.getloadavg()[0]:.2f})",
+                flush=True,
+            )
+    finally:
+        old.close()
+    for label, name in (
+        ("reconcile BEFORE the rules (" + revision + "), plain books", "before"),
+        ("reconcile now, plain books (exact identifiers)", "plain"),
+        ("reconcile now, books with the new cases + rules", "rules"),
+    ):
+        wall = min(r[name][0] for r in rounds)
+        cpu = min(r[name][1] for r in rounds)
+        print(f"{label:<56} {wall:7.3f} s wall {cpu:7.3f} s CPU  (fastest round)")
+    for kind, index in (("CPU", 1), ("wall", 0)):
+        rules_ratio = spread([r["rules"][index] / r["before"][index] for r in rounds])
+        plain_ratio = spread([r["plain"][index] / r["before"][index] for r in rounds])
+        print(
+            f"new cases / before, {kind}: {rules_ratio} (target < 1.3x);"
+            f" plain books now / before: {plain_ratio}"
+        )
 
 
 def peak_mib() -> float:
