@@ -107,6 +107,13 @@ def test(python: Path, pytest_args: list[str]) -> None:
         os.environ[SKIP_SPARK_VARIABLE] = "1"
     if os.environ.get(SKIP_SPARK_VARIABLE) != "1":
         ensure_java()
+    # Python's bytecode cache, which PYTHONDONTWRITEBYTECODE (set on some CI images and
+    # sandboxes) turns off: without it every pytest worker rewrites the asserts of all
+    # ~230 test modules again (collection 26 s against 9 s), and every kernel and
+    # `python -m pixops` a test starts compiles pixops again. Kept in .venv, as mypy's
+    # cache is, so the clone gets no __pycache__ folders.
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    os.environ.setdefault("PYTHONPYCACHEPREFIX", str(VENV / "pycache"))
     linted = ["src", "tests", "benchmarks", "notebooks", "scripts", ".ci"]
     run([python, "-m", "ruff", "check", *linted])
     run([python, "-m", "ruff", "format", "--check", *linted])
@@ -114,10 +121,12 @@ def test(python: Path, pytest_args: list[str]) -> None:
     # from it takes seconds, against about a minute from nothing (.mypy_cache of the
     # clone is new every time). mypy checks each file's hash, so a stale entry is redone.
     run([python, "-m", "mypy", "--strict", "--cache-dir", str(VENV / ".mypy_cache"), "src"])
-    # Two workers (pytest-xdist, whole files per worker as pyproject's --dist=loadfile
-    # says): the browser tests and nbval spend most of their time waiting on kernels.
+    # Three workers on this 2-core machine (pytest-xdist, whole files per worker as
+    # pyproject's --dist=loadfile says): with two, the cores idled while tests waited on
+    # kernels, browsers and servers (pytest 542 s); with three they are ~98 % busy
+    # (493 s), measured on a quiet machine, 2026-11-28.
     chosen = any(arg.startswith(("-n", "--numprocesses", "-p")) for arg in pytest_args)
-    workers = [] if chosen else ["-n", os.environ.get("PIXOPS_TEST_WORKERS", "2")]
+    workers = [] if chosen else ["-n", os.environ.get("PIXOPS_TEST_WORKERS", "3")]
     # pytest exits 5 when it collected nothing: that is a failure here, never a pass.
     run([python, "-m", "pytest", *workers, *pytest_args])
 

@@ -29,11 +29,17 @@ Issue 31 (`--rules`, the default; `--no-rules` skips it): the same books with 5 
 ledger entries written down without a reference (matched by inference: amount, time within
 5 minutes, the payer's CPF on half of them) and 1 % of the statement rows booked as groups
 (settlement lines of 10 rows each). Timed in the same run: `reconcile` of the code BEFORE
-the rules (`--before`, a git revision; its `src` is extracted to a temporary folder and run
-in a child process on the same data, plain books) against this code on the plain books
-(exact-identifier matching: not slowed) and on the books with the new cases, with
-`Tolerances(inferred_seconds=300)` and a ledger mapping naming booked_at, document and
-settlement. Target: the latter < 1.3x the former.
+the rules (`--before`, a git revision; its `src` is extracted to a temporary folder) on the
+plain books, against this code on the plain books (exact-identifier matching: not slowed)
+and on the books with the new cases, with `Tolerances(inferred_seconds=300)` and a ledger
+mapping naming booked_at, document and settlement. Target: the latter < 1.3x the former.
+Each of the three runs in its own child process, started the same way and reading the
+same Parquet files (none runs in this parent, whose heap holds the generated books), kept
+up between rounds. The three are timed in rounds, each round running all three side by
+side, the order rotated (each side first, middle and last in turn); the ratios are taken
+within a round: their median is the figure, printed with the lowest and highest round and
+how many rounds were over the target. CPU is the child's process time (all DuckDB
+threads); wall is printed too.
 """
 
 from __future__ import annotations
@@ -42,6 +48,7 @@ import argparse
 import json
 import os
 import resource
+import statistics
 import subprocess
 import sys
 import tarfile
@@ -230,88 +237,128 @@ def with_rules(statement: pa.Table, ledger: pa.Table) -> tuple[pa.Table, pa.Tabl
     return statement, pa.concat_tables([extra, lines])
 
 
-_BEFORE = """
+_CHILD = """
 import json, sys, time
 import pyarrow.parquet as pq
 from datetime import date
 from pixops.recon import reconcile
-folder, repeat = sys.argv[1], int(sys.argv[2])
-statement = pq.read_table(f"{folder}/statement.parquet")
-ledger = pq.read_table(f"{folder}/ledger.parquet")
+folder, books, rules = sys.argv[1], sys.argv[2], sys.argv[3] == "rules"
+statement = pq.read_table(f"{folder}/{books}-statement.parquet")
+ledger = pq.read_table(f"{folder}/{books}-ledger.parquet")
 snapshots = pq.read_table(f"{folder}/balances.parquet").to_pylist()
 balances = [(r["as_of"], r["balance_base"]) for r in snapshots]
 day = date(2026, 1, 15)
-result = reconcile(statement, ledger, balances=balances, start=day, end=day)
-best = cpu = float("inf")
-for _ in range(repeat):
+options = {}
+if rules:
+    from pixops.recon import LedgerMapping, Tolerances
+    options = {
+        "mapping": LedgerMapping(
+            booked_at="booked_at", document="document", settlement="settlement"
+        ),
+        "tolerances": Tolerances(inferred_seconds=300),
+    }
+def go():
+    return reconcile(statement, ledger, balances=balances, start=day, end=day, **options)
+result = go()
+print(json.dumps({"counts": result.counts}), flush=True)
+for _ in sys.stdin:  # one timed run per line the parent sends
     began, began_cpu = time.perf_counter(), time.process_time()
-    reconcile(statement, ledger, balances=balances, start=day, end=day)
-    best = min(best, time.perf_counter() - began)
-    cpu = min(cpu, time.process_time() - began_cpu)
-print(json.dumps({"wall": best, "cpu": cpu, "counts": result.counts}))
+    go()
+    wall, cpu = time.perf_counter() - began, time.process_time() - began_cpu
+    print(json.dumps({"wall": wall, "cpu": cpu}), flush=True)
 """
 
 
-def before(
-    revision: str, statement: pa.Table, ledger: pa.Table, balances: list, repeat: int
-) -> tuple[float, float, dict[str, int]]:
-    """`reconcile` of the code at ``revision`` on these books, in a child process."""
-    root = Path(__file__).resolve().parents[1]
-    with tempfile.TemporaryDirectory() as folder:
-        archive = subprocess.run(
-            ["git", "-C", str(root), "archive", revision, "src"], check=True, capture_output=True
-        ).stdout
-        with tarfile.open(fileobj=__import__("io").BytesIO(archive)) as tar:
-            tar.extractall(folder, filter="data")
-        pq.write_table(statement, f"{folder}/statement.parquet")
-        pq.write_table(ledger, f"{folder}/ledger.parquet")
-        pq.write_table(
-            pa.Table.from_pylist([{"as_of": a, "balance_base": b} for a, b in balances]),
-            f"{folder}/balances.parquet",
-        )
-        env = {**os.environ, "PYTHONPATH": f"{folder}/src"}
-        done = subprocess.run(
-            [sys.executable, "-c", _BEFORE, folder, str(repeat)],
-            check=True,
-            capture_output=True,
+class Side:
+    """`reconcile` of one source tree on one set of books, in a child process that stays
+    up: each `run()` is one timed run there. Every side measured (the code before the
+    rules, this code on the plain books, this code on the new cases) runs in such a
+    child, started the same way and reading the same Parquet files, so no side gets the
+    parent's warmer or more crowded process; the parent only alternates them."""
+
+    def __init__(self, src: Path, folder: Path, books: str, rules: bool):
+        env = {**os.environ, "PYTHONPATH": str(src)}
+        self._child = subprocess.Popen(
+            [sys.executable, "-c", _CHILD, str(folder), books, "rules" if rules else "plain"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
             text=True,
             env=env,
         )
-    found = json.loads(done.stdout.strip().splitlines()[-1])
-    return found["wall"], found["cpu"], found["counts"]
+        self.counts: dict[str, int] = self._answer()["counts"]
+
+    def _answer(self) -> dict:
+        assert self._child.stdout is not None
+        line = self._child.stdout.readline()
+        if not line:
+            raise SystemExit(f"a timed child process stopped (exit {self._child.wait()})")
+        return json.loads(line)
+
+    def run(self) -> tuple[float, float]:
+        """One timed run in the child: (wall, CPU) seconds."""
+        assert self._child.stdin is not None
+        self._child.stdin.write("go\n")
+        self._child.stdin.flush()
+        found = self._answer()
+        return found["wall"], found["cpu"]
+
+    def close(self) -> None:
+        assert self._child.stdin is not None
+        self._child.stdin.close()
+        self._child.wait()
+
+
+def before_src(revision: str, folder: Path) -> Path:
+    """The `src` of a git revision, extracted under `folder`."""
+    root = Path(__file__).resolve().parents[1]
+    archive = subprocess.run(
+        ["git", "-C", str(root), "archive", revision, "src"], check=True, capture_output=True
+    ).stdout
+    with tarfile.open(fileobj=__import__("io").BytesIO(archive)) as tar:
+        tar.extractall(folder, filter="data")
+    return folder / "src"
+
+
+def write_books(folder: Path, books: str, statement: pa.Table, ledger: pa.Table) -> None:
+    pq.write_table(statement, folder / f"{books}-statement.parquet")
+    pq.write_table(ledger, folder / f"{books}-ledger.parquet")
+
+
+def once(work: object) -> tuple[float, float]:
+    """(wall, CPU) seconds of one call of `work` in this process."""
+    began, began_cpu = time.perf_counter(), time.process_time()
+    work()  # type: ignore[operator]
+    return time.perf_counter() - began, time.process_time() - began_cpu
+
+
+def spread(ratios: list[float], target: float | None = None) -> str:
+    """The median of paired ratios, with the lowest and highest (and, given a target,
+    how many rounds were over it: "in every run" is read off that count)."""
+    ordered = sorted(ratios)
+    over = "" if target is None else f", {sum(r >= target for r in ordered)} over {target}x"
+    return (
+        f"{statistics.median(ordered):.2f}x"
+        f" (rounds {ordered[0]:.2f}x to {ordered[-1]:.2f}x{over} of {len(ordered)})"
+    )
 
 
 def rules_figures(
     statement: pa.Table, ledger: pa.Table, balances: list, repeat: int, revision: str
 ) -> None:
-    """Issue 31: before the rules, this code on the same books, and on the new cases."""
-    old_wall, old_cpu, old_counts = before(revision, statement, ledger, balances, repeat)
-    print(
-        f"{'reconcile BEFORE the rules (' + revision + '), plain books':<56} {old_wall:7.3f} s wall"
-        f" {old_cpu:7.3f} s CPU"
-    )
-    plain = timed(
-        "reconcile now, plain books (exact identifiers)",
-        repeat,
-        lambda: reconcile(statement, ledger, balances=balances, start=DAY, end=DAY),
-    )
-    now = reconcile(statement, ledger, balances=balances, start=DAY, end=DAY).counts
-    if {k: now[k] for k in old_counts} != old_counts:
-        raise SystemExit(f"the plain books reconcile differently now: {now} vs {old_counts}")
+    """Issue 31: before the rules, this code on the same books, and on the new cases,
+    each in its own child process, run in rounds: each round times all three side by
+    side (order alternating), and the ratios are taken within a round, so the shared
+    machine's drift hits both sides."""
     rule_statement, rule_ledger = with_rules(statement, ledger)
-
-    def run() -> object:
-        return reconcile(
-            rule_statement,
-            rule_ledger,
-            balances=balances,
-            start=DAY,
-            end=DAY,
-            mapping=RULES_MAPPING,
-            tolerances=RULES,
-        )
-
-    result = run()
+    result = reconcile(
+        rule_statement,
+        rule_ledger,
+        balances=balances,
+        start=DAY,
+        end=DAY,
+        mapping=RULES_MAPPING,
+        tolerances=RULES,
+    )
     rules = result.matched["rule"].astype(str)
     settlement_lines = rule_ledger.num_rows - rule_ledger.column("settlement").null_count
     print(
@@ -324,13 +371,59 @@ def rules_figures(
         "findings",
         {k: v for k, v in result.counts.items() if v and k != "matched"},
     )
-    new = timed("reconcile now, books with the new cases + rules", repeat, run)
-    print(
-        f"new cases / before: {new[0] / old_wall:.2f}x wall, {new[1] / old_cpu:.2f}x CPU"
-        " (target < 1.3x);"
-        f" plain books now / before: {plain[0] / old_wall:.2f}x wall,"
-        f" {plain[1] / old_cpu:.2f}x CPU (exact identifiers: not slowed)"
-    )
+    now_src = Path(__file__).resolve().parents[1] / "src"
+    rounds: list[dict[str, tuple[float, float]]] = []
+    with tempfile.TemporaryDirectory() as name:
+        folder = Path(name)
+        write_books(folder, "plain", statement, ledger)
+        write_books(folder, "rules", rule_statement, rule_ledger)
+        pq.write_table(
+            pa.Table.from_pylist([{"as_of": a, "balance_base": b} for a, b in balances]),
+            folder / "balances.parquet",
+        )
+        sides = {
+            "before": Side(before_src(revision, folder), folder, "plain", rules=False),
+            "plain": Side(now_src, folder, "plain", rules=False),
+            "rules": Side(now_src, folder, "rules", rules=True),
+        }
+        try:
+            old, now = sides["before"].counts, sides["plain"].counts
+            if {k: now[k] for k in old} != old:
+                raise SystemExit(f"the plain books reconcile differently now: {now} vs {old}")
+            if sides["rules"].counts != result.counts:
+                raise SystemExit("the child reconciled the new cases differently")
+            order = list(sides)
+            for number in range(repeat):
+                # rotate the order each round: each side runs first, second and last
+                turn = order[number % 3 :] + order[: number % 3]
+                timed_round = {name: sides[name].run() for name in turn}
+                rounds.append(timed_round)
+                print(
+                    f"round {number + 1} ({', '.join(turn)}):"
+                    f" before {timed_round['before'][1]:.3f} s CPU,"
+                    f" plain now {timed_round['plain'][1]:.3f},"
+                    f" new cases {timed_round['rules'][1]:.3f}"
+                    f"   (load {os.getloadavg()[0]:.2f})",
+                    flush=True,
+                )
+        finally:
+            for side in sides.values():
+                side.close()
+    for label, name in (
+        ("reconcile BEFORE the rules (" + revision + "), plain books", "before"),
+        ("reconcile now, plain books (exact identifiers)", "plain"),
+        ("reconcile now, books with the new cases + rules", "rules"),
+    ):
+        wall = min(r[name][0] for r in rounds)
+        cpu = min(r[name][1] for r in rounds)
+        print(f"{label:<56} {wall:7.3f} s wall {cpu:7.3f} s CPU  (fastest round)")
+    for kind, index in (("CPU", 1), ("wall", 0)):
+        rules_ratio = spread([r["rules"][index] / r["before"][index] for r in rounds], 1.3)
+        plain_ratio = spread([r["plain"][index] / r["before"][index] for r in rounds])
+        print(
+            f"new cases / before, {kind}: {rules_ratio} (target < 1.3x);"
+            f" plain books now / before: {plain_ratio}"
+        )
 
 
 def peak_mib() -> float:

@@ -1,4 +1,4 @@
-"""The longest test files first, so pytest-xdist's two workers finish together.
+"""The longest test files first, so pytest-xdist's workers finish together.
 
 With ``--dist=loadfile`` a worker takes whole files in the order they are collected; a
 long file (a browser test, the Spark parity) collected last leaves the other worker

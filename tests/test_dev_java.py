@@ -55,3 +55,20 @@ def test_no_spark_deselects_the_spark_tests(monkeypatch: pytest.MonkeyPatch) -> 
     assert "java" not in seen
     assert environment["PIXOPS_SKIP_SPARK"] == "1"
     assert all("--no-spark" not in command for command in seen)
+
+
+def test_the_test_command_keeps_bytecode_in_the_venv(monkeypatch: pytest.MonkeyPatch) -> None:
+    # PYTHONDONTWRITEBYTECODE (set on some CI images) made every pytest worker rewrite
+    # every test module's asserts again; the cache goes to .venv, not into the clone.
+    dev = load_dev_script()
+    monkeypatch.setattr(dev, "ensure_chromium", lambda: None)
+    monkeypatch.setattr(dev, "ensure_java", lambda: None)
+    monkeypatch.setattr(dev, "run", lambda command: None)
+    environment = {
+        **{k: v for k, v in dev.os.environ.items() if k != "PYTHONPYCACHEPREFIX"},
+        "PYTHONDONTWRITEBYTECODE": "1",
+    }
+    monkeypatch.setattr(dev.os, "environ", environment)
+    dev.test("python", [])
+    assert "PYTHONDONTWRITEBYTECODE" not in environment
+    assert environment["PYTHONPYCACHEPREFIX"] == str(dev.VENV / "pycache")

@@ -121,13 +121,13 @@ def test_a_pytest_failure_or_no_test_collected_fails_the_test_command(
     """pytest's exit 5 (no test collected) must fail CI, never pass as a green run."""
     dev = load_dev_script()
     monkeypatch.setenv("PIXOPS_SKIP_BROWSER", "1")
-    monkeypatch.delenv("PIXOPS_TEST_WORKERS", raising=False)  # the default, two workers
+    monkeypatch.delenv("PIXOPS_TEST_WORKERS", raising=False)  # the default, three workers
     with pytest.raises(SystemExit) as stopped:
         dev.test(fake_python(tmp_path, status), ["-k", "nothing"])
     assert stopped.value.code == status
     calls = (tmp_path / "calls").read_text().splitlines()
     assert [call.split()[1] for call in calls] == ["ruff", "ruff", "mypy", "pytest"]
-    assert calls[-1] == "-m pytest -n 2 -k nothing"
+    assert calls[-1] == "-m pytest -n 3 -k nothing"
 
 
 def test_the_test_command_passes_when_everything_passes(

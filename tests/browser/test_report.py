@@ -8,10 +8,11 @@ from datetime import date
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, expect
+from playwright.sync_api import Browser, Page, expect
 
 from pixops.money import format_brl_base
 from pixops.report import daily_report, remote_references
+from pixops.widgets._format import message
 from tests.browser._lab import (
     clipped_chart_text,
     screenshot,
@@ -124,3 +125,18 @@ def test_the_daily_report_renders_offline(
         screenshot_at(page, summary, "report-summary-600-millions")
     finally:
         narrow.close()
+
+
+# A panel's status line, rendered: a long unbroken word stays inside the panel. It lives here,
+# not in a module of its own, to share this module's Chromium (a launch costs ~3 s; the check
+# itself ~0.3 s).
+def test_a_note_without_spaces_quoted_back_wraps_inside_the_panel(page: Page) -> None:
+    note = "x" * 140  # the longest description, typed without a space
+    text = f"Refund R$ 1,00 to Mariana Souza with the note {note}?"
+    page.set_content(f'<div id="panel" style="width:400px">{message(text, "warning")}</div>')
+    widths = page.eval_on_selector(
+        "#panel > div", "e => [e.scrollWidth, e.clientWidth, e.getBoundingClientRect().height]"
+    )
+    scroll_width, client_width, height = widths
+    assert scroll_width <= client_width
+    assert height > 40  # wrapped onto several lines, nothing cut off
