@@ -12,7 +12,6 @@ import base64
 import json
 import logging
 import socket
-import sys
 import threading
 import time
 from collections.abc import Awaitable, Callable, Iterator, MutableMapping
@@ -30,12 +29,6 @@ from tests import _schedule
 
 if TYPE_CHECKING:
     from xdist.remote import Producer
-
-# pytest keeps each test module's assert-rewritten code in __pycache__ (ignored by git) and
-# reads it back next run, unless bytecode writing is off: a shell exporting
-# PYTHONDONTWRITEBYTECODE=1 made every worker rewrite ~540 modules at each collection
-# (24 s against 6 s for `pytest --collect-only` here). The suite always writes it.
-sys.dont_write_bytecode = False
 
 BASE_URL = "http://sandbox/api/external"
 
