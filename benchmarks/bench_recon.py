@@ -160,8 +160,12 @@ def build(rows: int, seed: int = 7) -> tuple[pa.Table, pa.Table, list[tuple[date
 
 
 #: The ledger columns the new rules read, in the books `with_rules` writes.
-RULES_MAPPING = LedgerMapping(booked_at="booked_at", document="document", settlement="settlement")
-RULES = Tolerances(inferred_seconds=300)
+#: The new cases' mapping and tolerances, as keyword arguments: built here and, as JSON, in
+#: the child process that times them (`Side`).
+RULES_MAPPING_ARGS = {"booked_at": "booked_at", "document": "document", "settlement": "settlement"}
+RULES_ARGS = {"inferred_seconds": 300}
+RULES_MAPPING = LedgerMapping(**RULES_MAPPING_ARGS)
+RULES = Tolerances(**RULES_ARGS)
 GROUP_ROWS = 10  # statement rows per settlement line
 
 
@@ -242,20 +246,18 @@ import json, sys, time
 import pyarrow.parquet as pq
 from datetime import date
 from pixops.recon import reconcile
-folder, books, rules = sys.argv[1], sys.argv[2], sys.argv[3] == "rules"
+folder, books, rules = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
 statement = pq.read_table(f"{folder}/{books}-statement.parquet")
 ledger = pq.read_table(f"{folder}/{books}-ledger.parquet")
 snapshots = pq.read_table(f"{folder}/balances.parquet").to_pylist()
 balances = [(r["as_of"], r["balance_base"]) for r in snapshots]
 day = date(2026, 1, 15)
 options = {}
-if rules:
+if rules is not None:
     from pixops.recon import LedgerMapping, Tolerances
     options = {
-        "mapping": LedgerMapping(
-            booked_at="booked_at", document="document", settlement="settlement"
-        ),
-        "tolerances": Tolerances(inferred_seconds=300),
+        "mapping": LedgerMapping(**rules["mapping"]),
+        "tolerances": Tolerances(**rules["tolerances"]),
     }
 def go():
     return reconcile(statement, ledger, balances=balances, start=day, end=day, **options)
@@ -276,10 +278,10 @@ class Side:
     child, started the same way and reading the same Parquet files, so no side gets the
     parent's warmer or more crowded process; the parent only alternates them."""
 
-    def __init__(self, src: Path, folder: Path, books: str, rules: bool):
+    def __init__(self, src: Path, folder: Path, books: str, rules: dict | None = None):
         env = {**os.environ, "PYTHONPATH": str(src)}
         self._child = subprocess.Popen(
-            [sys.executable, "-c", _CHILD, str(folder), books, "rules" if rules else "plain"],
+            [sys.executable, "-c", _CHILD, str(folder), books, json.dumps(rules)],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,
@@ -324,13 +326,6 @@ def write_books(folder: Path, books: str, statement: pa.Table, ledger: pa.Table)
     pq.write_table(ledger, folder / f"{books}-ledger.parquet")
 
 
-def once(work: object) -> tuple[float, float]:
-    """(wall, CPU) seconds of one call of `work` in this process."""
-    began, began_cpu = time.perf_counter(), time.process_time()
-    work()  # type: ignore[operator]
-    return time.perf_counter() - began, time.process_time() - began_cpu
-
-
 def spread(ratios: list[float], target: float | None = None) -> str:
     """The median of paired ratios, with the lowest and highest (and, given a target,
     how many rounds were over it: "in every run" is read off that count)."""
@@ -347,7 +342,7 @@ def rules_figures(
 ) -> None:
     """Issue 31: before the rules, this code on the same books, and on the new cases,
     each in its own child process, run in rounds: each round times all three side by
-    side (order alternating), and the ratios are taken within a round, so the shared
+    side (the order rotating), and the ratios are taken within a round, so the shared
     machine's drift hits both sides."""
     rule_statement, rule_ledger = with_rules(statement, ledger)
     result = reconcile(
@@ -382,9 +377,14 @@ def rules_figures(
             folder / "balances.parquet",
         )
         sides = {
-            "before": Side(before_src(revision, folder), folder, "plain", rules=False),
-            "plain": Side(now_src, folder, "plain", rules=False),
-            "rules": Side(now_src, folder, "rules", rules=True),
+            "before": Side(before_src(revision, folder), folder, "plain"),
+            "plain": Side(now_src, folder, "plain"),
+            "rules": Side(
+                now_src,
+                folder,
+                "rules",
+                {"mapping": RULES_MAPPING_ARGS, "tolerances": RULES_ARGS},
+            ),
         }
         try:
             old, now = sides["before"].counts, sides["plain"].counts
