@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -51,12 +52,43 @@ class Desk:
         return self.recorder.calls[mark:]
 
 
-@pytest.fixture
-def desk() -> Desk:
+def new_desk() -> Desk:
+    """A private demo month and a recording client on it."""
     month = demo_month()
     recorder = Recorder(month.sandbox.transport())
     client = month.sandbox.client(month.api_key, http_client=httpx.Client(transport=recorder))
     return Desk(month, client, recorder)
+
+
+@pytest.fixture
+def desk() -> Desk:
+    return new_desk()
+
+
+@pytest.fixture
+def fresh_desk() -> Desk:
+    """A test's own desk, for the tests that write in a module whose `desk` is shared."""
+    return new_desk()
+
+
+@pytest.fixture(scope="module")
+def module_desk() -> Desk:
+    """One desk for a module's tests that only read the month: its client's cache of
+    finished statement days (`pixops.widgets._reads`) is filled once, not once a test."""
+    return new_desk()
+
+
+@pytest.fixture
+def reading_desk(module_desk: Desk) -> Iterator[Desk]:
+    """The module's shared desk, for a test that only reads: one that sent a write
+    (anything but GET) or moved the clock fails, as it would change what the module's
+    other tests see."""
+    mark, clock = module_desk.mark(), module_desk.now()
+    yield module_desk
+    assert module_desk.now() == clock, "a test on the shared desk moved its clock"
+    writes = [(method, path) for method, path, _, _ in module_desk.calls_since(mark)
+              if method != "GET"]  # fmt: skip
+    assert writes == [], f"a test on the shared desk wrote: {writes}; give it `fresh_desk`"
 
 
 class Failing(httpx.BaseTransport):
