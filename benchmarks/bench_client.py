@@ -1,7 +1,7 @@
 """The client's cost per call on top of raw httpx, both on the sandbox's in-process
 transport, measured in the same run (issue 10: under 25 % on top).
 
-    .venv/bin/python benchmarks/bench_client.py               # ~40 s
+    .venv/bin/python benchmarks/bench_client.py               # ~25 s
     .venv/bin/python benchmarks/bench_client.py --calls 10 --rounds 10
 
 Three operations, each timed raw (an `httpx.Client` with the `Authorization` header, the
@@ -14,6 +14,9 @@ median of the pairs' ratios, printed with the middle half of the rounds. (Until
 2026-11-28 it was the fastest raw batch against the fastest client batch, taken at
 different moments: on this VM the raw figure alone swung from 570 to 1,085 calls per
 CPU-second between runs, and the two minima from different moments swung the ratio.)
+A hundred rounds by default: with forty, the median of one run moved by about ten points
+from run to run (+17 to +37 % over ten runs of the statement page); with a hundred, by
+about two (see benchmarks/README.md).
 """
 
 from __future__ import annotations
@@ -45,7 +48,7 @@ def per_call(action: Callable[[], object], calls: int) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calls", type=int, default=20, help="calls per timed batch")
-    parser.add_argument("--rounds", type=int, default=30, help="batches of each, alternated")
+    parser.add_argument("--rounds", type=int, default=100, help="batches of each, alternated")
     args = parser.parse_args()
 
     sandbox = Sandbox(rate_limit_per_minute=10**9)
