@@ -81,11 +81,13 @@ def module_desk() -> Desk:
 @pytest.fixture
 def reading_desk(module_desk: Desk) -> Iterator[Desk]:
     """The module's shared desk, for a test that only reads: one that sent a write
-    (anything but GET) or moved the clock fails, as it would change what the module's
-    other tests see."""
-    mark, clock = module_desk.mark(), module_desk.now()
+    (anything but GET), moved the clock or changed a row of the month (through the
+    sandbox too) fails, as it would change what the module's other tests see."""
+    store = module_desk.month.sandbox.engine.store.conn
+    mark, clock, changes = module_desk.mark(), module_desk.now(), store.total_changes
     yield module_desk
     assert module_desk.now() == clock, "a test on the shared desk moved its clock"
+    assert store.total_changes == changes, "a test on the shared desk changed its month"
     writes = [(method, path) for method, path, _, _ in module_desk.calls_since(mark)
               if method != "GET"]  # fmt: skip
     assert writes == [], f"a test on the shared desk wrote: {writes}; give it `fresh_desk`"
