@@ -335,18 +335,11 @@ def _has_surrogate(text: str) -> bool:
     return any(0xD800 <= ord(ch) <= 0xDFFF for ch in text)
 
 
-# Eight texts an example, 50 examples: the 400 texts of one-an-example at ~40 % of the
-# CPU (hypothesis's per-example bookkeeping, not the parse, was most of it).
-@settings(max_examples=50)
-@given(st.lists(st.tuples(EVERY_CLASS, st.booleans(), st.booleans()), min_size=8, max_size=8))
+@settings(max_examples=400)
+@given(text=EVERY_CLASS, as_key=st.booleans(), nested=st.booleans())
 def test_parse_strict_refuses_exactly_the_lone_surrogates(
-    cases: list[tuple[str, bool, bool]],
+    text: str, as_key: bool, nested: bool
 ) -> None:
-    for text, as_key, nested in cases:
-        _refused_exactly_when_lone(text, as_key=as_key, nested=nested)
-
-
-def _refused_exactly_when_lone(text: str, *, as_key: bool, nested: bool) -> None:
     document: Any = {text: 1} if as_key else {"field": text}
     if nested:
         document = {"outer": [document]}
