@@ -437,7 +437,7 @@ def test_run_all_clicks_a_widget_and_reports_a_failing_cell(
 
     widget_button(page, "Show total").click()
     expect(page.locator(".widget-html-content").first).to_have_text("Total R$ 1.234,56")
-    assert screenshot_notebook(page, "harness")[0].is_file()
+    assert screenshot_notebook(page, "harness", capture=True)[0].is_file()
 
 
 def test_the_file_browser_lists_the_notebooks_not_the_test_plumbing(lab: Server) -> None:
