@@ -111,9 +111,8 @@ class Failing(httpx.BaseTransport):
         return httpx.Response(int(self.answer), json=body, request=request)
 
 
-@pytest.fixture
-def failing(desk: Desk) -> tuple[Client, Failing]:
-    """A client on the demo month whose requests fail when told to (no retries)."""
+def failing_client(desk: Desk) -> tuple[Client, Failing]:
+    """A client on the desk's month whose requests fail when told to (no retries)."""
     from pixops.client import NO_RETRY
 
     transport = Failing(desk.month.sandbox.transport())
@@ -121,3 +120,9 @@ def failing(desk: Desk) -> tuple[Client, Failing]:
         desk.month.api_key, http_client=httpx.Client(transport=transport), retry=NO_RETRY
     )
     return client, transport
+
+
+@pytest.fixture
+def failing(desk: Desk) -> tuple[Client, Failing]:
+    """A client on the demo month whose requests fail when told to (no retries)."""
+    return failing_client(desk)
