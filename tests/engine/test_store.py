@@ -9,7 +9,7 @@ import pytest
 
 from pixops.engine import ledger
 from pixops.engine.rowcache import merchant_row
-from pixops.engine.store import Store
+from pixops.engine.store import MIGRATIONS, Store
 from pixops.sandbox import Sandbox
 
 
@@ -185,3 +185,34 @@ def test_a_restore_inside_a_transaction_is_refused() -> None:
         conn.execute("SELECT 1")
         with pytest.raises(RuntimeError, match="inside one of its transactions"):
             sandbox.engine.store.restore_from(Sandbox(seed=6).engine.store.conn)
+
+
+def _schema(conn: Any) -> list[tuple[Any, ...]]:
+    rows = conn.execute("SELECT type, name, tbl_name, sql FROM sqlite_schema ORDER BY name")
+    return [tuple(row) for row in rows]
+
+
+def test_an_in_memory_store_is_the_migrated_schema_and_its_own_database(tmp_path: Any) -> None:
+    """A new in-memory store copies a template migrated once per process: the same
+    tables, indexes, triggers and user_version as a file store that ran the migrations,
+    the connection's own settings and change triggers on top, and no row shared."""
+    on_file = Store(tmp_path / "migrated.db")
+    first, second = Store(), Store()
+    try:
+        assert _schema(first.conn) == _schema(on_file.conn)
+        version = "PRAGMA user_version"
+        assert first.conn.execute(version).fetchone()[0] == len(MIGRATIONS)
+        assert on_file.conn.execute(version).fetchone()[0] == len(MIGRATIONS)
+        assert first.conn.execute("PRAGMA foreign_keys").fetchone()[0] == 1
+        temp = "SELECT COUNT(*) FROM sqlite_temp_schema WHERE type = 'trigger'"
+        assert first.conn.execute(temp).fetchone()[0] >= 3
+        with first.transaction() as conn:
+            conn.execute("CREATE TABLE scratch (n INTEGER)")
+            conn.execute("INSERT INTO scratch VALUES (1)")
+        assert _schema(second.conn) == _schema(on_file.conn)
+        third = Store()
+        assert _schema(third.conn) == _schema(on_file.conn)
+        third.close()
+    finally:
+        for store in (on_file, first, second):
+            store.close()

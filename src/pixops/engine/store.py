@@ -26,6 +26,30 @@ __all__ = ["MIGRATIONS", "ChangeCount", "ChangedRows", "Connection", "Store", "T
 _BACKSTOP_CHECKPOINT_PAGES = 8000
 
 
+def migrate(conn: sqlite3.Connection) -> None:
+    """Run the migrations `conn`'s database has not had yet, each in its transaction."""
+    version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+    for number, script in enumerate(MIGRATIONS[version:], start=version + 1):
+        conn.executescript(f"BEGIN; {script}; PRAGMA user_version = {number}; COMMIT;")
+
+
+_TEMPLATE_LOCK = threading.Lock()
+_template: sqlite3.Connection | None = None
+
+
+def _copy_migrated(target: sqlite3.Connection) -> None:
+    """Fill a new in-memory database with every migration's result: a page copy (SQLite's
+    backup, ~1 ms) of a template migrated once per process, instead of running the
+    migrations' DDL again for each store (~10 ms a sandbox)."""
+    global _template
+    with _TEMPLATE_LOCK:
+        if _template is None:
+            template = sqlite3.connect(":memory:", check_same_thread=False, isolation_level=None)
+            migrate(template)
+            _template = template
+        _template.backup(target)
+
+
 class Connection(sqlite3.Connection):
     """sqlite3's connection, with what the engine remembers about its database.
 
@@ -184,9 +208,11 @@ class Store:
 
     def _migrate(self) -> None:
         with self.lock:
-            version = int(self.conn.execute("PRAGMA user_version").fetchone()[0])
-            for number, script in enumerate(MIGRATIONS[version:], start=version + 1):
-                self.conn.executescript(f"BEGIN; {script}; PRAGMA user_version = {number}; COMMIT;")
+            if self.path is None:
+                # A new in-memory database: a page copy of one built once per process.
+                _copy_migrated(self.conn)
+                return
+            migrate(self.conn)
 
     def transaction(self, *, write: bool = True) -> Transaction:
         """One atomic unit of work; nested uses join the outer transaction.
