@@ -80,7 +80,10 @@ from pixops.recon._sql._rules import (
     DECISIONS,
     ENTRY_GROUPS,
     FEW_LED,
+    FEW_LEDGER,
+    FEW_LN,
     FEW_SN,
+    FEW_STATEMENT,
     FEW_STMT,
     GROUP_EXTRA,
     INFER_CAND,
@@ -88,9 +91,10 @@ from pixops.recon._sql._rules import (
     REF_GROUPS,
     RULE_MATCHED,
     RULE_PAIRS,
+    TAKEN,
 )
 
-__all__ = ["IDENTIFIER_RULE", "LOOKUPS", "OUTPUTS", "STEPS"]
+__all__ = ["IDENTIFIER_RULE", "LOOKUPS", "OUTPUTS", "STEPS", "TAKEN"]
 
 
 #: (name, SQL, materialise) in the order they run. A host makes each a temporary table
@@ -112,8 +116,11 @@ STEPS: Final[tuple[tuple[str, str, bool], ...]] = (
     ("unclaimed", UNCLAIMED, True),
     ("decisions", DECISIONS, True),
     ("group_extra", GROUP_EXTRA, True),
+    ("few_ln", FEW_LN, True),
+    ("few_ledger", FEW_LEDGER, False),
     ("few_led", FEW_LED, True),
     ("few_sn", FEW_SN, True),
+    ("few_statement", FEW_STATEMENT, False),
     ("few_stmt", FEW_STMT, True),
     ("ref_groups", REF_GROUPS, True),
     ("entry_groups", ENTRY_GROUPS, False),

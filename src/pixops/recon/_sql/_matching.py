@@ -7,6 +7,7 @@ __all__ = [
     "CAND",
     "CLAIMS",
     "COPIES",
+    "ENTRY_COLUMNS",
     "HOOK_LINKS",
     "LED",
     "PAIRS",
@@ -71,16 +72,20 @@ WHERE (s.original_transaction_id IS NOT NULL OR h.original_transaction_id IS NOT
 # settlement key when it has one (its group is the rows carrying that key), else its own
 # reference; the name in lower case, without the spaces around it. ``step_base``: the
 # precision the ledger keeps (1 base unit; 100 for a ledger in centavos), at which its
-# amounts and fees are compared (see `cand`).
-LED = """
-SELECT l.ln, l.entry_id, COALESCE(l.settlement, l.reference) AS reference, l.direction,
+# amounts and fees are compared (see `cand`). `ENTRY_COLUMNS` (of ``ledger_in l`` and
+# ``scope_in sc``) are also what `few_led` computes for the few entries the rules read.
+ENTRY_COLUMNS = """
+       COALESCE(l.settlement, l.reference) AS reference, l.direction,
        l.amount_base, l.fee_base, COALESCE(l.status, 'settled') AS status, l.booked_on,
        (sc.first_day IS NULL OR l.booked_on >= sc.first_day)
        AND (sc.last_day IS NULL OR l.booked_on <= sc.last_day) AS in_scope,
        sc.ledger_step_base AS step_base,
-       l.settlement, l.kind, l.document, LOWER(TRIM(l.name)) AS name, l.booked_at_s
+       l.settlement, l.kind, l.document, LOWER(TRIM(l.name)) AS name, l.booked_at_s"""
+
+LED = f"""
+SELECT l.ln, l.entry_id, {ENTRY_COLUMNS}
 FROM ledger_in l CROSS JOIN scope_in sc
-"""
+"""  # noqa: S608 (fixed fragments of this module, no input)
 
 # Every identifier a ledger may have written down for a movement, copies included: they
 # are ranked last in `cand` (filtering 2M keys against `copies` costs more than that);
