@@ -70,13 +70,18 @@ GROUP BY x.sn
 # which the rules then read here instead of joining those sets again. An unpicked entry
 # has no candidate row that is kept, so it is none of the others (which all have one):
 # each number is listed once.
+# An entry whose pair differs (`pairs.differs`) carries that pair (``pair_sn``,
+# ``pair_rounded``, ``pair_in_scope``), which `few_sn` and `near_pairs` read here: the
+# million pairs are scanned for them once, not three times (an entry has one pair).
 FEW_LN = """
-SELECT ln, TRUE AS unpicked FROM unpicked
+SELECT ln, TRUE AS unpicked, CAST(NULL AS BIGINT) AS pair_sn,
+       CAST(NULL AS BOOLEAN) AS pair_rounded, CAST(NULL AS BOOLEAN) AS pair_in_scope
+FROM unpicked
 UNION ALL
-SELECT ln, FALSE
+SELECT COALESCE(o.ln, d.ln), FALSE, d.sn, d.rounded, d.in_scope
 FROM (SELECT ln FROM group_extra
-      UNION SELECT ln FROM picks WHERE sn IN (SELECT sn FROM claims WHERE claimants > 1)
-      UNION SELECT ln FROM pairs WHERE differs) o
+      UNION SELECT ln FROM picks WHERE sn IN (SELECT sn FROM claims WHERE claimants > 1)) o
+FULL OUTER JOIN (SELECT ln, sn, rounded, in_scope FROM pairs WHERE differs) d ON d.ln = o.ln
 """
 
 #: Steps that are the rows of another step, each with some columns of the input row its
@@ -135,7 +140,8 @@ FEW_LEDGER = _taken("few_ledger")
 FEW_STATEMENT = _taken("few_statement")
 
 FEW_LED = f"""
-SELECT l.ln, {ENTRY_COLUMNS}, l.unpicked
+SELECT l.ln, {ENTRY_COLUMNS}, l.unpicked, l.pair_sn, l.pair_rounded,
+       l.pair_in_scope
 FROM few_ledger l CROSS JOIN scope_in sc
 """  # noqa: S608 (fixed fragments of these modules, no input)
 
@@ -159,7 +165,7 @@ UNION ALL
 SELECT sn, FALSE, FALSE
 FROM (SELECT sn FROM claims WHERE claimants > 1
       UNION SELECT c.sn FROM claims c WHERE c.ln IN (SELECT ln FROM group_extra)
-      UNION SELECT sn FROM pairs WHERE differs) o
+      UNION SELECT pair_sn FROM few_ln WHERE pair_sn IS NOT NULL) o
 """
 
 # One entry against the rows its reference names (when `rules_in.by_reference`) or its
