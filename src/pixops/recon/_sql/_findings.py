@@ -91,8 +91,8 @@ UNPICKED = "SELECT ln FROM picks WHERE sn IS NULL"  # no row carries their refer
 # Entries whose pick was claimed by an earlier booking (unless they are a group).
 DOUBLE_BOOKED = """
 SELECT p.ln, p.sn
-FROM picks p JOIN (SELECT sn, ln FROM claims WHERE claimants > 1) c ON c.sn = p.sn
-WHERE c.ln <> p.ln AND NOT EXISTS (SELECT 1 FROM rule_pairs x WHERE x.ln = p.ln)
+FROM shared_picks p
+WHERE p.first_ln <> p.ln AND NOT EXISTS (SELECT 1 FROM rule_pairs x WHERE x.ln = p.ln)
 """
 
 _PAIR_COLUMNS = """

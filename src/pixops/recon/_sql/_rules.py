@@ -27,12 +27,14 @@ __all__ = [
     "FEW_SN",
     "FEW_STATEMENT",
     "FEW_STMT",
+    "GROUP_CLAIMS",
     "GROUP_EXTRA",
     "INFERRED",
     "INFER_CAND",
     "REF_GROUPS",
     "RULE_MATCHED",
     "RULE_PAIRS",
+    "SHARED_PICKS",
     "TAKEN",
 ]
 
@@ -58,6 +60,20 @@ FROM (SELECT DISTINCT c.ln, c.sn FROM cand c JOIN unclaimed u ON u.sn = c.sn) x
 GROUP BY x.sn
 """
 
+# Entries whose pick is a row several entries picked, with the first booking of it
+# (``first_ln``, which keeps the row): groups of entries and double bookings, read by the
+# rules and findings from here (one pass over the million picks and claims, not five).
+SHARED_PICKS = """
+SELECT p.ln, p.sn, c.ln AS first_ln
+FROM picks p JOIN claims c ON c.sn = p.sn
+WHERE c.claimants > 1
+"""
+
+# The pairs of the entries that head a possible group (`group_extra`): their own pick.
+GROUP_CLAIMS = """
+SELECT c.ln, c.sn FROM claims c WHERE c.ln IN (SELECT ln FROM group_extra)
+"""
+
 # The few entries and rows the rules below look at (those an identifier left unpaired,
 # and the pairs of possible groups; and the entries of pairs that differ, which
 # `near_pairs` reads here rather than by another scan of every entry), with what they
@@ -80,7 +96,7 @@ FROM unpicked
 UNION ALL
 SELECT COALESCE(o.ln, d.ln), FALSE, d.sn, d.rounded, d.in_scope
 FROM (SELECT ln FROM group_extra
-      UNION SELECT ln FROM picks WHERE sn IN (SELECT sn FROM claims WHERE claimants > 1)) o
+      UNION SELECT ln FROM shared_picks) o
 FULL OUTER JOIN (SELECT ln, sn, rounded, in_scope FROM pairs WHERE differs) d ON d.ln = o.ln
 """
 
@@ -163,8 +179,8 @@ SELECT u.sn, TRUE AS unclaimed, x.sn IS NOT NULL AS extra
 FROM unclaimed u LEFT JOIN group_extra x ON x.sn = u.sn
 UNION ALL
 SELECT sn, FALSE, FALSE
-FROM (SELECT sn FROM claims WHERE claimants > 1
-      UNION SELECT c.sn FROM claims c WHERE c.ln IN (SELECT ln FROM group_extra)
+FROM (SELECT sn FROM shared_picks
+      UNION SELECT sn FROM group_claims
       UNION SELECT pair_sn FROM few_ln WHERE pair_sn IS NOT NULL) o
 """
 
@@ -188,7 +204,7 @@ FROM (
     FROM (
         SELECT ln, sn FROM group_extra
         UNION ALL
-        SELECT c.ln, c.sn FROM claims c WHERE c.ln IN (SELECT ln FROM group_extra)
+        SELECT ln, sn FROM group_claims
     ) m
     JOIN few_led e ON e.ln = m.ln
     JOIN few_stmt s ON s.sn = m.sn
@@ -212,16 +228,14 @@ FROM (
     SELECT p.sn, COUNT(*) AS entries_in_group,
            CAST(SUM(l.amount_base) AS BIGINT) AS amount_sum_base,
            MIN(CASE WHEN l.settlement IS NULL THEN 0 ELSE 1 END) = 1 AS explicit
-    FROM (SELECT ln, sn FROM picks
-          WHERE sn IN (SELECT sn FROM claims WHERE claimants > 1)) p
+    FROM shared_picks p
     JOIN few_led l ON l.ln = p.ln
     JOIN few_stmt s ON s.sn = p.sn
     WHERE s.payment_status = 'settled'
       AND (l.direction IS NULL OR l.direction = s.direction)
     GROUP BY p.sn
 ) g
-JOIN (SELECT ln, sn FROM picks WHERE sn IN (SELECT sn FROM claims WHERE claimants > 1)) p
-  ON p.sn = g.sn
+JOIN shared_picks p ON p.sn = g.sn
 JOIN few_led l ON l.ln = p.ln
 JOIN few_stmt s ON s.sn = g.sn
 CROSS JOIN rules_in r
@@ -382,7 +396,7 @@ SELECT 'group' AS outcome, m.ln, m.sn, s.amount_base, s.fee_base, l.booked_on,
 FROM (
     SELECT ln, sn FROM group_extra
     UNION ALL
-    SELECT c.ln, c.sn FROM claims c WHERE c.ln IN (SELECT ln FROM group_extra)
+    SELECT ln, sn FROM group_claims
 ) m
 JOIN ref_groups g ON g.ln = m.ln
 JOIN few_led l ON l.ln = m.ln
