@@ -337,7 +337,10 @@ def test_the_summary_prints_the_tolerances() -> None:
     assert date(2026, 1, 15) == result.first_day
 
 
-def test_the_rows_taken_by_position_are_the_rows_the_sql_joins() -> None:
+@pytest.mark.parametrize(
+    "tolerances", [INFER, Tolerances(amount_base=500, days=1, inferred_seconds=300)]
+)
+def test_the_rows_taken_by_position_are_the_rows_the_sql_joins(tolerances: Tolerances) -> None:
     """`TAKEN` steps: the DuckDB host takes the few entries and rows by position; every
     step's table is the same as when the SQL's join reads them (the Spark host's way)."""
     import duckdb
@@ -363,13 +366,13 @@ def test_the_rows_taken_by_position_are_the_rows_the_sql_joins() -> None:
         books(ledger),
         scope=(DAY, DAY),
         mapping=MAPPING,
-        tolerances=INFER,
+        tolerances=tolerances,
     )
     tables = {}
-    for positional in (True, False):
+    for shortcuts in (True, False):
         con = duckdb.connect()
-        with run_steps(con, "America/Sao_Paulo", inputs, positional=positional):
-            tables[positional] = {
+        with run_steps(con, "America/Sao_Paulo", inputs, shortcuts=shortcuts):
+            tables[shortcuts] = {
                 name: (
                     con.sql(f"SELECT * FROM {name}").columns,
                     [str(t) for t in con.sql(f"SELECT * FROM {name}").types],

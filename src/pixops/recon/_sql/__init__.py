@@ -64,6 +64,7 @@ from pixops.recon._sql._findings import (
 )
 from pixops.recon._sql._matching import (
     CAND,
+    CAND_EXACT,
     CLAIMS,
     COPIES,
     HOOK_LINKS,
@@ -96,7 +97,7 @@ from pixops.recon._sql._rules import (
     TAKEN,
 )
 
-__all__ = ["IDENTIFIER_RULE", "LOOKUPS", "OUTPUTS", "STEPS", "TAKEN"]
+__all__ = ["EXACT", "IDENTIFIER_RULE", "LOOKUPS", "OUTPUTS", "STEPS", "TAKEN"]
 
 
 #: (name, SQL, materialise) in the order they run. A host makes each a temporary table
@@ -151,6 +152,12 @@ STEPS: Final[tuple[tuple[str, str, bool], ...]] = (
     ("refunds", REFUNDS, True),
     ("summary", SUMMARY, True),
 )
+
+#: Steps' text when no tolerance is set and the ledger keeps base units (``rules_in``'s
+#: amount_base, amount_bp, fee_base and day_window 0, ``scope_in.ledger_step_base`` 1):
+#: the same rows, fewer columns compared (see `CAND_EXACT`). A host may run these instead
+#: (the DuckDB host does; Spark runs `STEPS` as they are).
+EXACT: Final[dict[str, str]] = {"cand": CAND_EXACT}
 
 #: Output tables: (columns, row order). The result object exposes exactly these; an
 #: output's `LOOKUPS` are not in its SQL, which has the row numbers they need instead.
