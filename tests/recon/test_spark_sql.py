@@ -15,7 +15,7 @@ from pixops.recon.spark._host import output_sql
 
 QUERIES = (
     [(name, sql) for name, sql, _ in STEPS]
-    + [(f"{name} (exact)", sql) for name, sql in EXACT.items()]
+    + [(f"{name} (exact)", sql) for name, (_, sql) in EXACT.items()]
     + [(f"output {name}", output_sql(name)) for name in OUTPUTS]
 )
 

@@ -11,7 +11,7 @@ from pixops.recon._sql import EXACT, TAKEN
 
 TEXTS = (
     [(name, sql) for name, sql, _ in STEPS]
-    + [(f"{name} (exact)", sql) for name, sql in EXACT.items()]
+    + [(f"{name} (exact)", sql) for name, (_, sql) in EXACT.items()]
     + [(f"output {name}", f"ORDER BY {order}") for name, (_, order) in OUTPUTS.items()]
 )
 

@@ -376,7 +376,8 @@ def run_steps(
     texts = EXACT if shortcuts and _exact(inputs) else {}
     try:
         for name, step_sql, materialise in STEPS:
-            sql = texts.get(name, step_sql)
+            full, exact = texts.get(name, (step_sql, step_sql))
+            sql = exact if step_sql == full else step_sql
             if shortcuts and name in TAKEN:
                 con.register(name, _take(con, inputs, *TAKEN[name]))
                 taken.append(name)

@@ -155,9 +155,10 @@ STEPS: Final[tuple[tuple[str, str, bool], ...]] = (
 
 #: Steps' text when no tolerance is set and the ledger keeps base units (``rules_in``'s
 #: amount_base, amount_bp, fee_base and day_window 0, ``scope_in.ledger_step_base`` 1):
-#: the same rows, fewer columns compared (see `CAND_EXACT`). A host may run these instead
-#: (the DuckDB host does; Spark runs `STEPS` as they are).
-EXACT: Final[dict[str, str]] = {"cand": CAND_EXACT}
+#: the same rows, fewer columns compared (see `CAND_EXACT`): step -> (its text in `STEPS`,
+#: the text a host may run instead). The DuckDB host does, where a step's text is that
+#: one; Spark runs `STEPS` as they are.
+EXACT: Final[dict[str, tuple[str, str]]] = {"cand": (CAND, CAND_EXACT)}
 
 #: Output tables: (columns, row order). The result object exposes exactly these; an
 #: output's `LOOKUPS` are not in its SQL, which has the row numbers they need instead.
