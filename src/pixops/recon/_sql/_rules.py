@@ -354,21 +354,30 @@ FROM (
 # The best candidates of each side. ``inferred``: the unique best of its entry and of its
 # row; ``review``: best on both sides but tied with another (two equally good), listed
 # side by side for a person to confirm or reject. Grouped, not windowed: four windows over
-# the candidates (each partition sorted apart) cost ~20x these GROUP BYs.
+# the candidates (each partition sorted apart) cost ~20x these GROUP BYs. The best of an
+# entry (a row) with one candidate is alone, so only the contested ones are counted again.
 INFERRED = """
 WITH best AS (
-    SELECT c.*, e.top AS entry_top, w.top AS row_top
+    SELECT c.*, e.top AS entry_top, w.top AS row_top, e.n AS entry_candidates,
+           w.n AS row_candidates
     FROM infer_cand c
-    JOIN (SELECT ln, MAX(score) AS top FROM infer_cand GROUP BY ln) e
+    JOIN (SELECT ln, MAX(score) AS top, COUNT(*) AS n FROM infer_cand GROUP BY ln) e
       ON e.ln = c.ln AND e.top = c.score
-    JOIN (SELECT sn, MAX(score) AS top FROM infer_cand GROUP BY sn) w
+    JOIN (SELECT sn, MAX(score) AS top, COUNT(*) AS n FROM infer_cand GROUP BY sn) w
       ON w.sn = c.sn AND w.top = c.score
 )
-SELECT b.*, e.n AS entry_best, w.n AS row_best,
-       CASE WHEN e.n = 1 AND w.n = 1 THEN 'inferred' ELSE 'review' END AS outcome
+SELECT b.ln, b.sn, b.ledger_amount_base, b.statement_amount_base, b.ledger_fee_base,
+       b.statement_fee_base, b.ledger_status, b.statement_status, b.booked_on,
+       b.business_date, b.document_agrees, b.document_length, b.name_agrees,
+       b.seconds_apart, b.score, b.entry_top, b.row_top,
+       COALESCE(e.n, 1) AS entry_best, COALESCE(w.n, 1) AS row_best,
+       CASE WHEN COALESCE(e.n, 1) = 1 AND COALESCE(w.n, 1) = 1 THEN 'inferred' ELSE 'review'
+       END AS outcome
 FROM best b
-JOIN (SELECT ln, COUNT(*) AS n FROM best GROUP BY ln) e ON e.ln = b.ln
-JOIN (SELECT sn, COUNT(*) AS n FROM best GROUP BY sn) w ON w.sn = b.sn
+LEFT JOIN (SELECT ln, COUNT(*) AS n FROM best WHERE entry_candidates > 1 GROUP BY ln) e
+  ON e.ln = b.ln
+LEFT JOIN (SELECT sn, COUNT(*) AS n FROM best WHERE row_candidates > 1 GROUP BY sn) w
+  ON w.sn = b.sn
 """
 
 _TIME_WORDS = """
