@@ -2,17 +2,29 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
 
+from pixops import demo
 from pixops.demo import DEMO_START, demo_month
 
 
 @pytest.fixture(scope="module")
-def cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("demo-cache")
+def cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """A fresh cache folder where these tests build a three-day month: the build, the
+    snapshot and the loading are the code the 31 days go through, at a tenth of the CPU
+    (the whole month is built by the first `demo_month()` whenever the engine changes).
+    The snapshot's fingerprint is computed with the short month, and afresh after."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(demo, "DEMO_DAYS", 3)
+        demo._source_fingerprint.cache_clear()
+        try:
+            yield tmp_path_factory.mktemp("demo-cache")
+        finally:
+            demo._source_fingerprint.cache_clear()
 
 
 def _statement_ids(month_cache: Path) -> tuple[list[str], int]:

@@ -90,23 +90,39 @@ def printed(notebook: Any) -> list[tuple[int, str]]:
     return found
 
 
+class _WatchedClient(NotebookClient):  # type: ignore[misc]
+    """nbclient's client, handing each output to `on_output` as the kernel sends it."""
+
+    def __init__(
+        self, notebook: Any, on_output: Callable[[Any], None] | None, **kwargs: Any
+    ) -> None:
+        super().__init__(notebook, **kwargs)
+        self.on_output = on_output
+
+    def output(self, outs: Any, msg: Any, display_id: Any, cell_index: int) -> Any:
+        out = super().output(outs, msg, display_id, cell_index)
+        if out is not None and self.on_output is not None:
+            self.on_output(out)
+        return out
+
+
 def run_on_server(
     name: str,
     settings: dict[str, str],
     monkeypatch: pytest.MonkeyPatch,
-    on_cell_execute: Callable[..., None] | None = None,
+    on_output: Callable[[Any], None] | None = None,
 ) -> Any:
-    """The notebook run on the served month; ``on_cell_execute(cell=, cell_index=)`` is
-    called as each cell starts (nbclient's hook)."""
+    """The notebook run on the served month; ``on_output(output)`` is called with each
+    output as the kernel sends it."""
     for variable, value in settings.items():
         monkeypatch.setenv(variable, value)  # the kernel inherits this process's environment
     notebook = nbformat.read(NOTEBOOKS / name, as_version=4)
-    NotebookClient(
+    _WatchedClient(
         notebook,
+        on_output,
         timeout=240,
         kernel_name="python3",
         resources={"metadata": {"path": NOTEBOOKS}},
-        on_cell_execute=on_cell_execute,
     ).execute()
     return notebook
 
@@ -141,23 +157,23 @@ def test_the_quickstart_waits_for_the_customer_to_pay_the_qr(
 ) -> None:
     name = "01_quickstart.ipynb"
     stop = threading.Event()
-    waiting = threading.Event()
+    shown = threading.Event()
     failures: list[BaseException] = []
 
-    def started(cell: Any, cell_index: int) -> None:
-        if "wait_until_final" in cell.source:
-            waiting.set()
+    def watch(output: Any) -> None:
+        if "Pay it with this copia e cola" in output.get("text", ""):
+            shown.set()
 
     def customer_pays() -> None:
         try:
-            _pay_when_shown(server, served, stop, waiting)
+            _pay_when_shown(server, served, stop, shown)
         except BaseException as error:  # reported by the test below, not lost in a thread
             failures.append(error)
 
     customer = threading.Thread(target=customer_pays)
     customer.start()
     try:
-        ran = run_on_server(name, served, monkeypatch, on_cell_execute=started)
+        ran = run_on_server(name, served, monkeypatch, on_output=watch)
     finally:
         stop.set()
         customer.join(30)
@@ -171,22 +187,21 @@ def test_the_quickstart_waits_for_the_customer_to_pay_the_qr(
 
 
 def _pay_when_shown(
-    server: ServerProcess, served: dict[str, str], stop: threading.Event, waiting: threading.Event
+    server: ServerProcess, served: dict[str, str], stop: threading.Event, shown: threading.Event
 ) -> None:
-    """The customer: once the quickstart's cell that waits for the payment has begun, pay
-    its QR (the sandbox's test helper). That cell first reads the charge (one request on
-    loopback) and shows the copia e cola only while it is unpaid: paid as soon as the QR
-    existed, it was sometimes paid before that read, and rightly showed no code to pay."""
-    while not waiting.wait(0.2):
+    """The customer: once the quickstart's cell has shown the copia e cola, pay its QR (the
+    sandbox's test helper). That cell first reads the charge and shows the code only while
+    it is unpaid: paid as soon as the QR existed, it was sometimes paid before that read,
+    and rightly showed no code to pay. Then the cell polls every 5 s until it is paid."""
+    while not shown.wait(0.2):
         if stop.is_set():
             return
-    stop.wait(1.0)  # the cell's read and its line come first, then it polls every 5 s
     token = _banner(server, r"^admin token: (\S+)$")
     admin = {"Authorization": f"Bearer {token}"}
     client_id, secret = served["PIXOPS_CLIENT_ID"], served["PIXOPS_CLIENT_SECRET"]
     key = {"Authorization": f"ApiKey {client_id}:{secret}"}
     with httpx.Client(base_url=f"http://127.0.0.1:{server.port}", timeout=10) as http:
-        while not stop.wait(0.5):
+        while True:
             found = http.get(f"{API}/transactions/tag/pedido-0001", headers=key).json()
             pending = [row for row in found.get("data", []) if row["status"] == "pending"]
             for charge in pending:
@@ -196,7 +211,7 @@ def _pay_when_shown(
                     json={"payer_name": "Cliente do Quickstart"},
                 )
                 assert paid.status_code == 201, paid.text
-            if pending:
+            if pending or stop.wait(0.5):
                 return
 
 

@@ -12,6 +12,7 @@ from typing import Any
 
 import httpx
 from playwright.sync_api import Page, expect
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 SCREENSHOTS = Path(__file__).resolve().parent / "screenshots"
 #: Chromium flags that work as root in a container (no sandbox, no GPU, small /dev/shm).
@@ -232,10 +233,44 @@ def run_all_cells(page: Page, *, timeout_seconds: float = 420.0) -> None:
             _resume_from(page, prompts.index("[ ]:"))
             resumes += 1
             unchanged_since = time.monotonic()
-        page.wait_for_timeout(500)
+        _until_changed(page, _run_state(page))
     raise AssertionError(
         f"the notebook did not finish in {timeout_seconds:.0f} s: {code_prompts(page)}"
     )
+
+
+#: What `run_all_cells` watches: every code cell's prompt, whether the kernel is idle and
+#: whether a dialog is open, as one string.
+_RUN_STATE_JS = f"""() => [
+  ...Array.from(document.querySelectorAll('{CURRENT} .jp-CodeCell .jp-InputPrompt'))
+    .map(e => e.textContent.trim()),
+  document.querySelector("{_IDLE}") ? 'idle' : 'busy',
+  document.querySelector('.jp-Dialog') ? 'dialog' : '',
+].join('|')"""
+_CHANGED_JS = f"before => ({_RUN_STATE_JS})() !== before"
+
+
+def _run_state(page: Page) -> str:
+    state: str = page.evaluate(_RUN_STATE_JS)
+    return state
+
+
+def _until_changed(page: Page, before: str, *, at_most_ms: float = 2000) -> None:
+    """Return as soon as a prompt, the kernel's state or a dialog changes (the page checks
+    every 100 ms), or after `at_most_ms` (the caller's stall and deadline checks run)."""
+    try:
+        page.wait_for_function(_CHANGED_JS, arg=before, polling=100, timeout=at_most_ms)
+    except PlaywrightTimeoutError:
+        return
+
+
+def show_tab(page: Page, panel: Any, name: str) -> None:
+    """Click the widget tab `name` in `panel`, then wait until it is the selected tab and
+    the browser has drawn its page (instead of a fixed 300 ms)."""
+    tab = panel.get_by_role("tab", name=name)
+    tab.click()
+    expect(tab).to_have_attribute("aria-selected", "true")
+    drawn(page)
 
 
 def _menu(page: Page, item: str) -> None:
@@ -401,14 +436,26 @@ def widget_button(page: Page, label: str) -> Any:
 _SCROLLER = f"{CURRENT} .jp-WindowedPanel-outer"
 
 
-def screenshot_notebook(page: Page, name: str, *, max_parts: int = 8) -> list[Path]:
-    """Screenshots of the whole open notebook, one per screenful, top to bottom."""
+#: ``PIXOPS_SCREENSHOTS=all`` also saves every screenful of each notebook the tests run
+#: (`screenshot_notebook`): ~50 more PNGs, ~15 s more CPU of Chromium encoding them.
+SCREENSHOTS_VARIABLE = "PIXOPS_SCREENSHOTS"
+
+
+def screenshot_notebook(
+    page: Page, name: str, *, max_parts: int = 8, capture: bool | None = None
+) -> list[Path]:
+    """Scroll the open notebook top to bottom, a screenful at a time, each drawn (Lab
+    draws a cell's outputs as they come into view); with `capture` (unless told: when
+    ``PIXOPS_SCREENSHOTS=all``) save each screenful and return their paths."""
+    if capture is None:
+        capture = os.environ.get(SCREENSHOTS_VARIABLE) == "all"
     scroller = page.locator(_SCROLLER).first
     paths: list[Path] = []
     scroller.evaluate("node => { node.scrollTop = 0; }")
     for part in range(1, max_parts + 1):
         drawn(page)
-        paths.append(screenshot(page, f"{name}-{part}"))
+        if capture:
+            paths.append(screenshot(page, f"{name}-{part}"))
         moved: bool = scroller.evaluate(
             "node => { const before = node.scrollTop;"
             " node.scrollTop = before + node.clientHeight - 40;"

@@ -18,6 +18,7 @@ from tests.browser._lab import (
     screenshot,
     screenshot_at,
     scrolling_tables,
+    show_tab,
     split_connection_words,
     widget_button,
 )
@@ -94,8 +95,11 @@ def test_support_reads_every_tab_on_a_phone(page: Page, desk: Server) -> None:
     box (what happened, the amount and the status hidden sideways), and the tabs read
     "Summa", "Timelin", "Refunds", "API sha"."""
     page.set_viewport_size({"width": 420, "height": 900})
-    page.goto(desk.base_url + "/", wait_until="commit", timeout=180_000)
     search = page.get_by_placeholder(re.compile("transaction id, end-to-end id"))
+    # The page the test above left (the module's tab), narrowed: each page load runs the
+    # notebook in a new kernel. Alone, or after a failed test, the page loads at 420 px.
+    if not page.url.startswith(desk.base_url) or search.count() != 1:
+        page.goto(desk.base_url + "/", wait_until="commit", timeout=180_000)
     expect(search).to_be_visible(timeout=180_000)
     search.fill(_DISPUTED)
     widget_button(page, "Inspect").click()
@@ -106,8 +110,7 @@ def test_support_reads_every_tab_on_a_phone(page: Page, desk: Server) -> None:
     assert connection_lines(page) == 1
     assert split_connection_words(page) == [], "a word of the connection line is split"
     for tab in ("Summary", "Timeline", "Refunds", "MED", "Receipt", "API shapes"):
-        panel.get_by_role("tab", name=tab).click()
-        page.wait_for_timeout(300)
+        show_tab(page, panel, tab)
         assert scrolling_tables(panel) == [], f"the {tab} tab scrolls sideways on a phone"
     panel.get_by_role("tab", name="Refunds").click()
     refunds = panel.locator("table:visible").filter(has_text="Requested").first

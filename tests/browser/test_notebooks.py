@@ -5,14 +5,22 @@ Each notebook runs once here: one test reads its page at 1280 px and at the narr
 (running a notebook in Lab is most of a test's time). The assertions read what the page
 shows (pt-BR money, charts drawn, the panels' answers, tables that fit), and each test
 leaves screenshots in tests/browser/screenshots/ to look at.
+
+The harness itself (Run All, a widget click, a failing cell caught) and the ledger mapping
+panel are tested here too, in the same JupyterLab, Chromium and tab: in modules of their
+own each started a Lab server, launched Chromium and loaded Lab's scripts again.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
+import httpx
+import nbformat
 import pytest
+from nbformat.v4 import new_code_cell, new_notebook
 from playwright.sync_api import Page, expect
 
 from tests.browser._lab import (
@@ -33,6 +41,7 @@ from tests.browser._lab import (
     screenshot_at,
     screenshot_notebook,
     scrolling_tables,
+    show_tab,
     small_amount_labels,
     split_connection_words,
     split_printed_values,
@@ -45,6 +54,7 @@ from tests.browser._notebooks import (
     PAYMENT_PAYER,
     notebook_named,
 )
+from tests.recon.ptbr_ledger import write_ptbr_ledger
 
 # Generous: the machine is shared, and a changed engine rebuilds the demo month first.
 pytestmark = pytest.mark.timeout(600)
@@ -373,8 +383,7 @@ def test_investigation_inspects_a_payment_and_its_tabs_fit_at_1024_and_800_px(
     widget_button(panel, "Inspect").click()
     expect(panel).to_contain_text(f"Found: MED case {DISPUTED}")
     for tab in TABS:
-        panel.get_by_role("tab", name=tab).click()
-        page.wait_for_timeout(300)
+        show_tab(page, panel, tab)
         wide: list[str] = panel.evaluate(_WIDER_THAN_THEIR_BOX_JS)
         assert wide == [], f"the {tab} tab scrolls sideways at 1024 px: {wide}"
     panel.get_by_role("tab", name="Receipt").click()
@@ -394,10 +403,108 @@ def test_investigation_inspects_a_payment_and_its_tabs_fit_at_1024_and_800_px(
     narrow_with_file_browser(page, NARROWEST)
     assert panel.evaluate(_CUT_TAB_LABELS_JS) == [], "a tab's label is cut at 800 px"
     for tab in TABS:
-        panel.get_by_role("tab", name=tab).click()
-        page.wait_for_timeout(300)
+        show_tab(page, panel, tab)
         wide = panel.evaluate(_WIDER_THAN_THEIR_BOX_JS)
         assert wide == [], f"the {tab} tab scrolls sideways at 800 px: {wide}"
     panel.get_by_role("tab", name="Refunds").click()
     refunds = panel.locator("table:visible").filter(has_text="Requested").first
     screenshot_at(page, refunds, "investigation-800-refunds")
+
+
+# -- the harness itself: Run All in a real JupyterLab, a widget click, a failing cell caught --
+
+_WIDGET_CELL = """\
+import ipywidgets as w
+from pixops.money import format_brl_base
+label = w.HTML("nothing yet")
+button = w.Button(description="Show total")
+button.on_click(lambda _: setattr(label, "value", f"<b>Total {format_brl_base(12_345_600)}</b>"))
+w.VBox([button, label])"""
+
+
+def test_run_all_clicks_a_widget_and_reports_a_failing_cell(
+    page: Page, lab: Server, workspace: Path
+) -> None:
+    notebook = new_notebook(
+        cells=[new_code_cell(_WIDGET_CELL), new_code_cell("1 / 0")],
+        metadata={"kernelspec": {"name": "python3", "display_name": "Python 3"}},
+    )
+    nbformat.write(notebook, workspace / "notebooks" / "zz_harness_check.ipynb")
+    open_notebook(page, lab, "zz_harness_check.ipynb")
+
+    with pytest.raises(AssertionError, match="ZeroDivisionError"):
+        run_all_cells(page, timeout_seconds=60)
+
+    widget_button(page, "Show total").click()
+    expect(page.locator(".widget-html-content").first).to_have_text("Total R$ 1.234,56")
+    assert screenshot_notebook(page, "harness", capture=True)[0].is_file()
+
+
+def test_the_file_browser_lists_the_notebooks_not_the_test_plumbing(lab: Server) -> None:
+    listed = httpx.get(
+        f"{lab.base_url}/api/contents/", headers={"Authorization": f"token {lab.token}"}
+    )
+    assert listed.status_code == 200
+    names = {item["name"] for item in listed.json()["content"]}
+    assert "01_quickstart.ipynb" in names
+    assert "README.md" in names
+    assert not names & {"conftest.py", "sanitize.cfg", "ruff.toml"}
+
+
+# -- the ledger mapping panel: a pt-BR export's first rows, the dropdowns and the amounts
+# previewed in R$, at 1280 px and at 800 px beside the file browser --
+
+_LEDGER_PANEL_CODE = (
+    'from pixops.widgets import LedgerMapPanel\n\nLedgerMapPanel("../data/razao.csv")'
+)
+
+
+def _panel_notebook(workspace: Path) -> str:
+    """A notebook of one cell showing the panel on a pt-BR ledger kept in centavos."""
+    write_ptbr_ledger(workspace / "data" / "razao.csv", centavos=True)
+    name = "ledger_map_panel.ipynb"
+    cell = {
+        "cell_type": "code",
+        "metadata": {},
+        "source": _LEDGER_PANEL_CODE,
+        "outputs": [],
+        "execution_count": None,
+    }
+    notebook = {
+        "cells": [cell],
+        "metadata": {
+            "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}
+        },
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+    (workspace / "notebooks" / name).write_text(json.dumps(notebook), encoding="utf-8")
+    return name
+
+
+def test_the_mapping_panel_previews_reais_and_fits_beside_the_file_browser(
+    page: Page, lab: Server, workspace: Path
+) -> None:
+    open_notebook(page, lab, _panel_notebook(workspace))
+    run_all_cells(page)
+    output = page.locator(f"{CURRENT} .jp-OutputArea-output").first
+    expect(output).to_contain_text("Documento")  # the first rows, as written
+    expect(output).to_contain_text("holds whole numbers: say their unit")
+    unit = output.locator("select").nth(7)  # after the seven fields: the unit
+    unit.select_option(label="centavos")
+    expect(output).to_contain_text("amounts in centavos (compared to the centavo)")
+    expect(output).to_contain_text("R$ 5,70")
+    screenshot(page, "ledger-map-panel-1280", element=output)
+    narrow_with_file_browser(page, NARROWEST)
+    output.scroll_into_view_if_needed()
+    screenshot(page, "ledger-map-panel-800")
+    assert cut_widgets(page) == []
+    scrolled = output.evaluate(
+        "out => [...out.querySelectorAll('div[style*=\"overflow-x:auto\"]')]"
+        ".filter(box => box.scrollWidth > box.clientWidth + 1).length"
+    )
+    assert scrolled == 0, "a table of the panel scrolls sideways at 800 px"
+    widget_button(page, "Save mapping").click()
+    expect(output).to_contain_text("Saved razao.mapping.toml beside the ledger")
+    assert (workspace / "data" / "razao.mapping.toml").is_file()
+    screenshot(page, "ledger-map-panel-800-saved")

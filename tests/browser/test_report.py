@@ -15,6 +15,7 @@ from pixops.report import daily_report, remote_references
 from pixops.widgets._format import message
 from tests.browser._lab import (
     clipped_chart_text,
+    drawn,
     screenshot,
     screenshot_at,
     split_printed_values,
@@ -100,14 +101,11 @@ def test_the_daily_report_renders_offline(
         assert clipped_chart_text(page) == [], "a chart's text runs off its figure"
         screenshot(page, "report-top")
         page.screenshot(path=str(screenshot(page, "report-full")), full_page=True)
-    finally:
-        context.close()
 
-    # A 600 px window (a phone on its side, half a laptop screen): the summary fits.
-    narrow = browser.new_context(viewport={"width": 600, "height": 900}, offline=True)
-    try:
-        page = narrow.new_page()
-        page.goto(out.as_uri())
+        # A 600 px window (a phone on its side, half a laptop screen): the summary fits.
+        # The same page, narrowed (loading it again parsed its inline plotly.js anew).
+        page.set_viewport_size({"width": 600, "height": 900})
+        drawn(page)
         summary = page.locator("#Summary")
         expect(summary).to_be_visible(timeout=30_000)
         widths = page.evaluate(_SUMMARY_WIDTHS)
@@ -124,7 +122,7 @@ def test_the_daily_report_renders_offline(
         assert widths["table"] <= widths["box"], f"a day of millions scrolls at 600 px: {widths}"
         screenshot_at(page, summary, "report-summary-600-millions")
     finally:
-        narrow.close()
+        context.close()
 
 
 # A panel's status line, rendered: a long unbroken word stays inside the panel. It lives here,

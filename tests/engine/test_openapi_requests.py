@@ -38,6 +38,15 @@ from pixops.schema import (
 
 DOC = build_openapi()
 CONFIG = EngineConfig()
+#: Values checked per hypothesis example: each check takes microseconds and drawing an
+#: example costs milliseconds of hypothesis's own bookkeeping, so the properties below
+#: draw a batch of values per example (as many values in all as one per example did).
+BATCH = 8
+
+
+def batches(values: st.SearchStrategy[Any]) -> st.SearchStrategy[list[Any]]:
+    """`BATCH` values of `values` at once (a failure shrinks to the one that fails)."""
+    return st.lists(values, min_size=BATCH, max_size=BATCH)
 
 
 def _is_document(value: str) -> bool:
@@ -128,15 +137,16 @@ KEYS = st.one_of(
 )
 
 
-@settings(max_examples=800, suppress_health_check=[HealthCheck.too_slow], deadline=None)
-@given(key=KEYS, key_type=st.sampled_from(_KEY_TYPES))
+@settings(max_examples=100, suppress_health_check=[HealthCheck.too_slow], deadline=None)
+@given(batches(st.tuples(KEYS, st.sampled_from(_KEY_TYPES))))
 def test_the_document_admits_exactly_the_keys_the_service_accepts(
-    key: str, key_type: str | None
+    keys: list[tuple[str, str | None]],
 ) -> None:
-    body: dict[str, Any] = {"amount": 100, "pix_key": key}
-    if key_type != ABSENT:
-        body["pix_key_type"] = key_type  # null reads as absent, for both
-    assert PAYOUT.is_valid(body) == engine_accepts_payout(body), body
+    for key, key_type in keys:  # 800 keys in all
+        body: dict[str, Any] = {"amount": 100, "pix_key": key}
+        if key_type != ABSENT:
+            body["pix_key_type"] = key_type  # null reads as absent, for both
+        assert PAYOUT.is_valid(body) == engine_accepts_payout(body), body
 
 
 def test_eleven_digits_without_a_type_are_outside_the_document() -> None:
@@ -181,27 +191,31 @@ _OWN_E2E = st.builds(
 )
 
 
-@settings(max_examples=500, deadline=None)
-@given(e2e=st.one_of(_OWN_E2E, st.text(max_size=40)))
-def test_a_cash_out_end_to_end_id_is_admitted_exactly_when_accepted(e2e: str) -> None:
-    body = {"amount": 100, "pix_key": "maria.silva@sandbox.pixops.dev", "end_to_end_id": e2e}
-    assert PAYOUT.is_valid(body) == engine_accepts_payout(body), e2e
+@settings(max_examples=63, deadline=None)
+@given(batches(st.one_of(_OWN_E2E, st.text(max_size=40))))
+def test_a_cash_out_end_to_end_id_is_admitted_exactly_when_accepted(ids: list[str]) -> None:
+    for e2e in ids:  # 504 ids in all
+        body = {"amount": 100, "pix_key": "maria.silva@sandbox.pixops.dev", "end_to_end_id": e2e}
+        assert PAYOUT.is_valid(body) == engine_accepts_payout(body), e2e
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=63, deadline=None)
 @given(
-    document=st.one_of(
-        _VALID_CPFS.filter(lambda cpf: len(set(cpf)) > 1).map(documents.format_cpf),
-        _VALID_CNPJS.filter(lambda cnpj: len(set(cnpj)) > 1).map(documents.format_cnpj),
-        _VALID_CPFS,
-        st.text("0123456789./-", min_size=11, max_size=18),
-        st.text(max_size=20),
+    batches(
+        st.one_of(
+            _VALID_CPFS.filter(lambda cpf: len(set(cpf)) > 1).map(documents.format_cpf),
+            _VALID_CNPJS.filter(lambda cnpj: len(set(cnpj)) > 1).map(documents.format_cnpj),
+            _VALID_CPFS,
+            st.text("0123456789./-", min_size=11, max_size=18),
+            st.text(max_size=20),
+        )
     )
 )
-def test_a_payer_document_the_document_admits_is_accepted(document: str) -> None:
+def test_a_payer_document_the_document_admits_is_accepted(typed: list[str]) -> None:
     payer = validator("ChargePayer")
-    if payer.is_valid({"name": "Maria", "document": document}):
-        assert _is_document(document)
+    for document in typed:  # 504 in all
+        if payer.is_valid({"name": "Maria", "document": document}):
+            assert _is_document(document), document
 
 
 _PADDED = st.builds(
@@ -214,11 +228,16 @@ _PADDED = st.builds(
 )
 
 
-@settings(max_examples=400, deadline=None)
-@given(text=_PADDED)
-def test_trimmed_fields_are_admitted_exactly_as_the_service_reads_them(text: str) -> None:
+@settings(max_examples=50, deadline=None)
+@given(batches(_PADDED))
+def test_trimmed_fields_are_admitted_exactly_as_the_service_reads_them(texts: list[str]) -> None:
     """The service trims CPFs, names, defenses, refund ids and references, then checks
-    what is left; the document's patterns read the same way."""
+    what is left; the document's patterns read the same way (400 texts in all)."""
+    for text in texts:
+        _trimmed_as_the_service_reads_it(text)
+
+
+def _trimmed_as_the_service_reads_it(text: str) -> None:
     left = len(text.strip())
     assert validator("CpfRequest").is_valid({"cpf": text}) == (left <= limits.CPF_INPUT_MAX_CHARS)
     assert validator("DefenseRequest").is_valid({"defense": text}) == (
@@ -240,16 +259,19 @@ def _url_accepted(url: str) -> bool:
     return _url_problems(_SANDBOX.engine, url) == []
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=50, deadline=None)
 @given(
-    url=st.one_of(
-        st.from_regex(r"\A[hH][tT]{2}[pP][sS]?://[a-z0-9.:@\[\]#?/ -]{0,30}\Z"),
-        st.text(max_size=30).map(lambda rest: "https://" + rest),
+    batches(
+        st.one_of(
+            st.from_regex(r"\A[hH][tT]{2}[pP][sS]?://[a-z0-9.:@\[\]#?/ -]{0,30}\Z"),
+            st.text(max_size=30).map(lambda rest: "https://" + rest),
+        )
     )
 )
-def test_a_webhook_url_the_document_admits_is_accepted(url: str) -> None:
-    if validator("WebhookRequest").is_valid({"url": url}):
-        assert _url_accepted(url), url
+def test_a_webhook_url_the_document_admits_is_accepted(urls: list[str]) -> None:
+    for url in urls:  # 400 in all
+        if validator("WebhookRequest").is_valid({"url": url}):
+            assert _url_accepted(url), url
 
 
 def test_event_types_star_stands_alone_in_the_document() -> None:

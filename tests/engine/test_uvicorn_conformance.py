@@ -15,6 +15,7 @@ import pytest
 from pixops import wire
 from pixops.engine.config import EngineConfig
 from pixops.sandbox import ApiKey, Sandbox
+from tests.conftest import loopback_tls
 
 if TYPE_CHECKING:
     from tests.conftest import Api, Connect, LiveServer
@@ -89,7 +90,9 @@ def test_responses_carry_a_length_not_chunks(live_connect: Connect) -> None:
 
 @pytest.fixture
 def raw_client(live_server: LiveServer) -> Iterator[httpx.Client]:
-    with httpx.Client(base_url=live_server.base_url, trust_env=False, timeout=10) as client:
+    with httpx.Client(
+        base_url=live_server.base_url, trust_env=False, timeout=10, verify=loopback_tls()
+    ) as client:
         yield client
 
 

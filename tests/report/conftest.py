@@ -23,6 +23,10 @@ SECRET_SOURCE_MARKER = 1
 total = w.HTML(f"<b>Total {format_brl_base(12_345_600)}</b>")
 w.VBox([total, w.Button(description="Export"), panel_output])"""
 
+#: The report notebook's code cells and its `parameters` cell.
+REPORT_CELLS = (_CHART, _WIDGET)
+REPORT_PARAMETERS = 'business_date = "2026-01-01"\ncount = 3'
+
 
 def write_notebook(path: Path, *code: str, parameters: str | None = None) -> Path:
     cells = [new_markdown_cell("# Report under test")]
@@ -37,8 +41,5 @@ def write_notebook(path: Path, *code: str, parameters: str | None = None) -> Pat
 def report_notebook(tmp_path: Path) -> Path:
     """A chart that shows its parameters and a widget holding pt-BR money and a chart."""
     return write_notebook(
-        tmp_path / "daily_check.ipynb",
-        _CHART,
-        _WIDGET,
-        parameters='business_date = "2026-01-01"\ncount = 3',
+        tmp_path / "daily_check.ipynb", *REPORT_CELLS, parameters=REPORT_PARAMETERS
     )

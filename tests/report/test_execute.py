@@ -37,23 +37,13 @@ def test_the_timeout_is_a_positive_integer(report_notebook: Path, timeout: objec
         execute_notebook(report_notebook, {}, timeout_seconds=timeout)  # type: ignore[arg-type]
 
 
-def test_the_kernel_talks_over_ipc_and_prints_no_warning(
-    report_notebook: Path, capfd: pytest.CaptureFixture[str]
+def test_the_kernel_gets_the_dotenv_settings_talks_over_ipc_and_prints_no_warning(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
 ) -> None:
-    """A scheduled run prints nothing but its result: the kernel uses IPC sockets, so it
-    has no unencrypted-TCP warning to write to the scheduler's log."""
-    executed = execute_notebook(report_notebook, {"count": 2})
-    assert executed.cells  # it ran
-    captured = capfd.readouterr()
-    assert "without encryption" not in captured.err
-    assert "WARNING" not in captured.err
-
-
-def test_the_kernel_gets_the_service_settings_of_the_dotenv_where_it_is_run(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # `pixops recon` in the same folder reads this .env: the report's kernel, which runs
-    # in the notebook's own folder, must reach the same service.
+    """`pixops recon` in the same folder reads this .env: the report's kernel, which runs
+    in the notebook's own folder, must reach the same service. A scheduled run prints
+    nothing but its result: the kernel uses IPC sockets, so it has no unencrypted-TCP
+    warning to write to the scheduler's log. (One kernel run checks both.)"""
     monkeypatch.delenv("PIXOPS_BASE_URL", raising=False)
     job = tmp_path / "job"
     job.mkdir()
@@ -61,12 +51,18 @@ def test_the_kernel_gets_the_service_settings_of_the_dotenv_where_it_is_run(
     notebooks = tmp_path / "notebooks"
     notebooks.mkdir()
     notebook = write_notebook(
-        notebooks / "which.ipynb", "import os\nprint(os.environ.get('PIXOPS_BASE_URL'))"
+        notebooks / "which.ipynb",
+        "import os\nprint(os.environ.get('PIXOPS_BASE_URL'))",
+        parameters="count = 1",
     )
     monkeypatch.chdir(job)
-    executed = execute_notebook(notebook, {})
+    executed = execute_notebook(notebook, {"count": 2})
+    assert executed.cells  # it ran
     assert executed.cells[-1].outputs[0]["text"] == "http://127.0.0.1:9\n"
     assert "PIXOPS_BASE_URL" not in os.environ  # set for the kernel only
+    captured = capfd.readouterr()
+    assert "without encryption" not in captured.err
+    assert "WARNING" not in captured.err
 
 
 def test_an_unreadable_dotenv_stops_the_report_in_words(

@@ -10,18 +10,27 @@ from pathlib import Path
 import pytest
 
 from pixops.report import ReportError, remote_references, render_report
+from tests.report.conftest import REPORT_CELLS, REPORT_PARAMETERS, write_notebook
+
+
+@pytest.fixture(scope="module")
+def rendered(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """The report notebook rendered once for the module's readers, into a folder that does
+    not exist yet: the path asked for and the path returned (a run is a kernel's start)."""
+    folder = tmp_path_factory.mktemp("rendered")
+    notebook = write_notebook(
+        folder / "daily_check.ipynb", *REPORT_CELLS, parameters=REPORT_PARAMETERS
+    )
+    out = folder / "reports" / "2026" / "report.html"
+    assert not out.parent.exists()
+    written = render_report(notebook, out, parameters={"business_date": "2026-01-31", "count": 7})
+    return out, written
 
 
 def test_the_report_carries_parameters_charts_widgets_and_no_code(
-    report_notebook: Path, tmp_path: Path
+    rendered: tuple[Path, Path],
 ) -> None:
-    out = tmp_path / "out" / "report.html"
-    out.parent.mkdir()
-
-    written = render_report(
-        report_notebook, out, parameters={"business_date": "2026-01-31", "count": 7}
-    )
-
+    out, written = rendered
     page = written.read_text(encoding="utf-8")
     assert written == out
     assert stat.S_IMODE(out.stat().st_mode) == 0o644
@@ -51,8 +60,6 @@ def test_the_report_carries_parameters_charts_widgets_and_no_code(
 
 
 def test_a_failing_cell_is_an_error_and_leaves_no_file(tmp_path: Path) -> None:
-    from tests.report.conftest import write_notebook
-
     notebook = write_notebook(tmp_path / "broken.ipynb", "1 / 0", parameters="day = 1")
     out = tmp_path / "report.html"
 
@@ -75,9 +82,9 @@ def test_a_bad_destination_is_refused_before_running(
         render_report(report_notebook, tmp_path / out)
 
 
-def test_a_missing_folder_for_the_report_is_made(report_notebook: Path, tmp_path: Path) -> None:
-    out = tmp_path / "reports" / "2026" / "report.html"
-    assert render_report(report_notebook, out) == out
+def test_a_missing_folder_for_the_report_is_made(rendered: tuple[Path, Path]) -> None:
+    out, written = rendered  # reports/2026/ did not exist before the run
+    assert written == out
     assert out.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
 
 

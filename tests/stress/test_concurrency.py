@@ -3,6 +3,10 @@ one server and with two server processes sharing the database file.
 
 Each test fires its requests through a barrier so they arrive together, then checks
 the exact outcome and the ledger invariants (`_harness.invariant_violations`).
+
+The servers are started once for the module (one alone on a file, two sharing another
+file: a start costs a second of CPU) and each test seeds its own merchant into the
+running servers' file; the files are checked again once the servers have stopped.
 """
 
 from __future__ import annotations
@@ -10,7 +14,7 @@ from __future__ import annotations
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -20,6 +24,7 @@ import pytest
 from tests.stress._harness import (
     SETTLING_KEY,
     Credentials,
+    ServerProcess,
     file_violations,
     get,
     http_client,
@@ -31,6 +36,20 @@ from tests.stress._harness import (
 )
 
 Request = Callable[[httpx.Client, int], httpx.Response]
+#: By how many servers share it: the database file and the servers running on it.
+Running = dict[int, tuple[Path, list[ServerProcess]]]
+
+
+@pytest.fixture(scope="module")
+def running(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Running]:
+    """One server on one file and two servers on another, for the whole module."""
+    folder = tmp_path_factory.mktemp("concurrency")
+    one, two = folder / "one.db", folder / "two.db"
+    with served(one, count=1) as alone, served(two, count=2) as pair:
+        yield {1: (one, alone), 2: (two, pair)}
+    for db in (one, two):  # stopped: what every test left behind, once more
+        assert file_violations(db) == []
+        assert integrity(db) == "ok"
 
 
 def fire_together(base_urls: list[str], count: int, request: Request) -> list[httpx.Response]:
@@ -72,9 +91,9 @@ def wait_until_settled(db: Path, transaction_ids: list[str], timeout_s: float = 
 
 @pytest.mark.parametrize("servers", [1, 2])
 def test_fifty_refunds_of_one_original_refund_exactly_its_amount(
-    tmp_path: Path, servers: int
+    running: Running, servers: int
 ) -> None:
-    db = tmp_path / "pix.db"
+    db, on = running[servers]
     seeded = seed_merchant(db, balance_centavos=1_000_000, received_centavos=(10_000,))
     original = seeded.received_ids[0]
     credentials = seeded.credentials
@@ -83,19 +102,18 @@ def test_fifty_refunds_of_one_original_refund_exactly_its_amount(
         body = {"original_transaction_id": original, "amount": 300, "reason": "MD06"}
         return post(client, "/pix/refund", body, credentials)
 
-    with served(db, count=servers) as running:
-        responses = fire_together([s.base_url for s in running], 50, refund)
-        statuses = Counter(r.status_code for r in responses)
-        # 33 x 300 = 9,900 fits in 10,000; the 34th would exceed the original.
-        assert statuses == {202: 33, 422: 17}, statuses
-        for refused in (r for r in responses if r.status_code == 422):
-            assert "unprocessable_entity" in refused.json()["errors"]
-        accepted = [r.json()["transaction_id"] for r in responses if r.status_code == 202]
-        assert len(set(accepted)) == 33
-        wait_until_settled(db, accepted)
-        with http_client(running[-1].base_url) as client:
-            shown = get(client, f"/transactions/{accepted[0]}", credentials).json()
-            assert shown["data"]["status"] == "settled"
+    responses = fire_together([s.base_url for s in on], 50, refund)
+    statuses = Counter(r.status_code for r in responses)
+    # 33 x 300 = 9,900 fits in 10,000; the 34th would exceed the original.
+    assert statuses == {202: 33, 422: 17}, statuses
+    for refused in (r for r in responses if r.status_code == 422):
+        assert "unprocessable_entity" in refused.json()["errors"]
+    accepted = [r.json()["transaction_id"] for r in responses if r.status_code == 202]
+    assert len(set(accepted)) == 33
+    wait_until_settled(db, accepted)
+    with http_client(on[-1].base_url) as client:
+        shown = get(client, f"/transactions/{accepted[0]}", credentials).json()
+        assert shown["data"]["status"] == "settled"
 
     conn = open_readonly(db)
     try:
@@ -113,9 +131,9 @@ def test_fifty_refunds_of_one_original_refund_exactly_its_amount(
 
 @pytest.mark.parametrize("servers", [1, 2])
 def test_simultaneous_cash_outs_never_take_the_safe_balance_below_zero(
-    tmp_path: Path, servers: int
+    running: Running, servers: int
 ) -> None:
-    db = tmp_path / "pix.db"
+    db, on = running[servers]
     balance_centavos = 10_000
     credentials = seed_merchant(db, balance_centavos=balance_centavos).credentials
 
@@ -124,30 +142,29 @@ def test_simultaneous_cash_outs_never_take_the_safe_balance_below_zero(
         body = {"amount": 1_000 + index, "pix_key": SETTLING_KEY, "external_id": f"co-{index}"}
         return post(client, "/pix/cash-out", body, credentials)
 
-    with served(db, count=servers) as running:
-        responses = fire_together([s.base_url for s in running], 30, cash_out)
-        accepted = [r.json() for r in responses if r.status_code in (200, 202)]
-        refused = [r for r in responses if r.status_code not in (200, 202)]
-        assert accepted, "at least one cash-out fits the balance"
-        assert refused, "30 cash-outs of R$ 10 cannot all fit in R$ 100"
-        assert {r.status_code for r in refused} == {422}
-        assert all("insufficient" in r.text.lower() for r in refused)
-        debited_base = sum(a["net_amount"] for a in accepted)  # amount + fee each
-        remaining_base = balance_centavos * 100 - debited_base
-        assert remaining_base >= 0, "no overdraft"
-        # No spurious refusal: each refused debit exceeded what was left even at the end.
-        for r in refused:
-            assert r.json()["errors"][0]["params"]["required"] > remaining_base
-        wait_until_settled(db, [a["transaction_id"] for a in accepted])
-        with http_client(running[0].base_url) as client:
-            balance = get(client, "/balance", credentials).json()["data"]
-        assert balance["balance"] == remaining_base
+    responses = fire_together([s.base_url for s in on], 30, cash_out)
+    accepted = [r.json() for r in responses if r.status_code in (200, 202)]
+    refused = [r for r in responses if r.status_code not in (200, 202)]
+    assert accepted, "at least one cash-out fits the balance"
+    assert refused, "30 cash-outs of R$ 10 cannot all fit in R$ 100"
+    assert {r.status_code for r in refused} == {422}
+    assert all("insufficient" in r.text.lower() for r in refused)
+    debited_base = sum(a["net_amount"] for a in accepted)  # amount + fee each
+    remaining_base = balance_centavos * 100 - debited_base
+    assert remaining_base >= 0, "no overdraft"
+    # No spurious refusal: each refused debit exceeded what was left even at the end.
+    for r in refused:
+        assert r.json()["errors"][0]["params"]["required"] > remaining_base
+    wait_until_settled(db, [a["transaction_id"] for a in accepted])
+    with http_client(on[0].base_url) as client:
+        balance = get(client, "/balance", credentials).json()["data"]
+    assert balance["balance"] == remaining_base
     assert file_violations(db) == []
     assert integrity(db) == "ok"
 
 
-def test_twenty_posts_with_one_idempotency_key_make_one_transaction(tmp_path: Path) -> None:
-    db = tmp_path / "pix.db"
+def test_twenty_posts_with_one_idempotency_key_make_one_transaction(running: Running) -> None:
+    db, on = running[2]
     credentials: Credentials = seed_merchant(db, balance_centavos=1_000_000).credentials
     key = "stress-idem-0001"
 
@@ -155,8 +172,7 @@ def test_twenty_posts_with_one_idempotency_key_make_one_transaction(tmp_path: Pa
         body = {"amount": 1_234, "pix_key": SETTLING_KEY, "external_id": "idem-once"}
         return post(client, "/pix/cash-out", body, credentials, idempotency_key=key)
 
-    with served(db, count=2) as running:
-        responses = fire_together([s.base_url for s in running], 20, cash_out)
+    responses = fire_together([s.base_url for s in on], 20, cash_out)
     successes = [r for r in responses if r.status_code in (200, 202)]
     conflicts = [r for r in responses if r.status_code == 409]
     assert len(successes) + len(conflicts) == 20, Counter(r.status_code for r in responses)

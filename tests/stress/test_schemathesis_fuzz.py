@@ -60,6 +60,7 @@ from tests.stress._harness import (
     auth_header,
     file_violations,
     get,
+    http_client,
     integrity,
     leaks,
     post,
@@ -307,7 +308,7 @@ class Served:
         self.server = server
         self.credentials = credentials
         self.db = db
-        self.http = httpx.Client(base_url=server.base_url, timeout=30, trust_env=False)
+        self.http = http_client(server.base_url)
 
 
 def seed(db: Path) -> Credentials:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -51,12 +52,45 @@ class Desk:
         return self.recorder.calls[mark:]
 
 
-@pytest.fixture
-def desk() -> Desk:
+def new_desk() -> Desk:
+    """A private demo month and a recording client on it."""
     month = demo_month()
     recorder = Recorder(month.sandbox.transport())
     client = month.sandbox.client(month.api_key, http_client=httpx.Client(transport=recorder))
     return Desk(month, client, recorder)
+
+
+@pytest.fixture
+def desk() -> Desk:
+    return new_desk()
+
+
+@pytest.fixture
+def fresh_desk() -> Desk:
+    """A test's own desk, for the tests that write in a module whose `desk` is shared."""
+    return new_desk()
+
+
+@pytest.fixture(scope="module")
+def module_desk() -> Desk:
+    """One desk for a module's tests that only read the month: its client's cache of
+    finished statement days (`pixops.widgets._reads`) is filled once, not once a test."""
+    return new_desk()
+
+
+@pytest.fixture
+def reading_desk(module_desk: Desk) -> Iterator[Desk]:
+    """The module's shared desk, for a test that only reads: one that sent a write
+    (anything but GET), moved the clock or changed a row of the month (through the
+    sandbox too) fails, as it would change what the module's other tests see."""
+    store = module_desk.month.sandbox.engine.store.conn
+    mark, clock, changes = module_desk.mark(), module_desk.now(), store.total_changes
+    yield module_desk
+    assert module_desk.now() == clock, "a test on the shared desk moved its clock"
+    assert store.total_changes == changes, "a test on the shared desk changed its month"
+    writes = [(method, path) for method, path, _, _ in module_desk.calls_since(mark)
+              if method != "GET"]  # fmt: skip
+    assert writes == [], f"a test on the shared desk wrote: {writes}; give it `fresh_desk`"
 
 
 class Failing(httpx.BaseTransport):
@@ -77,9 +111,8 @@ class Failing(httpx.BaseTransport):
         return httpx.Response(int(self.answer), json=body, request=request)
 
 
-@pytest.fixture
-def failing(desk: Desk) -> tuple[Client, Failing]:
-    """A client on the demo month whose requests fail when told to (no retries)."""
+def failing_client(desk: Desk) -> tuple[Client, Failing]:
+    """A client on the desk's month whose requests fail when told to (no retries)."""
     from pixops.client import NO_RETRY
 
     transport = Failing(desk.month.sandbox.transport())
@@ -87,3 +120,9 @@ def failing(desk: Desk) -> tuple[Client, Failing]:
         desk.month.api_key, http_client=httpx.Client(transport=transport), retry=NO_RETRY
     )
     return client, transport
+
+
+@pytest.fixture
+def failing(desk: Desk) -> tuple[Client, Failing]:
+    """A client on the demo month whose requests fail when told to (no retries)."""
+    return failing_client(desk)

@@ -3,10 +3,31 @@ the one shown before it, so no action can reach the wrong one."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
+import pytest
+
 from pixops.client import Client
 from pixops.widgets import MedDefensePanel, RefundPanel, TransactionInspector
 from pixops.widgets._format import text_of
-from tests.widgets.conftest import Desk, Failing
+from tests.widgets.conftest import Desk, Failing, failing_client
+
+Reading = tuple[Desk, Client, Failing]
+
+
+@pytest.fixture(scope="module")
+def module_failing(module_desk: Desk) -> tuple[Client, Failing]:
+    return failing_client(module_desk)
+
+
+@pytest.fixture
+def reading(reading_desk: Desk, module_failing: tuple[Client, Failing]) -> Iterator[Reading]:
+    """The module's shared desk and a failing client on it (answering again), for a test
+    whose requests fail before any write: the month's days are read once for names."""
+    client, transport = module_failing
+    transport.answer, transport.where = None, "/"
+    yield reading_desk, client, transport
+    transport.answer, transport.where = None, "/"
 
 
 def _on_mariana(desk: Desk, client: Client) -> RefundPanel:
@@ -18,9 +39,9 @@ def _on_mariana(desk: Desk, client: Client) -> RefundPanel:
 
 
 def test_a_payment_that_could_not_be_read_is_not_refunded_in_place_of_another(
-    desk: Desk, failing: tuple[Client, Failing]
+    reading: Reading,
 ) -> None:
-    client, transport = failing
+    desk, client, transport = reading
     panel = _on_mariana(desk, client)
     first, second = panel.results.options[0][1], panel.results.options[1][1]
     assert panel.selected is not None
@@ -74,9 +95,9 @@ def test_a_case_that_could_not_be_read_takes_no_defense_meant_for_another(
 
 
 def test_a_transaction_that_could_not_be_read_leaves_no_other_in_the_tabs(
-    desk: Desk, failing: tuple[Client, Failing]
+    reading: Reading,
 ) -> None:
-    client, transport = failing
+    desk, client, transport = reading
     inspector = TransactionInspector(client, now=desk.now)
     inspector.inspect("Mariana")
     first, second = inspector.matches.options[0][1], inspector.matches.options[1][1]
@@ -92,10 +113,8 @@ def test_a_transaction_that_could_not_be_read_leaves_no_other_in_the_tabs(
     assert [value for _, value in inspector.matches.options][:2] == [first, second]
 
 
-def test_a_refund_held_back_by_the_rate_limit_is_not_called_refused(
-    desk: Desk, failing: tuple[Client, Failing]
-) -> None:
-    client, transport = failing
+def test_a_refund_held_back_by_the_rate_limit_is_not_called_refused(reading: Reading) -> None:
+    desk, client, transport = reading
     panel = _on_mariana(desk, client)
     panel.amount.value = "1,00"
     panel.review_button.click()

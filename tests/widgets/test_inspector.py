@@ -22,6 +22,12 @@ FAILED_CREDIT = "PIXINE18236120202601011338dthOeloIx6t"  # refused with AC06
 EXPIRED_QR = "gcTs09bGEFa2ivXvTxFrMhbUtdnPmZXc"
 
 
+@pytest.fixture
+def desk(reading_desk: Desk) -> Desk:
+    """These tests only read the month: they share the module's desk."""
+    return reading_desk
+
+
 def month_inbox(desk: Desk) -> Inbox:
     """What a receiver subscribed all month would hold (as `pixops.connect` provides)."""
     inbox = Inbox()

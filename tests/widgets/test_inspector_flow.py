@@ -28,6 +28,13 @@ from tests.widgets.test_inspector import (
 SHAPES_NOTE = "Times here are UTC"
 
 
+@pytest.fixture
+def desk(reading_desk: Desk) -> Desk:
+    """These tests only read the month: they share one desk (the one that takes a
+    payment has its own `fresh_desk`)."""
+    return reading_desk
+
+
 def inspector(desk: Desk, *, inbox: Inbox | None = None) -> InspectorFlow:
     return InspectorFlow(desk.client, desk.now, inbox)
 
@@ -117,7 +124,8 @@ def test_an_external_id_finds_the_payout(desk: Desk) -> None:
     assert panel.cases == []
 
 
-def test_a_tag_and_a_qr_txid_find_a_paid_charge(desk: Desk) -> None:
+def test_a_tag_and_a_qr_txid_find_a_paid_charge(fresh_desk: Desk) -> None:
+    desk = fresh_desk
     charge = desk.client.pix.cash_in(amount_centavos=4_990, tag="pedido-777")
     credit = desk.month.sandbox.pay_charge(charge.transaction_id)
     desk.month.sandbox.advance(10)

@@ -23,6 +23,13 @@ ORPHAN_PAYOUT = "PIXOUTE99999999202601042027isWIDvxgyU3"  # never confirmed: voi
 DISPUTED = "PIXINE65697260202601302151JQBabS4YreE"  # MED case decided for the payer
 
 
+@pytest.fixture
+def desk(reading_desk: Desk) -> Desk:
+    """These tests only read the month: they share one desk (the one that opens a case
+    takes its own `fresh_desk`)."""
+    return reading_desk
+
+
 def inspector(desk: Desk) -> TransactionInspector:
     return TransactionInspector(desk.client, now=desk.now)
 
@@ -185,9 +192,9 @@ def test_the_med_tab_says_the_decision_in_words(desk: Desk) -> None:
     assert "Agreed " not in med
 
 
-def test_an_open_med_case_says_by_when_to_defend(desk: Desk) -> None:
-    case = desk.month.sandbox.open_med_case(PAYMENT, reason="REFUND_REQUEST")
-    panel = inspector(desk)
+def test_an_open_med_case_says_by_when_to_defend(fresh_desk: Desk) -> None:
+    case = fresh_desk.month.sandbox.open_med_case(PAYMENT, reason="REFUND_REQUEST")
+    panel = inspector(fresh_desk)
     panel.inspect(case.id)
     med = shown(panel.med_view.value)
     assert "Defense due by" in med

@@ -15,6 +15,12 @@ from pixops.widgets._payment_search import amount_in, find_payments, matches_not
 from tests.widgets.conftest import Desk
 
 
+@pytest.fixture
+def desk(reading_desk: Desk) -> Desk:
+    """These tests only read the month: they share the module's desk."""
+    return reading_desk
+
+
 @given(st.integers(min_value=1, max_value=10**15))
 def test_an_amount_typed_in_reais_is_read_exactly(amount_centavos: int) -> None:
     assert amount_in(format_brl(amount_centavos)) == amount_centavos * 100

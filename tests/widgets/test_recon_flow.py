@@ -41,6 +41,12 @@ def ran(tmp_path_factory: pytest.TempPathFactory) -> tuple[ReconFlow, Recorder]:
     return flow, recorder
 
 
+@pytest.fixture
+def desk(reading_desk: Desk) -> Desk:
+    """The flow only reads the service: every test shares the module's desk."""
+    return reading_desk
+
+
 def flow_on(desk: Desk, ledger: object = LEDGER, **given: object) -> ReconFlow:
     return ReconFlow.open(desk.client, ledger, desk.now, **given)  # type: ignore[arg-type]
 

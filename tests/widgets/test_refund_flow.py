@@ -396,8 +396,9 @@ def test_a_payment_refunded_in_full_says_so_at_once(desk: Desk) -> None:
     assert flow.pending is None
 
 
-def test_a_common_name_says_the_list_is_cut(desk: Desk) -> None:
-    flow = flow_on(desk)
+def test_a_common_name_says_the_list_is_cut(reading_desk: Desk) -> None:
+    """Only reads: on the module's shared desk, whose month is read once for names."""
+    flow = flow_on(reading_desk)
     find(flow, "silva", date(2026, 1, 1))
     assert len(flow.options) == 50
     # The whole count, not "50 or more": how much narrower the search must get.
@@ -573,9 +574,11 @@ def test_the_refunds_table_puts_amount_and_status_before_the_long_id(desk: Desk)
 
 
 @pytest.mark.parametrize("typed", ["   ", "Nobody With This Name", PAYMENT])
-def test_a_new_search_withdraws_the_refund_under_review(desk: Desk, typed: str) -> None:
+def test_a_new_search_withdraws_the_refund_under_review(reading_desk: Desk, typed: str) -> None:
     """Find replaces the status line that asked "Refund R$ 1,00 to ...?": Confirm must not
-    stay possible for a question no longer on screen."""
+    stay possible for a question no longer on screen. (It sends nothing: the module's
+    shared desk.)"""
+    desk = reading_desk
     flow = chosen(desk)
     flow.review("R$ 1,00", "MD06", "")
     assert flow.pending is not None

@@ -73,6 +73,10 @@ def execute_notebook(
                     log_output=False,
                     execution_timeout=timeout_seconds,
                     kernel_manager_class=_ipc_kernel_manager(),
+                    # Written once at the end (and on a failure), not after every cell:
+                    # each save serialized the whole notebook, charts' JSON included, into
+                    # a scratch file no one reads until the run is over.
+                    request_save_on_cell_execute=False,
                 )
             except papermill.PapermillExecutionError as failure:
                 stopped = (
