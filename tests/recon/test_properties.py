@@ -74,3 +74,49 @@ def test_a_statement_against_itself_is_all_matched(
     matched = result.summary.set_index("category").loc["matched", "ledger_amount_base"]
     assert int(matched) == total
     assert result.summary["ledger_amount_base"].dtype == pd.ArrowDtype(pa.int64())
+
+
+@st.composite
+def near_ledgers(draw: Any, rows: list[dict[str, Any]]) -> pa.Table:
+    """A ledger for these rows with each value perhaps off: amount and fee by a little,
+    the fee missing, another status, direction or day, a reference naming nothing."""
+    entries = []
+    for n, row in enumerate(rows):
+        reference = draw(st.sampled_from([row["transaction_id"], row["external_id"], "nada"]))
+        fee = row["fee_base"] + draw(st.sampled_from([0, 0, 1, -1]))
+        entries.append(
+            ledger_row(
+                f"L{n}",
+                reference or "nada",
+                amount_base=row["amount_base"] + draw(st.sampled_from([0, 0, 1, 99, -1])),
+                direction=draw(st.sampled_from([row["direction"], "inbound", "outbound"])),
+                fee_base=draw(st.none() | st.just(max(fee, 0))),
+                status=draw(st.sampled_from([row["payment_status"], "settled", "failed"])),
+                booked_on=(row["created_at"] + timedelta(days=draw(st.integers(-1, 1))))
+                .astimezone(SP)
+                .date(),
+            )
+        )
+    return ledger_table(entries)
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.data(), statements())
+def test_the_exact_candidates_are_the_candidates_with_no_tolerance(
+    data: st.DataObject, rows: list[dict[str, Any]]
+) -> None:
+    """`EXACT`'s `cand` (no tolerance, a ledger in base units) ranks and marks every
+    candidate as `CAND` does, whatever differs between the two sides."""
+    from pixops.recon._database import cursor
+    from pixops.recon._run import _exact, prepare_inputs, run_steps
+
+    inputs = prepare_inputs(statement_table(rows), data.draw(near_ledgers(rows)))
+    assert _exact(inputs)
+    found = []
+    for shortcuts in (True, False):
+        con = cursor()
+        with run_steps(con, "America/Sao_Paulo", inputs, until="cand", shortcuts=shortcuts):
+            found.append(con.sql("SELECT * FROM cand ORDER BY ALL").fetchall())
+        con.close()
+    assert found[0] == found[1]
+    assert len(found[0]) >= len(rows)

@@ -335,3 +335,51 @@ def test_the_summary_prints_the_tolerances() -> None:
     assert "Tolerances: amount ± R$ 0,05" in result.summary_text()
     assert "amount ± R$ 0,05" in result._repr_html_()
     assert date(2026, 1, 15) == result.first_day
+
+
+@pytest.mark.parametrize(
+    "tolerances", [INFER, Tolerances(amount_base=500, days=1, inferred_seconds=300)]
+)
+def test_the_rows_taken_by_position_are_the_rows_the_sql_joins(tolerances: Tolerances) -> None:
+    """`TAKEN` steps: the DuckDB host takes the few entries and rows by position; every
+    step's table is the same as when the SQL's join reads them (the Spark host's way)."""
+    import duckdb
+
+    from pixops.recon._run import prepare_inputs, run_steps
+    from pixops.recon._sql import STEPS, TAKEN
+
+    statement = [
+        row(1, payer_document="52998224725"),
+        *(row(n, external_id="LOTE-7", amount_base=100_000 * n) for n in (2, 3)),
+        row(4, amount_base=1_000_300),
+        row(5),
+    ]
+    statement[-1]["counterparty_name"] = " Ana  "
+    ledger = [
+        entry("L1", None, booked_at=NOON + timedelta(seconds=60), document="52998224725"),
+        entry("LED-9", "repasse", settlement="LOTE-7", amount_base=500_000, fee_base=None),
+        entry("L4", "PIXIN000004"),
+        entry("L8", "nada", name="Ana", kind=None),
+    ]
+    inputs = prepare_inputs(
+        statement_table(statement),
+        books(ledger),
+        scope=(DAY, DAY),
+        mapping=MAPPING,
+        tolerances=tolerances,
+    )
+    tables = {}
+    for shortcuts in (True, False):
+        con = duckdb.connect()
+        with run_steps(con, "America/Sao_Paulo", inputs, shortcuts=shortcuts):
+            tables[shortcuts] = {
+                name: (
+                    con.sql(f"SELECT * FROM {name}").columns,
+                    [str(t) for t in con.sql(f"SELECT * FROM {name}").types],
+                    con.sql(f"SELECT * FROM {name} ORDER BY ALL").fetchall(),
+                )
+                for name, _, _ in STEPS
+            }
+        con.close()
+    assert tables[True] == tables[False]
+    assert [len(tables[True][name][2]) for name in TAKEN] == [4, 5]

@@ -10,11 +10,14 @@ import sqlglot
 from sqlglot import exp
 
 from pixops.recon import OUTPUTS, STEPS
+from pixops.recon._sql import EXACT
 from pixops.recon.spark._host import output_sql
 
-QUERIES = [(name, sql) for name, sql, _ in STEPS] + [
-    (f"output {name}", output_sql(name)) for name in OUTPUTS
-]
+QUERIES = (
+    [(name, sql) for name, sql, _ in STEPS]
+    + [(f"{name} (exact)", sql) for name, (_, sql) in EXACT.items()]
+    + [(f"output {name}", output_sql(name)) for name in OUTPUTS]
+)
 
 #: Functions that exist in both engines but give different answers (hash: 64-bit in
 #: DuckDB, 32-bit in Spark); the text must not call them.

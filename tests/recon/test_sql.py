@@ -7,10 +7,13 @@ import re
 import pytest
 
 from pixops.recon import OUTPUTS, STEPS
+from pixops.recon._sql import EXACT, TAKEN
 
-TEXTS = [(name, sql) for name, sql, _ in STEPS] + [
-    (f"output {name}", f"ORDER BY {order}") for name, (_, order) in OUTPUTS.items()
-]
+TEXTS = (
+    [(name, sql) for name, sql, _ in STEPS]
+    + [(f"{name} (exact)", sql) for name, (_, sql) in EXACT.items()]
+    + [(f"output {name}", f"ORDER BY {order}") for name, (_, order) in OUTPUTS.items()]
+)
 
 
 def _order_items(sql: str) -> list[str]:
@@ -116,3 +119,16 @@ def test_pick_and_claim_keys_decode_exactly_at_their_limits() -> None:
             f"SELECT sn, ln, claimants, pair_bits FROM ({sql['claims']}) c ORDER BY sn"
         ).fetchall()
         assert claims == [(1, 5, 1, 9), (top, 1, 2, 15)]
+
+
+def test_the_host_shortcuts_name_steps_and_inputs_that_exist() -> None:
+    """`EXACT` replaces steps by name; a `TAKEN` step reads an input after the step
+    listing its numbers, and that input's columns (`run_steps` takes them by name)."""
+    names = [name for name, _, _ in STEPS]
+    assert set(EXACT) <= set(names)
+    for name, (source, number, numbers, columns) in TAKEN.items():
+        assert names.index(numbers) < names.index(name), name
+        assert source in ("ledger_in", "statement_in")
+        assert number in ("ln", "sn")
+        assert number not in columns
+        assert len(set(columns)) == len(columns)

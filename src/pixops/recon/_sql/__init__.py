@@ -64,6 +64,7 @@ from pixops.recon._sql._findings import (
 )
 from pixops.recon._sql._matching import (
     CAND,
+    CAND_EXACT,
     CLAIMS,
     COPIES,
     HOOK_LINKS,
@@ -80,17 +81,23 @@ from pixops.recon._sql._rules import (
     DECISIONS,
     ENTRY_GROUPS,
     FEW_LED,
+    FEW_LEDGER,
+    FEW_LN,
     FEW_SN,
+    FEW_STATEMENT,
     FEW_STMT,
+    GROUP_CLAIMS,
     GROUP_EXTRA,
     INFER_CAND,
     INFERRED,
     REF_GROUPS,
     RULE_MATCHED,
     RULE_PAIRS,
+    SHARED_PICKS,
+    TAKEN,
 )
 
-__all__ = ["IDENTIFIER_RULE", "LOOKUPS", "OUTPUTS", "STEPS"]
+__all__ = ["EXACT", "IDENTIFIER_RULE", "LOOKUPS", "OUTPUTS", "STEPS", "TAKEN"]
 
 
 #: (name, SQL, materialise) in the order they run. A host makes each a temporary table
@@ -105,6 +112,7 @@ STEPS: Final[tuple[tuple[str, str, bool], ...]] = (
     ("picks", PICKS, True),
     ("claims", CLAIMS, True),
     ("pairs", PAIRS, False),
+    ("shared_picks", SHARED_PICKS, True),
     ("hook_links", HOOK_LINKS, True),
     ("stmt", STMT, True),
     ("stmt_links", STMT_LINKS, True),
@@ -112,8 +120,12 @@ STEPS: Final[tuple[tuple[str, str, bool], ...]] = (
     ("unclaimed", UNCLAIMED, True),
     ("decisions", DECISIONS, True),
     ("group_extra", GROUP_EXTRA, True),
+    ("group_claims", GROUP_CLAIMS, True),
+    ("few_ln", FEW_LN, True),
+    ("few_ledger", FEW_LEDGER, False),
     ("few_led", FEW_LED, True),
     ("few_sn", FEW_SN, True),
+    ("few_statement", FEW_STATEMENT, False),
     ("few_stmt", FEW_STMT, True),
     ("ref_groups", REF_GROUPS, True),
     ("entry_groups", ENTRY_GROUPS, False),
@@ -140,6 +152,13 @@ STEPS: Final[tuple[tuple[str, str, bool], ...]] = (
     ("refunds", REFUNDS, True),
     ("summary", SUMMARY, True),
 )
+
+#: Steps' text when no tolerance is set and the ledger keeps base units (``rules_in``'s
+#: amount_base, amount_bp, fee_base and day_window 0, ``scope_in.ledger_step_base`` 1):
+#: the same rows, fewer columns compared (see `CAND_EXACT`): step -> (its text in `STEPS`,
+#: the text a host may run instead). The DuckDB host does, where a step's text is that
+#: one; Spark runs `STEPS` as they are.
+EXACT: Final[dict[str, tuple[str, str]]] = {"cand": (CAND, CAND_EXACT)}
 
 #: Output tables: (columns, row order). The result object exposes exactly these; an
 #: output's `LOOKUPS` are not in its SQL, which has the row numbers they need instead.

@@ -33,10 +33,11 @@ COPY_DETAIL = "the same statement id is listed more than once"
 # ledger's precision or more (``amount_differs``, ``fee_differs``), or by less
 # (``amount_rounded``, ``fee_rounded``: rounding, counted apart); ``tolerated``: the pair
 # agrees within the tolerances of ``rules_in`` (beyond rounding: it is matched). A pair a
-# rule other than the identifier placed is left out.
+# rule other than the identifier placed is left out. The pairs are read off `few_led`,
+# whose entries carry their pair when it differs (no pass over the million pairs here).
 NEAR_PAIRS = """
-SELECT p.ln, p.sn, p.in_scope, l.step_base,
-       p.rounded
+SELECT l.ln, l.pair_sn AS sn, l.pair_in_scope AS in_scope, l.step_base,
+       l.pair_rounded
        AND NOT (l.amount_base <> s.amount_base
                 AND ABS(l.amount_base - s.amount_base) < l.step_base)
        AND NOT (l.fee_base IS NOT NULL AND l.fee_base <> s.fee_base
@@ -59,10 +60,9 @@ SELECT p.ln, p.sn, p.in_scope, l.step_base,
        (l.direction IS NOT NULL AND l.direction <> s.direction) AS direction_differs,
        l.direction AS ledger_direction, s.direction AS statement_direction,
        l.status AS ledger_status, s.payment_status AS statement_status
-FROM pairs p
-JOIN few_led l ON l.ln = p.ln
-JOIN few_stmt s ON s.sn = p.sn
-WHERE p.differs AND NOT EXISTS (SELECT 1 FROM rule_pairs x WHERE x.ln = p.ln)
+FROM few_led l
+JOIN few_stmt s ON s.sn = l.pair_sn
+WHERE NOT EXISTS (SELECT 1 FROM rule_pairs x WHERE x.ln = l.ln)
 """
 
 # The pairs that differ in something but no tolerance allows: what the findings show.
@@ -91,8 +91,8 @@ UNPICKED = "SELECT ln FROM picks WHERE sn IS NULL"  # no row carries their refer
 # Entries whose pick was claimed by an earlier booking (unless they are a group).
 DOUBLE_BOOKED = """
 SELECT p.ln, p.sn
-FROM picks p JOIN (SELECT sn, ln FROM claims WHERE claimants > 1) c ON c.sn = p.sn
-WHERE c.ln <> p.ln AND NOT EXISTS (SELECT 1 FROM rule_pairs x WHERE x.ln = p.ln)
+FROM shared_picks p
+WHERE p.first_ln <> p.ln AND NOT EXISTS (SELECT 1 FROM rule_pairs x WHERE x.ln = p.ln)
 """
 
 _PAIR_COLUMNS = """

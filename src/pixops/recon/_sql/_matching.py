@@ -5,8 +5,10 @@ from __future__ import annotations
 
 __all__ = [
     "CAND",
+    "CAND_EXACT",
     "CLAIMS",
     "COPIES",
+    "ENTRY_COLUMNS",
     "HOOK_LINKS",
     "LED",
     "PAIRS",
@@ -71,16 +73,20 @@ WHERE (s.original_transaction_id IS NOT NULL OR h.original_transaction_id IS NOT
 # settlement key when it has one (its group is the rows carrying that key), else its own
 # reference; the name in lower case, without the spaces around it. ``step_base``: the
 # precision the ledger keeps (1 base unit; 100 for a ledger in centavos), at which its
-# amounts and fees are compared (see `cand`).
-LED = """
-SELECT l.ln, l.entry_id, COALESCE(l.settlement, l.reference) AS reference, l.direction,
+# amounts and fees are compared (see `cand`). `ENTRY_COLUMNS` (of ``ledger_in l`` and
+# ``scope_in sc``) are also what `few_led` computes for the few entries the rules read.
+ENTRY_COLUMNS = """
+       COALESCE(l.settlement, l.reference) AS reference, l.direction,
        l.amount_base, l.fee_base, COALESCE(l.status, 'settled') AS status, l.booked_on,
        (sc.first_day IS NULL OR l.booked_on >= sc.first_day)
        AND (sc.last_day IS NULL OR l.booked_on <= sc.last_day) AS in_scope,
        sc.ledger_step_base AS step_base,
-       l.settlement, l.kind, l.document, LOWER(TRIM(l.name)) AS name, l.booked_at_s
+       l.settlement, l.kind, l.document, LOWER(TRIM(l.name)) AS name, l.booked_at_s"""
+
+LED = f"""
+SELECT l.ln, l.entry_id, {ENTRY_COLUMNS}
 FROM ledger_in l CROSS JOIN scope_in sc
-"""
+"""  # noqa: S608 (fixed fragments of this module, no input)
 
 # Every identifier a ledger may have written down for a movement, copies included: they
 # are ranked last in `cand` (filtering 2M keys against `copies` costs more than that);
@@ -208,4 +214,40 @@ SELECT ln, sn,
        pair_bits % 8 >= 6 AS differs,
        pair_bits % 8 = 5 AS matches
 FROM claims
+"""
+
+# `cand` when no tolerance is set (``rules_in``: amount_base, amount_bp, fee_base and
+# day_window all 0) and the ledger keeps base units (step_base 1): then ``agrees`` is
+# ``exact`` (``ABS(a - b) < 1`` on integers is ``a = b``, NULL alike) and the tolerance
+# branch is ``exact`` again, so the pair's bits are read off ``exact`` alone: the same
+# ``pick_key``, without carrying six columns of a million candidates to compare them. A
+# host may run this text instead of `CAND` in that case (`EXACT`); Spark runs `CAND`.
+CAND_EXACT = """
+SELECT x.ln, x.sn,
+       x.rank_key * 16
+       + CASE WHEN x.exact THEN 1 WHEN x.exact IS NULL THEN 0 ELSE 2 END
+       + CASE WHEN x.ledger_in_scope
+                   OR ((sc.first_day IS NULL OR x.business_date >= sc.first_day)
+                       AND (sc.last_day IS NULL OR x.business_date <= sc.last_day))
+              THEN 4 ELSE 0 END
+       + CASE WHEN x.amounts_differ THEN 8 ELSE 0 END AS pick_key
+FROM (
+    SELECT l.ln, k.sn,
+           (CASE WHEN c.sn IS NULL THEN 0 ELSE 8 END
+            + CASE WHEN l.direction IS NULL OR l.direction = k.direction THEN 0 ELSE 4 END
+            + CASE WHEN k.payment_status = 'settled' THEN 0 ELSE 2 END
+            + CASE WHEN k.amount_base = l.amount_base THEN 0 ELSE 1 END) * 4294967296
+           + k.sn AS rank_key,
+           k.business_date, l.in_scope AS ledger_in_scope,
+           l.amount_base <> k.amount_base AS amounts_differ,
+           l.amount_base = k.amount_base
+           AND (l.fee_base IS NULL OR l.fee_base = k.fee_base)
+           AND l.booked_on = k.business_date
+           AND (l.direction IS NULL OR l.direction = k.direction)
+           AND l.status = k.payment_status AS exact
+    FROM led l
+    LEFT JOIN stmt_keys k ON k.match_key = l.reference
+    LEFT JOIN copies c ON c.sn = k.sn
+) x
+CROSS JOIN scope_in sc
 """

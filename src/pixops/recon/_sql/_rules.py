@@ -12,20 +12,30 @@ remainder (an ``amount_mismatch``). All the rules read their settings from ``rul
 
 from __future__ import annotations
 
+from typing import Final
+
+from pixops.recon._sql._matching import ENTRY_COLUMNS
+
 __all__ = [
     "DAY_GROUPS",
     "DAY_TOTALS",
     "DECISIONS",
     "ENTRY_GROUPS",
     "FEW_LED",
+    "FEW_LEDGER",
+    "FEW_LN",
     "FEW_SN",
+    "FEW_STATEMENT",
     "FEW_STMT",
+    "GROUP_CLAIMS",
     "GROUP_EXTRA",
     "INFERRED",
     "INFER_CAND",
     "REF_GROUPS",
     "RULE_MATCHED",
     "RULE_PAIRS",
+    "SHARED_PICKS",
+    "TAKEN",
 ]
 
 # The review file's decisions on row numbers (few): a statement id listed twice is read on
@@ -50,30 +60,106 @@ FROM (SELECT DISTINCT c.ln, c.sn FROM cand c JOIN unclaimed u ON u.sn = c.sn) x
 GROUP BY x.sn
 """
 
+# Entries whose pick is a row several entries picked, with the first booking of it
+# (``first_ln``, which keeps the row): groups of entries and double bookings, read by the
+# rules and findings from here (one pass over the million picks and claims, not five).
+SHARED_PICKS = """
+SELECT p.ln, p.sn, c.ln AS first_ln
+FROM picks p JOIN claims c ON c.sn = p.sn
+WHERE c.claimants > 1
+"""
+
+# The pairs of the entries that head a possible group (`group_extra`): their own pick.
+GROUP_CLAIMS = """
+SELECT c.ln, c.sn FROM claims c WHERE c.ln IN (SELECT ln FROM group_extra)
+"""
+
 # The few entries and rows the rules below look at (those an identifier left unpaired,
 # and the pairs of possible groups; and the entries of pairs that differ, which
 # `near_pairs` reads here rather than by another scan of every entry), with what they
-# compare: every rule joins these, not
-# the million rows (a semi-join on a small set first, then the join). Only the columns
-# the rules read: each text column of a million rows scanned costs ~35 ms of CPU. The
+# compare: every rule joins these, not the million rows. Their numbers first (`few_ln`,
+# `few_sn`), then those rows of the inputs (`few_ledger`, `few_statement`: `TAKEN`), then
+# what the rules compare (`few_led`, `few_stmt`). Only the columns the rules read. The
 # rows are read from `statement_in` alone: `few_sn` holds no copy of an id (an unclaimed
 # row is a kept one, and a pick is never a copy), so `stmt` has nothing to add. Each
 # carries what set it is in (``unpicked``; ``unclaimed`` and ``extra``, in `group_extra`),
 # which the rules then read here instead of joining those sets again. An unpicked entry
-# has no candidate row that is kept, so it is none of the others (which all have one).
-FEW_LED = """
-SELECT l.ln, l.reference, l.direction, l.amount_base, l.fee_base, l.status, l.booked_on,
-       l.in_scope, l.step_base, l.settlement, l.kind, l.document, l.name, l.booked_at_s,
-       f.unpicked
-FROM led l
-JOIN (SELECT ln, TRUE AS unpicked FROM unpicked
-      UNION ALL
-      SELECT ln, FALSE
-      FROM (SELECT ln FROM group_extra
-            UNION SELECT ln FROM picks WHERE sn IN (SELECT sn FROM claims WHERE claimants > 1)
-            UNION SELECT ln FROM pairs WHERE differs) o) f
-  ON f.ln = l.ln
+# has no candidate row that is kept, so it is none of the others (which all have one):
+# each number is listed once.
+# An entry whose pair differs (`pairs.differs`) carries that pair (``pair_sn``,
+# ``pair_rounded``, ``pair_in_scope``), which `few_sn` and `near_pairs` read here: the
+# million pairs are scanned for them once, not three times (an entry has one pair).
+FEW_LN = """
+SELECT ln, TRUE AS unpicked, CAST(NULL AS BIGINT) AS pair_sn,
+       CAST(NULL AS BOOLEAN) AS pair_rounded, CAST(NULL AS BOOLEAN) AS pair_in_scope
+FROM unpicked
+UNION ALL
+SELECT COALESCE(o.ln, d.ln), FALSE, d.sn, d.rounded, d.in_scope
+FROM (SELECT ln FROM group_extra
+      UNION SELECT ln FROM shared_picks) o
+FULL OUTER JOIN (SELECT ln, sn, rounded, in_scope FROM pairs WHERE differs) d ON d.ln = o.ln
 """
+
+#: Steps that are the rows of another step, each with some columns of the input row its
+#: number points at: (input, number, the step listing the numbers, columns). Their SQL
+#: says so (a join on the number); a host may make them by taking those rows by position
+#: instead (row n is row n - 1 of its input), as the DuckDB host does: its join filter
+#: does not reach a scan of an Arrow table, so the join read every one of the million
+#: rows' text columns (~0.1 s for the entries, ~0.05 s for the statement rows).
+TAKEN: Final[dict[str, tuple[str, str, str, tuple[str, ...]]]] = {
+    "few_ledger": (
+        "ledger_in",
+        "ln",
+        "few_ln",
+        (
+            "reference",
+            "settlement",
+            "direction",
+            "amount_base",
+            "fee_base",
+            "status",
+            "booked_on",
+            "kind",
+            "document",
+            "name",
+            "booked_at_s",
+        ),
+    ),
+    "few_statement": (
+        "statement_in",
+        "sn",
+        "few_sn",
+        (
+            "payment_status",
+            "direction",
+            "amount_base",
+            "fee_base",
+            "business_date",
+            "created_s",
+            "payer_document",
+            "recipient_document",
+            "counterparty_name",
+        ),
+    ),
+}
+
+
+def _taken(name: str) -> str:
+    source, number, numbers, columns = TAKEN[name]
+    return (
+        f"SELECT f.*, {', '.join(f'x.{column}' for column in columns)}"  # noqa: S608
+        f" FROM {numbers} f JOIN {source} x ON x.{number} = f.{number}"
+    )
+
+
+FEW_LEDGER = _taken("few_ledger")
+FEW_STATEMENT = _taken("few_statement")
+
+FEW_LED = f"""
+SELECT l.ln, {ENTRY_COLUMNS}, l.unpicked, l.pair_sn, l.pair_rounded,
+       l.pair_in_scope
+FROM few_ledger l CROSS JOIN scope_in sc
+"""  # noqa: S608 (fixed fragments of these modules, no input)
 
 FEW_STMT = """
 SELECT t.sn, CAST(t.payment_status AS STRING) AS payment_status,
@@ -81,9 +167,8 @@ SELECT t.sn, CAST(t.payment_status AS STRING) AS payment_status,
        t.business_date, t.created_s,
        CASE WHEN t.direction = 'outbound' THEN t.recipient_document
             ELSE t.payer_document END AS document,
-       LOWER(TRIM(t.counterparty_name)) AS name, f.unclaimed, f.extra
-FROM statement_in t
-JOIN few_sn f ON f.sn = t.sn
+       LOWER(TRIM(t.counterparty_name)) AS name, t.unclaimed, t.extra
+FROM few_statement t
 """
 
 # The rows: unclaimed (some in `group_extra`, which holds only unclaimed rows), and,
@@ -94,9 +179,9 @@ SELECT u.sn, TRUE AS unclaimed, x.sn IS NOT NULL AS extra
 FROM unclaimed u LEFT JOIN group_extra x ON x.sn = u.sn
 UNION ALL
 SELECT sn, FALSE, FALSE
-FROM (SELECT sn FROM claims WHERE claimants > 1
-      UNION SELECT c.sn FROM claims c WHERE c.ln IN (SELECT ln FROM group_extra)
-      UNION SELECT sn FROM pairs WHERE differs) o
+FROM (SELECT sn FROM shared_picks
+      UNION SELECT sn FROM group_claims
+      UNION SELECT pair_sn FROM few_ln WHERE pair_sn IS NOT NULL) o
 """
 
 # One entry against the rows its reference names (when `rules_in.by_reference`) or its
@@ -119,7 +204,7 @@ FROM (
     FROM (
         SELECT ln, sn FROM group_extra
         UNION ALL
-        SELECT c.ln, c.sn FROM claims c WHERE c.ln IN (SELECT ln FROM group_extra)
+        SELECT ln, sn FROM group_claims
     ) m
     JOIN few_led e ON e.ln = m.ln
     JOIN few_stmt s ON s.sn = m.sn
@@ -143,16 +228,14 @@ FROM (
     SELECT p.sn, COUNT(*) AS entries_in_group,
            CAST(SUM(l.amount_base) AS BIGINT) AS amount_sum_base,
            MIN(CASE WHEN l.settlement IS NULL THEN 0 ELSE 1 END) = 1 AS explicit
-    FROM (SELECT ln, sn FROM picks
-          WHERE sn IN (SELECT sn FROM claims WHERE claimants > 1)) p
+    FROM shared_picks p
     JOIN few_led l ON l.ln = p.ln
     JOIN few_stmt s ON s.sn = p.sn
     WHERE s.payment_status = 'settled'
       AND (l.direction IS NULL OR l.direction = s.direction)
     GROUP BY p.sn
 ) g
-JOIN (SELECT ln, sn FROM picks WHERE sn IN (SELECT sn FROM claims WHERE claimants > 1)) p
-  ON p.sn = g.sn
+JOIN shared_picks p ON p.sn = g.sn
 JOIN few_led l ON l.ln = p.ln
 JOIN few_stmt s ON s.sn = g.sn
 CROSS JOIN rules_in r
@@ -271,21 +354,30 @@ FROM (
 # The best candidates of each side. ``inferred``: the unique best of its entry and of its
 # row; ``review``: best on both sides but tied with another (two equally good), listed
 # side by side for a person to confirm or reject. Grouped, not windowed: four windows over
-# the candidates (each partition sorted apart) cost ~20x these GROUP BYs.
+# the candidates (each partition sorted apart) cost ~20x these GROUP BYs. The best of an
+# entry (a row) with one candidate is alone, so only the contested ones are counted again.
 INFERRED = """
 WITH best AS (
-    SELECT c.*, e.top AS entry_top, w.top AS row_top
+    SELECT c.*, e.top AS entry_top, w.top AS row_top, e.n AS entry_candidates,
+           w.n AS row_candidates
     FROM infer_cand c
-    JOIN (SELECT ln, MAX(score) AS top FROM infer_cand GROUP BY ln) e
+    JOIN (SELECT ln, MAX(score) AS top, COUNT(*) AS n FROM infer_cand GROUP BY ln) e
       ON e.ln = c.ln AND e.top = c.score
-    JOIN (SELECT sn, MAX(score) AS top FROM infer_cand GROUP BY sn) w
+    JOIN (SELECT sn, MAX(score) AS top, COUNT(*) AS n FROM infer_cand GROUP BY sn) w
       ON w.sn = c.sn AND w.top = c.score
 )
-SELECT b.*, e.n AS entry_best, w.n AS row_best,
-       CASE WHEN e.n = 1 AND w.n = 1 THEN 'inferred' ELSE 'review' END AS outcome
+SELECT b.ln, b.sn, b.ledger_amount_base, b.statement_amount_base, b.ledger_fee_base,
+       b.statement_fee_base, b.ledger_status, b.statement_status, b.booked_on,
+       b.business_date, b.document_agrees, b.document_length, b.name_agrees,
+       b.seconds_apart, b.score, b.entry_top, b.row_top,
+       COALESCE(e.n, 1) AS entry_best, COALESCE(w.n, 1) AS row_best,
+       CASE WHEN COALESCE(e.n, 1) = 1 AND COALESCE(w.n, 1) = 1 THEN 'inferred' ELSE 'review'
+       END AS outcome
 FROM best b
-JOIN (SELECT ln, COUNT(*) AS n FROM best GROUP BY ln) e ON e.ln = b.ln
-JOIN (SELECT sn, COUNT(*) AS n FROM best GROUP BY sn) w ON w.sn = b.sn
+LEFT JOIN (SELECT ln, COUNT(*) AS n FROM best WHERE entry_candidates > 1 GROUP BY ln) e
+  ON e.ln = b.ln
+LEFT JOIN (SELECT sn, COUNT(*) AS n FROM best WHERE row_candidates > 1 GROUP BY sn) w
+  ON w.sn = b.sn
 """
 
 _TIME_WORDS = """
@@ -313,7 +405,7 @@ SELECT 'group' AS outcome, m.ln, m.sn, s.amount_base, s.fee_base, l.booked_on,
 FROM (
     SELECT ln, sn FROM group_extra
     UNION ALL
-    SELECT c.ln, c.sn FROM claims c WHERE c.ln IN (SELECT ln FROM group_extra)
+    SELECT ln, sn FROM group_claims
 ) m
 JOIN ref_groups g ON g.ln = m.ln
 JOIN few_led l ON l.ln = m.ln
