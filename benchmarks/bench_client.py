@@ -14,9 +14,10 @@ median of the pairs' ratios, printed with the middle half of the rounds. (Until
 2026-11-28 it was the fastest raw batch against the fastest client batch, taken at
 different moments: on this VM the raw figure alone swung from 570 to 1,085 calls per
 CPU-second between runs, and the two minima from different moments swung the ratio.)
-A hundred rounds by default: with forty, the median of one run moved by about ten points
-from run to run (+17 to +37 % over ten runs of the statement page); with a hundred, by
-about two (see benchmarks/README.md).
+A hundred rounds by default (forty before 2026-11-28): each run's middle half narrows, but
+runs still differ when this VM's speed changes under them (the raw side's calls per
+CPU-second halve in its slow spells, and the statement page's overhead then rises): see
+benchmarks/README.md.
 """
 
 from __future__ import annotations
