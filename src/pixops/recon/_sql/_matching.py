@@ -112,6 +112,30 @@ FROM (
 ) k
 """
 
+# What `CAND` and `CAND_EXACT` share: each pair's rank and whether it agrees exactly, the
+# pairs an identifier links, and the scope and amount bits of ``pick_key``.
+_RANKED = """l.ln, k.sn,
+           (CASE WHEN c.sn IS NULL THEN 0 ELSE 8 END
+            + CASE WHEN l.direction IS NULL OR l.direction = k.direction THEN 0 ELSE 4 END
+            + CASE WHEN k.payment_status = 'settled' THEN 0 ELSE 2 END
+            + CASE WHEN k.amount_base = l.amount_base THEN 0 ELSE 1 END) * 4294967296
+           + k.sn AS rank_key,
+           k.business_date, l.in_scope AS ledger_in_scope,
+           l.amount_base <> k.amount_base AS amounts_differ,
+           l.amount_base = k.amount_base
+           AND (l.fee_base IS NULL OR l.fee_base = k.fee_base)
+           AND l.booked_on = k.business_date
+           AND (l.direction IS NULL OR l.direction = k.direction)
+           AND l.status = k.payment_status AS exact"""
+_LINKED = """FROM led l
+    LEFT JOIN stmt_keys k ON k.match_key = l.reference
+    LEFT JOIN copies c ON c.sn = k.sn"""
+_SCOPE_BITS = """+ CASE WHEN x.ledger_in_scope
+                   OR ((sc.first_day IS NULL OR x.business_date >= sc.first_day)
+                       AND (sc.last_day IS NULL OR x.business_date <= sc.last_day))
+              THEN 4 ELSE 0 END
+       + CASE WHEN x.amounts_differ THEN 8 ELSE 0 END AS pick_key"""
+
 # Every (entry, statement row) pair an identifier links (an entry linking none: once, no
 # row), ranked in one integer in the join: a copy of an id last (8), then same direction
 # (4), settled (2), the same amount (1), flags above the bits of `sn`; then the first in
@@ -125,7 +149,7 @@ FROM (
 # of it (measured at 1M x 1M) the join saves about what hashing 3M strings costs, and
 # confirming the picked pairs' text afterwards (a collision must never pair two different
 # ids) adds ~0.1 s of CPU. The tolerances are read only for a pair that does not agree.
-CAND = """
+CAND = f"""
 SELECT x.ln, x.sn,
        x.rank_key * 16
        + CASE WHEN x.exact THEN 1 WHEN x.agrees THEN 3
@@ -139,25 +163,9 @@ SELECT x.ln, x.sn,
                    AND x.business_date <= x.booked_on + r.day_window
                    AND x.same_direction AND x.same_status
               THEN 3 ELSE 2 END
-       + CASE WHEN x.ledger_in_scope
-                   OR ((sc.first_day IS NULL OR x.business_date >= sc.first_day)
-                       AND (sc.last_day IS NULL OR x.business_date <= sc.last_day))
-              THEN 4 ELSE 0 END
-       + CASE WHEN x.amounts_differ THEN 8 ELSE 0 END AS pick_key
+       {_SCOPE_BITS}
 FROM (
-    SELECT l.ln, k.sn,
-           (CASE WHEN c.sn IS NULL THEN 0 ELSE 8 END
-            + CASE WHEN l.direction IS NULL OR l.direction = k.direction THEN 0 ELSE 4 END
-            + CASE WHEN k.payment_status = 'settled' THEN 0 ELSE 2 END
-            + CASE WHEN k.amount_base = l.amount_base THEN 0 ELSE 1 END) * 4294967296
-           + k.sn AS rank_key,
-           k.business_date, l.in_scope AS ledger_in_scope,
-           l.amount_base <> k.amount_base AS amounts_differ,
-           l.amount_base = k.amount_base
-           AND (l.fee_base IS NULL OR l.fee_base = k.fee_base)
-           AND l.booked_on = k.business_date
-           AND (l.direction IS NULL OR l.direction = k.direction)
-           AND l.status = k.payment_status AS exact,
+    SELECT {_RANKED},
            ABS(l.amount_base - k.amount_base) < l.step_base
            AND (l.fee_base IS NULL OR ABS(l.fee_base - k.fee_base) < l.step_base)
            AND l.booked_on = k.business_date
@@ -167,13 +175,11 @@ FROM (
            k.fee_base, l.booked_on,
            l.direction IS NULL OR l.direction = k.direction AS same_direction,
            l.status = k.payment_status AS same_status
-    FROM led l
-    LEFT JOIN stmt_keys k ON k.match_key = l.reference
-    LEFT JOIN copies c ON c.sn = k.sn
+    {_LINKED}
 ) x
 CROSS JOIN scope_in sc
 CROSS JOIN rules_in r
-"""
+"""  # noqa: S608 (fixed fragments of this module, no input)
 
 # Each ledger entry picks its best-ranked candidate: one MIN of `pick_key`, whose rank
 # decides (two candidates tie only when they are one row met through two of its
@@ -222,32 +228,14 @@ FROM claims
 # branch is ``exact`` again, so the pair's bits are read off ``exact`` alone: the same
 # ``pick_key``, without carrying six columns of a million candidates to compare them. A
 # host may run this text instead of `CAND` in that case (`EXACT`); Spark runs `CAND`.
-CAND_EXACT = """
+CAND_EXACT = f"""
 SELECT x.ln, x.sn,
        x.rank_key * 16
        + CASE WHEN x.exact THEN 1 WHEN x.exact IS NULL THEN 0 ELSE 2 END
-       + CASE WHEN x.ledger_in_scope
-                   OR ((sc.first_day IS NULL OR x.business_date >= sc.first_day)
-                       AND (sc.last_day IS NULL OR x.business_date <= sc.last_day))
-              THEN 4 ELSE 0 END
-       + CASE WHEN x.amounts_differ THEN 8 ELSE 0 END AS pick_key
+       {_SCOPE_BITS}
 FROM (
-    SELECT l.ln, k.sn,
-           (CASE WHEN c.sn IS NULL THEN 0 ELSE 8 END
-            + CASE WHEN l.direction IS NULL OR l.direction = k.direction THEN 0 ELSE 4 END
-            + CASE WHEN k.payment_status = 'settled' THEN 0 ELSE 2 END
-            + CASE WHEN k.amount_base = l.amount_base THEN 0 ELSE 1 END) * 4294967296
-           + k.sn AS rank_key,
-           k.business_date, l.in_scope AS ledger_in_scope,
-           l.amount_base <> k.amount_base AS amounts_differ,
-           l.amount_base = k.amount_base
-           AND (l.fee_base IS NULL OR l.fee_base = k.fee_base)
-           AND l.booked_on = k.business_date
-           AND (l.direction IS NULL OR l.direction = k.direction)
-           AND l.status = k.payment_status AS exact
-    FROM led l
-    LEFT JOIN stmt_keys k ON k.match_key = l.reference
-    LEFT JOIN copies c ON c.sn = k.sn
+    SELECT {_RANKED}
+    {_LINKED}
 ) x
 CROSS JOIN scope_in sc
-"""
+"""  # noqa: S608 (fixed fragments of this module, no input)
