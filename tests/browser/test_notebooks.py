@@ -1,10 +1,10 @@
 """Every notebook in a real JupyterLab: Run All on a fresh kernel, then each panel's main action,
 then the same page at 800 px (and 1024 px) with the file browser open.
 
-Each notebook runs once here: one test reads its page at 1280 px and at the narrow widths
-(running a notebook in Lab is most of a test's time). The quickstart and the statement
-analysis have no panel to click: they open as stored, trusted (`_shown`), since nbval
-runs every notebook on a fresh kernel and checks it gives the stored outputs.
+Each notebook with a panel runs once here: one test reads its page at 1280 px and at the
+narrow widths (running a notebook in Lab is most of a test's time). The quickstart and
+the statement analysis have no panel to click: they open as stored, trusted (`_shown`),
+since nbval runs every notebook on a fresh kernel and checks it gives the stored outputs.
 The assertions read what the page shows (pt-BR money, charts drawn, the panels' answers,
 tables that fit), and each test leaves screenshots in tests/browser/screenshots/ to look at.
 
