@@ -32,7 +32,8 @@ def spark_session(
     config: dict[str, str] | None = None,
 ) -> SparkSession:
     """A classic session on ``master`` (default ``local[*]``) or a Spark Connect session on
-    ``remote`` (``sc://host:15002``), ANSI on (an overflow raises, never wraps), quiet logs.
+    ``remote`` (``sc://host:15002``), ANSI on (an overflow raises, never wraps), quiet logs;
+    a classic one lowercases without ICU (see below).
     ``driver_memory``, ``shuffle_partitions`` and ``config`` (more settings) apply to a
     session this call starts (a running local session keeps its own; a Connect server
     sets its driver's memory). A classic session keeps its warehouse in `warehouse_dir()`
@@ -50,6 +51,10 @@ def spark_session(
             .config("spark.driver.memory", driver_memory)
             .config("spark.ui.showConsoleProgress", "false")
             .config("spark.sql.warehouse.dir", warehouse_dir().as_uri())
+            # LOWER (the names the rules compare) by the JVM's Unicode case mapping, not
+            # ICU's: the same letters, and ICU's tables took ~4 s of CPU to build in each
+            # new JVM on its first LOWER (every `pixops recon --engine spark` starts one).
+            .config("spark.sql.icu.caseMappings.enabled", "false")
         )
         if shuffle_partitions is not None:
             builder = builder.config("spark.sql.shuffle.partitions", str(shuffle_partitions))
