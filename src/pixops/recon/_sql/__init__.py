@@ -103,7 +103,8 @@ __all__ = ["EXACT", "IDENTIFIER_RULE", "LOOKUPS", "OUTPUTS", "STEPS", "TAKEN"]
 #: (name, SQL, materialise) in the order they run. A host makes each a temporary table
 #: when `materialise` (it is read several times) and a temporary view otherwise (also
 #: `matched`, read twice: by the summary's count and the output, which together cost less
-#: than writing its million rows).
+#: than writing its million rows; it comes as soon as what it reads is made, so a host
+#: can read it while the later steps run).
 STEPS: Final[tuple[tuple[str, str, bool], ...]] = (
     ("copies", COPIES, True),
     ("led", LED, False),
@@ -136,6 +137,7 @@ STEPS: Final[tuple[tuple[str, str, bool], ...]] = (
     ("rule_pairs", RULE_PAIRS, True),
     ("rule_matched", RULE_MATCHED, False),
     ("near_pairs", NEAR_PAIRS, True),
+    ("matched", MATCHED, False),
     ("pair_issues", PAIR_ISSUES, False),
     ("double_booked", DOUBLE_BOOKED, False),
     ("unpaired", UNPAIRED, True),
@@ -145,7 +147,6 @@ STEPS: Final[tuple[tuple[str, str, bool], ...]] = (
     ("rollforward", ROLLFORWARD, True),
     ("balance_breaks", BALANCE_BREAKS, True),
     ("discrepancies", DISCREPANCIES, True),
-    ("matched", MATCHED, False),
     ("refund_rows", REFUND_ROWS, True),
     ("originals", ORIGINALS, True),
     ("refund_entries", REFUND_ENTRIES, True),
