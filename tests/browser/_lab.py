@@ -363,6 +363,23 @@ def scrolling_tables(panel: Any) -> list[str]:
     return found
 
 
+#: Every control (a text box, a dropdown, a button) whose right edge runs past the right
+#: edge of `panel`: at a phone's width its end (a dropdown's arrow) is cut off.
+_CONTROLS_PAST_EDGE_JS = """panel => {
+  const edge = panel.getBoundingClientRect().right;
+  return [...panel.querySelectorAll('select, input, button, textarea')]
+    .filter(e => e.offsetParent !== null && e.getBoundingClientRect().right > edge + 0.5)
+    .map(e => `${e.tagName.toLowerCase()} ${(e.value || e.textContent || '').slice(0, 40)}`
+      + ` ends at ${Math.round(e.getBoundingClientRect().right)} px, past ${Math.round(edge)}`);
+}"""
+
+
+def controls_past_edge(panel: Any) -> list[str]:
+    """Each visible control in `panel` running past its right edge (empty when none)."""
+    found: list[str] = panel.evaluate(_CONTROLS_PAST_EDGE_JS)
+    return found
+
+
 def clipped_tables(page: Page) -> list[str]:
     """The start of every output table that is cut off on the right (empty when none)."""
     found: list[str] = page.evaluate(_CLIPPED_TABLES_JS)

@@ -14,6 +14,7 @@ from pixops.desk import desk_command, find_investigation_notebook, start, stop
 from tests.browser._lab import (
     Server,
     connection_lines,
+    controls_past_edge,
     sandbox_environment,
     screenshot,
     screenshot_at,
@@ -106,6 +107,8 @@ def test_support_reads_every_tab_on_a_phone(page: Page, desk: Server) -> None:
     panel = page.locator(".widget-vbox").filter(has_text="Transaction inspector").first
     expect(panel).to_contain_text(f"Found: MED case {_DISPUTED}")
     assert panel.evaluate(_CUT_TAB_LABELS_JS) == [], "a tab's label is cut on a phone"
+    # The "Matches" dropdown ran 5 px past the panel, its arrow cut off.
+    assert controls_past_edge(panel) == [], "a control runs past the panel on a phone"
     # "No real mo" over "ney moves": the line saying which service wraps between words.
     assert connection_lines(page) == 1
     assert split_connection_words(page) == [], "a word of the connection line is split"

@@ -233,10 +233,16 @@ def date_echo(picker: Any) -> Any:
 
 def fitted(width: str, **more: str) -> Any:
     """A layout `width` wide at most: in a narrow notebook (a 1024 px window with Lab's
-    file browser open) the widget narrows to the cell instead of being cut at its edge."""
+    file browser open) the widget narrows to the cell instead of being cut at its edge.
+    The cap leaves room for the widget's own margin on both sides: at ``100%`` a dropdown
+    straight in a panel ran 2 px past it on a phone, its arrow cut off."""
     import ipywidgets as w
 
-    return w.Layout(width=width, max_width="100%", **more)
+    return w.Layout(width=width, max_width=_WITHIN_MARGINS, **more)
+
+
+#: The box's width less a widget's margin (ipywidgets' theme variable, 2 px) each side.
+_WITHIN_MARGINS = "calc(100% - 2 * var(--jp-widgets-margin, 2px))"
 
 
 def side_by_side(*children: Any) -> Any:
