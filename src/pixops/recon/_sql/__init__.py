@@ -101,12 +101,12 @@ __all__ = ["EXACT", "IDENTIFIER_RULE", "LOOKUPS", "OUTPUTS", "STEPS", "TAKEN"]
 
 
 #: (name, SQL, materialise) in the order they run. A host makes each a temporary table
-#: when `materialise` (it is read several times) and a temporary view otherwise (a step
-#: one later step reads once, inlined there: writing even 60,000 rows to a table costs
-#: more than the statement that reads them; also
-#: `matched`, read twice: by the summary's count and the output, which together cost less
-#: than writing its million rows; it comes as soon as what it reads is made, so a host
-#: can read it while the later steps run).
+#: when `materialise` (it is read several times) and a temporary view otherwise: a step
+#: one later step reads once, inlined there (writing even 60,000 rows to a table costs
+#: more than the statement that reads them), and `matched`, read twice, by the summary's
+#: count and the output, which together cost less than writing its million rows; it
+#: comes as soon as what it reads is made, so a host can read it while the later steps
+#: run.
 STEPS: Final[tuple[tuple[str, str, bool], ...]] = (
     ("copies", COPIES, True),
     ("led", LED, False),
