@@ -12,8 +12,10 @@ import os
 import re
 import shlex
 import subprocess
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -245,16 +247,60 @@ def test_the_dev_commands_the_pages_show_exist() -> None:
         assert f'"{name}"' in source, f"python3 .ci/dev.py {name} is not a dev.py command"
 
 
+def simulated_month_counts(cache_dir: Path | None = None) -> dict[str, int]:
+    """The counts of `bench_simulate.py`'s default month (`Sandbox(seed=0)`, 30 days,
+    seed 0), kept as JSON beside the demo month under the same fingerprint of the sources
+    that shape a month (`pixops.demo`): simulated again (~9 s of CPU) whenever one of
+    them changes, read back otherwise, as `demo_month()` reads its snapshot."""
+    from pixops import demo
+    from pixops.sandbox import Sandbox
+
+    folder = demo._cache_dir(cache_dir)
+    kept = folder / f"bench-simulate-month-{demo._source_fingerprint()}.json"
+    if kept.exists():
+        counts: dict[str, int] = json.loads(kept.read_text(encoding="utf-8"))
+        return counts
+    counts = dict(Sandbox(seed=0).simulate(days=30, seed=0).counts)
+    folder.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=folder, suffix=".json.tmp")
+    with os.fdopen(handle, "w", encoding="utf-8") as out:
+        json.dump(counts, out)
+    os.replace(temporary, kept)  # a concurrent run never reads a half-written file
+    return counts
+
+
 @pytest.mark.timeout(120)
 def test_the_month_benchmarks_readme_shows_is_what_simulate_does() -> None:
     """benchmarks/README.md shows what `bench_simulate.py` prints for its default month
     (seed 0, in memory): the counts must be today's, not an older engine's."""
-    from pixops.sandbox import Sandbox
-
     text = (ROOT / "benchmarks" / "README.md").read_text(encoding="utf-8")
     section = text.split("## bench_simulate.py", 1)[1].split("\n## ", 1)[0]
     (block,) = re.findall(r"```\n(.*?)```", section, re.DOTALL)
     shown = {name: int(count) for name, count in re.findall(r"^\s+(\w+)\s+(\d+)$", block, re.M)}
     assert len(shown) >= 8
-    summary = Sandbox(seed=0).simulate(days=30, seed=0)
-    assert shown == dict(summary.counts)
+    assert shown == simulated_month_counts()
+
+
+def test_the_simulated_month_is_kept_by_the_engine_s_fingerprint(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What the check above reads back is what `simulate` gave for the same sources: a
+    kept file of another fingerprint is never read, and one of this fingerprint is."""
+    from pixops import demo
+    from pixops.sandbox import Sandbox
+
+    simulated: list[int] = []
+
+    def simulate(self: Sandbox, *args: object, **given: int) -> object:
+        simulated.append(given["days"])
+        return SimpleNamespace(counts={"charges_created": 7})
+
+    monkeypatch.setattr(Sandbox, "simulate", simulate)
+    (tmp_path / "bench-simulate-month-0000000000000000.json").write_text('{"stale": 1}')
+    assert simulated_month_counts(tmp_path) == {"charges_created": 7}
+    assert simulated == [30]
+    kept = tmp_path / f"bench-simulate-month-{demo._source_fingerprint()}.json"
+    assert json.loads(kept.read_text(encoding="utf-8")) == {"charges_created": 7}
+    assert simulated_month_counts(tmp_path) == {"charges_created": 7}
+    assert simulated == [30]  # read back, not simulated again
+    assert [path.name for path in tmp_path.iterdir() if path.suffix == ".tmp"] == []

@@ -97,8 +97,12 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
     source = tmp_path_factory.mktemp("clone")
     clean_copy(source)
     dist = tmp_path_factory.mktemp("dist")
+    # --no-isolation -x: the build backend is the test environment's setuptools, used
+    # as it is (-x skips build's check that it meets pyproject's `requires`, two more
+    # interpreters importing setuptools: ~1.4 s of CPU); the sdist, then the wheel
+    # built from the unpacked sdist, as `python -m build` always does.
     built = subprocess.run(
-        [sys.executable, "-m", "build", "--no-isolation", "--outdir", str(dist), str(source)],
+        [sys.executable, "-m", "build", "--no-isolation", "-x", "--outdir", str(dist), str(source)],
         capture_output=True,
         text=True,
         check=False,
@@ -225,8 +229,9 @@ def test_an_installed_wheel_works_in_an_empty_folder(
     assert update.returncode == 0, update.stderr
     assert f"left alone 1 file you edited: notebooks/{DAILY}" in update.stdout
 
-    # The report, the reconciliation and the notebooks run side by side (each its own
-    # kernel or process), as a machine with more than one core allows.
+    # The report, the reconciliation and the notebooks run side by side (the report in a
+    # kernel of its own, the other notebooks one after another in one kernel: see
+    # tests/_installed_notebooks.py), as a machine with more than one core allows.
     ledger = ["--ledger", "data/sample_ledger.csv", "--balances", "data/balances.csv"]
     started = {
         "report": start(

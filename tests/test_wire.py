@@ -389,6 +389,23 @@ def test_nests_within_counts_the_levels_of_objects_and_arrays(depth: int, limit:
     assert wire.nests_within(_nested(depth), limit) == (depth <= limit)
 
 
+@given(DOCUMENTS, st.integers(min_value=1, max_value=6), st.sampled_from(["", "{[", "[[[[{{{{"]))
+def test_body_nests_within_answers_as_the_walk_does(
+    document: Any, limit: int, brackets_in_text: str
+) -> None:
+    """Counting the text's brackets is only a shortcut: with brackets inside strings too
+    (which the count sees and the nesting does not), the answer is the walk's."""
+    value = {"note": brackets_in_text, "v": document}
+    body = json.dumps(value).encode()
+    assert wire.body_nests_within(body, value, limit) == wire.nests_within(value, limit)
+
+
+@given(st.integers(min_value=0, max_value=80))
+def test_body_nests_within_refuses_what_nests_too_deep(depth: int) -> None:
+    value = _nested(depth)
+    assert wire.body_nests_within(json.dumps(value).encode(), value, 64) == (depth <= 64)
+
+
 def test_nests_within_walks_any_depth_without_recursion() -> None:
     assert not wire.nests_within(_nested(100_000), 64)
     assert wire.nests_within("text", 1)

@@ -14,6 +14,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from nbformat.sign import NotebookNotary
 from playwright.sync_api import (
     Browser,
     BrowserContext,
@@ -105,9 +106,26 @@ def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="session")
-def lab(workspace: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+def lab_state(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The tests' Lab's own settings, workspaces and notebook signatures."""
+    return tmp_path_factory.mktemp("lab-state")
+
+
+@pytest.fixture(scope="session")
+def notary(lab_state: Path) -> NotebookNotary:
+    """The signatures the tests' Lab trusts (its own database and secret, never the
+    user's): a notebook signed here opens with its stored outputs trusted, as after a run."""
+    made = NotebookNotary(
+        db_file=str(lab_state / "nbsignatures.db"), secret_file=str(lab_state / "notebook_secret")
+    )
+    assert made.secret  # the secret file written now, before Lab reads it
+    return made
+
+
+@pytest.fixture(scope="session")
+def lab(workspace: Path, lab_state: Path, notary: NotebookNotary) -> Iterator[Server]:
     """JupyterLab on loopback with a token, started the way `pixops lab` starts it."""
-    state = tmp_path_factory.mktemp("lab-state")
+    state = lab_state
     # Start the notebook's own kernel without asking (Lab may otherwise show "Select
     # Kernel" when a notebook opens, which would block the clicks that follow).
     tracker = state / "settings" / "@jupyterlab" / "notebook-extension"
@@ -120,7 +138,12 @@ def lab(workspace: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[S
     )
     # `window.jupyterapp`: a page showing Lab opens the next notebook in place
     # (tests/browser/_lab.py `open_notebook`) instead of loading Lab's scripts again.
-    command = replace(command, argv=(*command.argv, "--LabApp.expose_app_in_browser=True"))
+    # The notary's files: a notebook the tests sign (`notary`) opens trusted.
+    trust = (
+        f"--NotebookNotary.db_file={notary.db_file}",
+        f"--NotebookNotary.secret_file={notary.secret_file}",
+    )
+    command = replace(command, argv=(*command.argv, "--LabApp.expose_app_in_browser=True", *trust))
     with (state / "lab.log").open("wb") as log:
         process = start(command, log=log)
         try:

@@ -1,10 +1,12 @@
 """Every notebook in a real JupyterLab: Run All on a fresh kernel, then each panel's main action,
 then the same page at 800 px (and 1024 px) with the file browser open.
 
-Each notebook runs once here: one test reads its page at 1280 px and at the narrow widths
-(running a notebook in Lab is most of a test's time). The assertions read what the page
-shows (pt-BR money, charts drawn, the panels' answers, tables that fit), and each test
-leaves screenshots in tests/browser/screenshots/ to look at.
+Each notebook with a panel runs once here: one test reads its page at 1280 px and at the
+narrow widths (running a notebook in Lab is most of a test's time). The quickstart and
+the statement analysis have no panel to click: they open as stored, trusted (`_shown`),
+since nbval runs every notebook on a fresh kernel and checks it gives the stored outputs.
+The assertions read what the page shows (pt-BR money, charts drawn, the panels' answers,
+tables that fit), and each test leaves screenshots in tests/browser/screenshots/ to look at.
 
 The harness itself (Run All, a widget click, a failing cell caught) and the ledger mapping
 panel are tested here too, in the same JupyterLab, Chromium and tab: in modules of their
@@ -20,6 +22,7 @@ from pathlib import Path
 import httpx
 import nbformat
 import pytest
+from nbformat.sign import NotebookNotary
 from nbformat.v4 import new_code_cell, new_notebook
 from playwright.sync_api import Page, expect
 
@@ -82,6 +85,32 @@ def _run(page: Page, lab: Server, workspace: Path, pattern: str) -> str:
     return name
 
 
+def _shown(page: Page, lab: Server, workspace: Path, notary: NotebookNotary, pattern: str) -> str:
+    """Open a notebook as stored, its outputs trusted, for a test that only reads them: nbval
+    runs each notebook on a fresh kernel and checks it gives these outputs (running it in
+    Lab again cost ~5 s of kernel CPU and Lab drawing every output as it came)."""
+    name = notebook_named(workspace / "notebooks", pattern)
+    path = workspace / "notebooks" / name
+    stored = nbformat.read(path, as_version=4)
+    assert any(cell.get("outputs") for cell in stored.cells), f"{name} stores no outputs"
+    notary.sign(stored)
+    open_notebook(page, lab, name)
+    assert _trusted(lab, name), f"{name} opened untrusted (its HTML outputs sanitized)"
+    screenshot_notebook(page, Path(name).stem)  # each cell drawn once, as a run draws it
+    assert clipped_tables(page) == [], "a table runs off the notebook with no scrollbar"
+    assert clipped_chart_text(page) == [], "a chart's text runs off its figure"
+    return name
+
+
+def _trusted(lab: Server, name: str) -> bool:
+    """Whether the server hands `name` to Lab trusted (every code cell marked so)."""
+    answer = httpx.get(
+        f"{lab.base_url}/api/contents/{name}", headers={"Authorization": f"token {lab.token}"}
+    ).raise_for_status()
+    cells = [cell for cell in answer.json()["content"]["cells"] if cell["cell_type"] == "code"]
+    return bool(cells) and all(cell["metadata"].get("trusted") for cell in cells)
+
+
 #: How far a table's right edge runs past its output's (0 when it fits).
 _OVERRUN_JS = """table => {
   const output = table.closest('.jp-OutputArea-output');
@@ -114,10 +143,10 @@ def _outputs_text(page: Page) -> str:
     return "\n".join(texts)
 
 
-def test_quickstart_runs_shows_reais_and_its_movements_fit_at_800_px(
-    page: Page, lab: Server, workspace: Path
+def test_quickstart_shows_reais_and_its_movements_fit_at_800_px(
+    page: Page, lab: Server, workspace: Path, notary: NotebookNotary
 ) -> None:
-    _run(page, lab, workspace, "*quickstart*.ipynb")
+    _shown(page, lab, workspace, notary, "*quickstart*.ipynb")
     assert _MONEY.search(_outputs_text(page)), "no pt-BR money in the quickstart's outputs"
     screenshot(page, "quickstart")
     # The latest movements' money and status showed only after a sideways scroll past
@@ -126,9 +155,9 @@ def test_quickstart_runs_shows_reais_and_its_movements_fit_at_800_px(
 
 
 def test_statement_analysis_draws_its_charts_and_reads_at_800_px(
-    page: Page, lab: Server, workspace: Path
+    page: Page, lab: Server, workspace: Path, notary: NotebookNotary
 ) -> None:
-    _run(page, lab, workspace, "*statement*.ipynb")
+    _shown(page, lab, workspace, notary, "*statement*.ipynb")
     charts = page.locator(".js-plotly-plot")
     expect(charts.first).to_be_visible()
     assert charts.count() >= 2

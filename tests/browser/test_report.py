@@ -3,6 +3,7 @@ no live controls (they need a kernel)."""
 
 from __future__ import annotations
 
+import os
 import re
 from datetime import date
 from pathlib import Path
@@ -14,6 +15,8 @@ from pixops.money import format_brl_base
 from pixops.report import daily_report, remote_references
 from pixops.widgets._format import message
 from tests.browser._lab import (
+    SCREENSHOTS,
+    SCREENSHOTS_VARIABLE,
     clipped_chart_text,
     drawn,
     screenshot,
@@ -100,7 +103,8 @@ def test_the_daily_report_renders_offline(
         assert [url for url in requested if not url.startswith(("file:", "data:"))] == []
         assert clipped_chart_text(page) == [], "a chart's text runs off its figure"
         screenshot(page, "report-top")
-        page.screenshot(path=str(screenshot(page, "report-full")), full_page=True)
+        if os.environ.get(SCREENSHOTS_VARIABLE) == "all":  # the whole page: a long PNG
+            page.screenshot(path=str(SCREENSHOTS / "report-full.png"), full_page=True)
 
         # A 600 px window (a phone on its side, half a laptop screen): the summary fits.
         # The same page, narrowed (loading it again parsed its inline plotly.js anew).

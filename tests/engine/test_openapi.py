@@ -9,8 +9,6 @@ from typing import Any
 
 import httpx
 import pytest
-from openapi_spec_validator import validate
-from openapi_spec_validator.validation.exceptions import OpenAPIValidationError
 
 from pixops import wire
 from pixops.engine.admin import add_to_openapi
@@ -349,6 +347,11 @@ def test_real_answers_match_the_documented_schemas() -> None:
 
 def test_document_passes_the_openapi_3_1_validator() -> None:
     """The independent validator (openapi-spec-validator) accepts the whole document."""
+    # Imported here: only this test reads it, and an xdist worker that never runs it
+    # need not load it at collection.
+    from openapi_spec_validator import validate
+    from openapi_spec_validator.validation.exceptions import OpenAPIValidationError
+
     document = build_openapi()
     validate(document)
     broken = {**document, "paths": {"/x": {"get": {"responses": {"200": {"schema": 1}}}}}}
@@ -358,6 +361,8 @@ def test_document_passes_the_openapi_3_1_validator() -> None:
 
 def test_the_served_document_with_the_test_helpers_passes_the_validator() -> None:
     """The server-mode helper routes are merged into the generated document, validly."""
+    from openapi_spec_validator import validate
+
     served = json.loads(document_bytes())
     validate(served)
     assert set(DOC["paths"]) < set(served["paths"])

@@ -98,9 +98,9 @@ def _outputs(result: ReconResult) -> dict[str, Any]:
 
 
 #: Independent cases reconciled together in one run: a run's cost is mostly fixed (the
-#: steps' SQL), so three cases cost about one. Each case's ids, keys and references carry
+#: steps' SQL), so six cases cost about one. Each case's ids, keys and references carry
 #: its own prefix, so a case's rows pair only among themselves, as they would alone.
-CASES = 3
+CASES = 6
 _STATEMENT_IDS = (
     "id",
     "transaction_id",
@@ -132,8 +132,8 @@ def _together(
     return statement, ledger
 
 
-# 14 examples of three cases each: 42 cases, as many as the 40 single ones before.
-@settings(max_examples=14, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# 7 examples of six cases each: 42 cases, as many as the 40 single ones before.
+@settings(max_examples=7, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     st.lists(st.tuples(statement_rows(), ledger_rows()), min_size=CASES, max_size=CASES),
     st.sampled_from([None, *DAYS]),

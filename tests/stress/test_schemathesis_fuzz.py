@@ -29,23 +29,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import httpx
 import pytest
-import schemathesis
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
-from schemathesis.checks import not_a_server_error
-from schemathesis.core import NotSet
-from schemathesis.generation.modes import GenerationMode
-from schemathesis.specs.openapi.checks import (
-    content_type_conformance,
-    negative_data_rejection,
-    response_headers_conformance,
-    response_schema_conformance,
-    status_code_conformance,
-)
 
 from pixops import documents, schema, wire
 from pixops.engine import openapi
@@ -67,15 +56,34 @@ from tests.stress._harness import (
     seed_merchant,
 )
 
+if TYPE_CHECKING:
+    from schemathesis.generation.modes import GenerationMode
+
+# schemathesis is imported where it is used, never at module level: every pytest-xdist
+# worker imports this module to collect it (~0.2 s of CPU each), one runs it.
+
 EXAMPLES = int(os.environ.get("STRESS_FUZZ_EXAMPLES", "6"))
-CHECKS = [
-    not_a_server_error,
-    status_code_conformance,
-    content_type_conformance,
-    response_headers_conformance,
-    response_schema_conformance,
-    negative_data_rejection,
-]
+
+
+def checks() -> list[Any]:
+    """schemathesis's checks each answer goes through."""
+    from schemathesis.checks import not_a_server_error
+    from schemathesis.specs.openapi.checks import (
+        content_type_conformance,
+        negative_data_rejection,
+        response_headers_conformance,
+        response_schema_conformance,
+        status_code_conformance,
+    )
+
+    return [
+        not_a_server_error,
+        status_code_conformance,
+        content_type_conformance,
+        response_headers_conformance,
+        response_schema_conformance,
+        negative_data_rejection,
+    ]
 
 
 # -- refusals of a schema-valid request that are not about its shape ----------------
@@ -296,6 +304,8 @@ def register_formats(known: Known) -> None:
         schema.FORMAT_MED_CASE_ID: _existing_or_not(known.med_case_ids, UNKNOWN_IDS),
         schema.FORMAT_WEBHOOK_ID: _existing_or_not(known.webhook_ids, UNKNOWN_IDS),
     }
+    import schemathesis
+
     for name, strategy in strategies.items():
         schemathesis.openapi.format(name, strategy)
 
@@ -367,6 +377,8 @@ def served_schemas(served: Served) -> dict[bool, Any]:
     """The documents as the running server publishes them, by camelCase or not, without
     the headers the signing hook owns (`hmac`, `X-Key-Case`): generating them would only
     fuzz our own hook."""
+    import schemathesis
+
     register_formats(discover(served))
     found: dict[bool, Any] = {}
     for camel, query in ((False, {}), (True, {"key_case": "camelCase"})):
@@ -422,6 +434,8 @@ def send(served: Served, case: Any, camel: bool) -> httpx.Response:
     """The case as a merchant's code would send it: our credentials, the body serialised
     once, signed over those bytes (a camelCase case's body is camelCase already: it was
     generated from the camelCase document)."""
+    from schemathesis.core import NotSet
+
     kwargs = case.as_transport_kwargs(base_url=served.server.base_url)
     headers = {
         name: value
@@ -446,13 +460,15 @@ def send(served: Served, case: Any, camel: bool) -> httpx.Response:
 
 
 def check_case(served: Served, case: Any, camel: bool, mode: GenerationMode) -> None:
+    from schemathesis.generation.modes import GenerationMode
+
     response = send(served, case, camel)
     assert response.status_code < 500, response.text
     assert leaks(response.text, (served.credentials.client_secret,)) == []
     if mode is GenerationMode.POSITIVE:
         problem = acceptance_problem(case, response)
         assert problem is None, problem
-    case.validate_response(response, checks=CHECKS)
+    case.validate_response(response, checks=checks())
 
 
 @pytest.mark.parametrize("camel", [False, True], ids=["snake_case", "camelCase"])
@@ -473,6 +489,8 @@ def test_operation_holds_under_fuzzing(
     camel: bool,
     data: st.DataObject,
 ) -> None:
+    from schemathesis.generation.modes import GenerationMode
+
     operation = served_schemas[camel][path][method]
     mode = data.draw(st.sampled_from([GenerationMode.POSITIVE, GenerationMode.NEGATIVE]))
     case = data.draw(operation.as_strategy(generation_mode=mode))

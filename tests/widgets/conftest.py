@@ -71,24 +71,26 @@ def fresh_desk() -> Desk:
     return new_desk()
 
 
-@pytest.fixture(scope="module")
-def module_desk() -> Desk:
-    """One desk for a module's tests that only read the month: its client's cache of
-    finished statement days (`pixops.widgets._reads`) is filled once, not once a test."""
+@pytest.fixture(scope="session")
+def worker_desk() -> Desk:
+    """One desk for every test that only reads the month, in all the widget modules a
+    pytest(-xdist) worker runs: its client's cache of finished statement days
+    (`pixops.widgets._reads`) is filled once (~0.7 s of CPU for the month), not once a
+    module or a test."""
     return new_desk()
 
 
 @pytest.fixture
-def reading_desk(module_desk: Desk) -> Iterator[Desk]:
-    """The module's shared desk, for a test that only reads: one that sent a write
+def reading_desk(worker_desk: Desk) -> Iterator[Desk]:
+    """The worker's shared desk, for a test that only reads: one that sent a write
     (anything but GET), moved the clock or changed a row of the month (through the
-    sandbox too) fails, as it would change what the module's other tests see."""
-    store = module_desk.month.sandbox.engine.store.conn
-    mark, clock, changes = module_desk.mark(), module_desk.now(), store.total_changes
-    yield module_desk
-    assert module_desk.now() == clock, "a test on the shared desk moved its clock"
+    sandbox too) fails, as it would change what the other tests on it see."""
+    store = worker_desk.month.sandbox.engine.store.conn
+    mark, clock, changes = worker_desk.mark(), worker_desk.now(), store.total_changes
+    yield worker_desk
+    assert worker_desk.now() == clock, "a test on the shared desk moved its clock"
     assert store.total_changes == changes, "a test on the shared desk changed its month"
-    writes = [(method, path) for method, path, _, _ in module_desk.calls_since(mark)
+    writes = [(method, path) for method, path, _, _ in worker_desk.calls_since(mark)
               if method != "GET"]  # fmt: skip
     assert writes == [], f"a test on the shared desk wrote: {writes}; give it `fresh_desk`"
 

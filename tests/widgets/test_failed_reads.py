@@ -16,13 +16,13 @@ Reading = tuple[Desk, Client, Failing]
 
 
 @pytest.fixture(scope="module")
-def module_failing(module_desk: Desk) -> tuple[Client, Failing]:
-    return failing_client(module_desk)
+def module_failing(worker_desk: Desk) -> tuple[Client, Failing]:
+    return failing_client(worker_desk)
 
 
 @pytest.fixture
 def reading(reading_desk: Desk, module_failing: tuple[Client, Failing]) -> Iterator[Reading]:
-    """The module's shared desk and a failing client on it (answering again), for a test
+    """The shared desk and a failing client on it (answering again), for a test
     whose requests fail before any write: the month's days are read once for names."""
     client, transport = module_failing
     transport.answer, transport.where = None, "/"

@@ -54,7 +54,7 @@ def parse_event(body: bytes) -> dict[str, Any]:
         raise WebhookVerificationError(str(error)[:200]) from None
     if not isinstance(event, dict):
         raise WebhookVerificationError(f"body is a JSON {_kind(event)}, not an object")
-    if not wire.nests_within(event, MAX_DEPTH):
+    if not wire.body_nests_within(body, event, MAX_DEPTH):
         raise WebhookVerificationError(f"body is nested more than {MAX_DEPTH} levels deep")
     return event
 
