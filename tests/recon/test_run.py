@@ -253,6 +253,24 @@ def test_a_caller_connection_is_left_open_and_clean() -> None:
     assert tables == []
 
 
+def test_a_cursor_of_its_own_is_closed_with_its_steps_and_frees_their_memory() -> None:
+    """Without a connection `reconcile` leaves its steps to the cursor it closes (no drop
+    of each one): the process's database holds no table and no memory after it."""
+    from pixops.recon._database import cursor
+
+    memory = "SELECT COALESCE(SUM(memory_usage_bytes), 0) FROM duckdb_memory()"
+    views = "SELECT COUNT(*) FROM duckdb_views() WHERE temporary AND NOT internal"
+    with cursor() as con:
+        before = con.execute(memory).fetchone()
+    statement, ledger = clean_pair(3)
+    result = reconcile(statement, ledger, start=DAY, end=DAY)
+    assert result.counts["matched"] == 3
+    with cursor() as con:
+        assert con.execute("SELECT COUNT(*) FROM duckdb_tables()").fetchone() == (0,)
+        assert con.execute(views).fetchone() == (0,)
+        assert con.execute(memory).fetchone() == before
+
+
 def test_rows_that_tie_on_the_sort_keys_come_out_in_one_order() -> None:
     # Two statement rows share a transaction_id (different ids): the refund of it links
     # to both, and only the first is booked; its refunds rows tie on both ids.

@@ -254,12 +254,14 @@ WHERE s.in_scope AND s.payment_status IN ('settled', 'rejected', 'failed')
 UNION ALL
 SELECT 'needs_review', i.ln, i.sn, i.ledger_amount_base, i.statement_amount_base,
        i.statement_amount_base - i.ledger_amount_base, i.ledger_fee_base,
-       i.statement_fee_base, i.ledger_status, i.statement_status, i.booked_on,
+       i.statement_fee_base, l.status, s.payment_status, i.booked_on,
        i.business_date,
        CONCAT('one of ', COALESCE(CAST(GREATEST(i.entry_best, i.row_best) AS STRING), ''),
               ' equally good candidates (', COALESCE(p.rule, ''),
               '): confirm or reject it in the review file')
 FROM inferred i JOIN rule_pairs p ON p.ln = i.ln AND p.sn = i.sn AND p.outcome = 'review'
+JOIN few_led l ON l.ln = i.ln
+JOIN few_stmt s ON s.sn = i.sn
 WHERE i.outcome = 'review'
 UNION ALL
 SELECT 'amount_mismatch', g.ln, CAST(NULL AS BIGINT), l.amount_base, g.amount_sum_base,

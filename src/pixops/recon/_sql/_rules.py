@@ -297,6 +297,8 @@ CROSS JOIN rules_in r
 # (``amount - amount % w``, w = the amount tolerance + 1: amounts within the tolerance
 # are in the same bucket or the next one; with no tolerance the bucket is the amount), a
 # hash join, where a join on the amount range took a range join (~5x the CPU at 1M rows).
+# No status text: the few pairs left for review read theirs from `few_led` and `few_stmt`
+# (two text columns of 50,000 candidates cost ~12 ms to write, here and in `inferred`).
 INFER_CAND = """
 SELECT x.*,
        CASE WHEN x.document_agrees THEN 4 ELSE 0 END
@@ -305,8 +307,7 @@ SELECT x.*,
 FROM (
     SELECT e.ln, s.sn, e.amount_base AS ledger_amount_base,
            s.amount_base AS statement_amount_base, e.fee_base AS ledger_fee_base,
-           s.fee_base AS statement_fee_base, e.status AS ledger_status,
-           s.payment_status AS statement_status, e.booked_on, s.business_date,
+           s.fee_base AS statement_fee_base, e.booked_on, s.business_date,
            e.document IS NOT NULL AND e.document = s.document AS document_agrees,
            LENGTH(e.document) AS document_length,
            e.name IS NOT NULL AND e.name = s.name AS name_agrees,
@@ -367,7 +368,7 @@ WITH best AS (
       ON w.sn = c.sn AND w.top = c.score
 )
 SELECT b.ln, b.sn, b.ledger_amount_base, b.statement_amount_base, b.ledger_fee_base,
-       b.statement_fee_base, b.ledger_status, b.statement_status, b.booked_on,
+       b.statement_fee_base, b.booked_on,
        b.business_date, b.document_agrees, b.document_length, b.name_agrees,
        b.seconds_apart, b.score, b.entry_top, b.row_top,
        COALESCE(e.n, 1) AS entry_best, COALESCE(w.n, 1) AS row_best,
