@@ -421,6 +421,8 @@ def run_steps(
     texts = EXACT if shortcuts and _exact(inputs) else {}
     try:
         for name, step_sql, materialise in STEPS:
+            # The shortcut only stands in for the text it was written for: a step given
+            # another text (tests/recon/test_matching_reference.py runs older steps) runs it.
             full, exact = texts.get(name, (step_sql, step_sql))
             sql = exact if step_sql == full else step_sql
             if shortcuts and name in TAKEN:
