@@ -61,6 +61,14 @@ def test_the_announcement_is_turned_off_ahead_of_the_users_config() -> None:
     }
 
 
+def test_lab_skips_its_build_check() -> None:
+    """Lab's build check ran `yarn config` (node, ~1 s of CPU) on every page load to offer
+    a rebuild that prebuilt extensions never need."""
+    page_config = json.loads((JUPYTER_CONFIG_DIR / "labconfig" / "page_config.json").read_text())
+    assert page_config["buildCheck"] is False
+    assert page_config["buildAvailable"] is False
+
+
 def test_desk_serves_one_notebook_without_its_code(tmp_path: Path) -> None:
     notebook = tmp_path / "06_support_investigation.ipynb"
     notebook.write_text("{}")
