@@ -14,6 +14,7 @@ from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from pixops._standard_webhooks import raw_body
 from pixops.webhooks._errors import WebhookSetupError
 from pixops.webhooks._events import (
     MONEY_FIELDS,
@@ -23,6 +24,7 @@ from pixops.webhooks._events import (
     event_data,
     is_partial,
     money,
+    read_event,
     text,
 )
 from pixops.webhooks._signing import (
@@ -50,6 +52,11 @@ FRAME_COLUMNS: tuple[str, ...] = (
     "data",
 )
 """Columns of `Inbox.to_frame()`; money columns hold base units (1 centavo = 100)."""
+
+
+def _check_webhook_id(webhook_id: object) -> None:
+    if not isinstance(webhook_id, str) or not webhook_id.strip():
+        raise WebhookSetupError(f"webhook_id must be a non-empty string, not {webhook_id!r:.40}")
 
 
 class Inbox:
@@ -98,8 +105,8 @@ class Inbox:
                 "this inbox has no secret: create it as Inbox(secret='whsec_...')"
             )
         folded = _fold(headers)
-        event = verify(folded, body, self.secret, tolerance_seconds=self.tolerance_seconds, now=now)
-        return self.add_verified(folded["webhook-id"], event)
+        verify(folded, body, self.secret, tolerance_seconds=self.tolerance_seconds, now=now)
+        return self.add_verified_body(folded["webhook-id"], body)
 
     def add_verified(self, webhook_id: str, event: dict[str, Any]) -> bool:
         """Keep an event whose signature the caller already checked; False for a duplicate.
@@ -107,11 +114,21 @@ class Inbox:
         Raises `WebhookVerificationError` for an event that is not strict JSON or whose
         typed fields (`FRAME_COLUMNS`) are wrong, and keeps nothing then.
         """
-        if not isinstance(webhook_id, str) or not webhook_id.strip():
-            raise WebhookSetupError(
-                f"webhook_id must be a non-empty string, not {webhook_id!r:.40}"
-            )
-        event = check_event(event)
+        _check_webhook_id(webhook_id)
+        return self._keep(webhook_id, check_event(event))
+
+    def add_verified_body(self, webhook_id: str, body: bytes) -> bool:
+        """Keep a delivery's JSON body whose signature the caller already checked; False
+        for a duplicate. Read once, with no copy made first (`add_verified` writes the
+        dict it is given as JSON and reads it back).
+
+        Raises `WebhookVerificationError` for a body that is not strict JSON or whose
+        typed fields (`FRAME_COLUMNS`) are wrong, and keeps nothing then.
+        """
+        _check_webhook_id(webhook_id)
+        return self._keep(webhook_id, read_event(raw_body(body)))
+
+    def _keep(self, webhook_id: str, event: dict[str, Any]) -> bool:
         with self._lock:
             if webhook_id in self._seen:
                 self._duplicates += 1
