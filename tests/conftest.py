@@ -19,18 +19,20 @@ import time
 from collections.abc import Awaitable, Callable, Iterator, MutableMapping
 from typing import TYPE_CHECKING, Any
 
-import httpx
 import pytest
-import uvicorn
 from hypothesis import settings
 
 from pixops import wire
-from pixops.sandbox import ApiKey, Merchant, Sandbox
-from pixops.schema import check_answer
 from tests import _schedule
 
+# httpx, uvicorn, the sandbox (the whole engine) and the schema are imported where a
+# fixture or helper uses them: the pytest-xdist controller loads this file too, before
+# it starts the workers, and runs no test (~0.5 s of CPU and of the run's start).
 if TYPE_CHECKING:
+    import httpx
     from xdist.remote import Producer
+
+    from pixops.sandbox import ApiKey, Merchant, Sandbox
 
 BASE_URL = "http://sandbox/api/external"
 
@@ -172,6 +174,8 @@ class Api:
         key: ApiKey | str | None = "default",
         **options: Any,
     ) -> httpx.Response:
+        from pixops.sandbox import ApiKey
+
         chosen = self.key if key == "default" else key
         assert chosen is None or isinstance(chosen, ApiKey)
         return send(self.client, method, path, key=chosen, body=body, **options)
@@ -179,6 +183,8 @@ class Api:
 
 @pytest.fixture
 def sandbox() -> Sandbox:
+    from pixops.sandbox import Sandbox
+
     return Sandbox()
 
 
@@ -199,6 +205,8 @@ Connect = Callable[..., Api]
 def check_against_schema(response: httpx.Response) -> None:
     """Response hook of the shared clients: every answer the engine tests see must fit
     the wire schema (`pixops.schema`), so the schema cannot drift from the engine."""
+    from pixops.schema import check_answer
+
     response.read()
     problem = check_answer(response.request.method, response.url.path, response.status_code,
                            response.content)  # fmt: skip
@@ -208,6 +216,8 @@ def check_against_schema(response: httpx.Response) -> None:
 @pytest.fixture
 def connect() -> Iterator[Connect]:
     """`connect(sandbox, key, client_ip="127.0.0.1")`: an `Api` over the in-process transport."""
+    import httpx
+
     clients: list[httpx.Client] = []
 
     def make(sb: Sandbox, key: ApiKey | None, client_ip: str = "127.0.0.1") -> Api:
@@ -242,6 +252,8 @@ class LiveServer:
     """One uvicorn for the whole session; each test points it at its own sandbox's app."""
 
     def __init__(self) -> None:
+        import uvicorn
+
         self.app: AsgiApp | None = None
         with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
             probe.bind(("127.0.0.1", 0))
@@ -303,6 +315,8 @@ def loopback_tls() -> ssl.SSLContext:
 @pytest.fixture
 def live_connect(live_server: LiveServer) -> Iterator[Connect]:
     """Like `connect`, but through the real uvicorn on loopback (the peer is 127.0.0.1)."""
+    import httpx
+
     clients: list[httpx.Client] = []
 
     def make(sb: Sandbox, key: ApiKey | None, client_ip: str = "127.0.0.1") -> Api:

@@ -477,6 +477,12 @@ class Sandbox:
         with self.engine.store.lock:
             return event_log.list_events(self.engine.store.conn, merchant_id)
 
+    def event_bodies(self, merchant_id: str) -> list[tuple[str, bytes]]:
+        """Every event emitted for the merchant, oldest first, as its id and the JSON of
+        its envelope (the body a delivery carries, unsigned): for an inbox to read."""
+        with self.engine.store.lock:
+            return event_log.list_event_bodies(self.engine.store.conn, merchant_id)
+
     def balance(self, merchant_id: str) -> ledger.Balance:
         """The merchant's balance figures in base units (what `GET /balance` answers)."""
         with self.engine.store.lock:

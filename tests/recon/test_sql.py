@@ -123,9 +123,15 @@ def test_pick_and_claim_keys_decode_exactly_at_their_limits() -> None:
 
 def test_the_host_shortcuts_name_steps_and_inputs_that_exist() -> None:
     """`EXACT` replaces steps by name; a `TAKEN` step reads an input after the step
-    listing its numbers, and that input's columns (`run_steps` takes them by name)."""
+    listing its numbers, and that input's columns (`run_steps` takes them by name); the
+    steps the DuckDB host keeps as Arrow are steps written as tables (read several
+    times), none of them taken."""
+    from pixops.recon._run import _ARROW_STEPS
+
     names = [name for name, _, _ in STEPS]
     assert set(EXACT) <= set(names)
+    tables = {name for name, _, materialise in STEPS if materialise}
+    assert _ARROW_STEPS.issubset(tables - set(TAKEN))
     for name, (source, number, numbers, columns) in TAKEN.items():
         assert names.index(numbers) < names.index(name), name
         assert source in ("ledger_in", "statement_in")

@@ -10,10 +10,12 @@ from __future__ import annotations
 import copy
 import json
 import threading
+from collections import deque
 from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from pixops._standard_webhooks import raw_body
 from pixops.webhooks._errors import WebhookSetupError
 from pixops.webhooks._events import (
     MONEY_FIELDS,
@@ -23,6 +25,7 @@ from pixops.webhooks._events import (
     event_data,
     is_partial,
     money,
+    read_event,
     text,
 )
 from pixops.webhooks._signing import (
@@ -52,6 +55,16 @@ FRAME_COLUMNS: tuple[str, ...] = (
 """Columns of `Inbox.to_frame()`; money columns hold base units (1 centavo = 100)."""
 
 
+def _checked_id(webhook_id: object) -> str:
+    if not isinstance(webhook_id, str) or not webhook_id.strip():
+        raise WebhookSetupError(f"webhook_id must be a non-empty string, not {webhook_id!r:.40}")
+    return webhook_id
+
+
+#: The ``data`` fields `Inbox.events_about` looks an id up in.
+ABOUT_FIELDS = ("transaction_id", "original_transaction_id", "med_case_id", "charge_txid")
+
+
 class Inbox:
     """Verified events in arrival order, each ``webhook-id`` kept once. Thread-safe.
 
@@ -73,6 +86,9 @@ class Inbox:
         self._events: list[dict[str, Any]] = []
         self._seen: set[str] = set()
         self._duplicates = 0
+        self._unread: deque[tuple[str, bytes]] = deque()
+        #: Positions in `_events` of the events whose data names an id (`ABOUT_FIELDS`).
+        self._index: dict[str, list[int]] = {}
 
     @property
     def secret(self) -> str | tuple[str, ...] | None:
@@ -98,8 +114,8 @@ class Inbox:
                 "this inbox has no secret: create it as Inbox(secret='whsec_...')"
             )
         folded = _fold(headers)
-        event = verify(folded, body, self.secret, tolerance_seconds=self.tolerance_seconds, now=now)
-        return self.add_verified(folded["webhook-id"], event)
+        verify(folded, body, self.secret, tolerance_seconds=self.tolerance_seconds, now=now)
+        return self.add_verified_body(folded["webhook-id"], body)
 
     def add_verified(self, webhook_id: str, event: dict[str, Any]) -> bool:
         """Keep an event whose signature the caller already checked; False for a duplicate.
@@ -107,34 +123,86 @@ class Inbox:
         Raises `WebhookVerificationError` for an event that is not strict JSON or whose
         typed fields (`FRAME_COLUMNS`) are wrong, and keeps nothing then.
         """
-        if not isinstance(webhook_id, str) or not webhook_id.strip():
-            raise WebhookSetupError(
-                f"webhook_id must be a non-empty string, not {webhook_id!r:.40}"
-            )
-        event = check_event(event)
+        _checked_id(webhook_id)
+        return self._keep(webhook_id, check_event(event))
+
+    def add_verified_body(self, webhook_id: str, body: bytes) -> bool:
+        """Keep a delivery's JSON body whose signature the caller already checked; False
+        for a duplicate. Read once, with no copy made first (`add_verified` writes the
+        dict it is given as JSON and reads it back).
+
+        Raises `WebhookVerificationError` for a body that is not strict JSON or whose
+        typed fields (`FRAME_COLUMNS`) are wrong, and keeps nothing then.
+        """
+        _checked_id(webhook_id)
+        return self._keep(webhook_id, read_event(raw_body(body)))
+
+    def _defer_verified(self, deliveries: Iterable[tuple[str, bytes]]) -> None:
+        """Keep deliveries whose bodies the caller vouches for (the sandbox's own outbox,
+        for `pixops.connect()`), read as `add_verified_body` reads them when the inbox is
+        next looked at or added to, in order and before anything added later: a month's
+        ~8,800 events cost a notebook nothing until it reads them."""
+        unread = [(_checked_id(webhook_id), raw_body(body)) for webhook_id, body in deliveries]
         with self._lock:
-            if webhook_id in self._seen:
-                self._duplicates += 1
-                return False
-            self._seen.add(webhook_id)
-            self._events.append(event)
-            return True
+            self._unread.extend(unread)
+
+    def _read_unread(self) -> None:
+        """Read the deferred deliveries (the lock held). One that does not read is
+        dropped, its error raised; the others stay to be read on the next call."""
+        while self._unread:
+            webhook_id, body = self._unread.popleft()
+            self._kept(webhook_id, read_event(body))
+
+    def _keep(self, webhook_id: str, event: dict[str, Any]) -> bool:
+        with self._lock:
+            self._read_unread()
+            return self._kept(webhook_id, event)
+
+    def _kept(self, webhook_id: str, event: dict[str, Any]) -> bool:
+        if webhook_id in self._seen:
+            self._duplicates += 1
+            return False
+        self._seen.add(webhook_id)
+        data = event.get("data")
+        if isinstance(data, dict):
+            for name in ABOUT_FIELDS:
+                if isinstance(value := data.get(name), str):
+                    self._index.setdefault(value, []).append(len(self._events))
+        self._events.append(event)
+        return True
 
     @property
     def events(self) -> list[dict[str, Any]]:
         """The distinct events received so far, oldest first: a deep copy, so editing it
         never changes what the inbox keeps or what `to_frame` shows."""
         with self._lock:
+            self._read_unread()
             return copy.deepcopy(self._events)
+
+    def events_about(self, ids: Iterable[str]) -> list[dict[str, Any]]:
+        """Deep copies of the events whose ``data`` names one of `ids` as its
+        ``transaction_id``, ``original_transaction_id``, ``med_case_id`` or
+        ``charge_txid``, oldest first: what a panel shows about one payment or case,
+        without copying the month of `events`."""
+        if isinstance(ids, str | bytes) or not isinstance(ids, Iterable):
+            raise TypeError(f"ids must be a set or list of ids, not {type(ids).__name__}")
+        wanted = set(ids)
+        with self._lock:
+            self._read_unread()
+            index = self._index
+            positions = sorted({p for id_ in wanted for p in index.get(id_, ())})
+            return copy.deepcopy([self._events[p] for p in positions])
 
     @property
     def duplicates(self) -> int:
         """How many repeated deliveries were recognised and dropped."""
         with self._lock:
+            self._read_unread()
             return self._duplicates
 
     def __len__(self) -> int:
         with self._lock:
+            self._read_unread()
             return len(self._events)
 
     def to_frame(self) -> pd.DataFrame:
@@ -143,6 +211,7 @@ class Inbox:
         import pyarrow as pa
 
         with self._lock:
+            self._read_unread()
             events = list(self._events)  # read only: kept events are never edited
         datas: list[dict[str, Any]] = [event_data(e) for e in events]
         columns: dict[str, pa.Array] = {

@@ -134,16 +134,36 @@ def inbox_for(client: object, inbox: object) -> EventSource | None:
 
 def events_for(inbox: EventSource | None, ids: set[str]) -> list[Event]:
     """Webhook events about any of these ids (transaction, original or MED case), in order,
-    each refund's completion once."""
+    each refund's completion once. From an inbox that can look ids up
+    (`Inbox.events_about`), only those events are copied, not the month's ~8,800."""
     if inbox is None or not ids:
         return []
-    found: list[Event] = []
+    about = getattr(inbox, "events_about", None)
+    if not callable(about):
+        everything = inbox.events
+        return _about(everything, ids, everything)
+    matched: list[Event] = about(ids)
+    returned = {
+        data.get("transaction_id")
+        for event in matched
+        if event.get("type") == "pix.payout.returned"
+        and isinstance(data := event.get("data"), dict)
+    }
+    returned.discard(None)
+    # A refund's completion names the returned payout's transaction_id: found by it.
+    return _about(matched, ids, about(returned) if returned else [])
+
+
+def _about(events: list[Event], ids: set[str], completions: list[Event]) -> list[Event]:
+    """`events` about `ids`, less each `pix.payout.returned` that repeats a
+    `pix.refund.completed` of `completions`."""
     completed = {
         (event.get("data") or {}).get("transaction_id")
-        for event in inbox.events
+        for event in completions
         if event.get("type") == "pix.refund.completed"
     }
-    for event in inbox.events:
+    found: list[Event] = []
+    for event in events:
         data = event.get("data")
         if not isinstance(data, dict):
             continue
