@@ -65,9 +65,9 @@ def site_fingerprint() -> str | None:
 
 
 def _cache_dir() -> Path:
-    """Where the last site that built strictly is kept (the demo month's cache folder)."""
-    configured = os.environ.get("PIXOPS_CACHE_DIR")
-    return Path(configured) if configured else Path.home() / ".cache" / "pixops"
+    """Where the last site that built strictly is kept: the tests' cache in the virtualenv
+    (beside the Spark tests' class archive), never a user's folder."""
+    return Path(sys.prefix) / "pixops-test-cache"
 
 
 def _build(out: Path) -> None:
