@@ -27,6 +27,7 @@ from pixops.webhooks._events import (
     money,
     read_event,
     text,
+    typed_event,
 )
 from pixops.webhooks._signing import (
     DEFAULT_TOLERANCE_SECONDS,
@@ -114,8 +115,8 @@ class Inbox:
                 "this inbox has no secret: create it as Inbox(secret='whsec_...')"
             )
         folded = _fold(headers)
-        verify(folded, body, self.secret, tolerance_seconds=self.tolerance_seconds, now=now)
-        return self.add_verified_body(folded["webhook-id"], body)
+        event = verify(folded, body, self.secret, tolerance_seconds=self.tolerance_seconds, now=now)
+        return self._add_parsed(folded["webhook-id"], event)
 
     def add_verified(self, webhook_id: str, event: dict[str, Any]) -> bool:
         """Keep an event whose signature the caller already checked; False for a duplicate.
@@ -136,6 +137,11 @@ class Inbox:
         """
         _checked_id(webhook_id)
         return self._keep(webhook_id, read_event(raw_body(body)))
+
+    def _add_parsed(self, webhook_id: str, event: dict[str, Any]) -> bool:
+        """Keep an event `verify` just parsed from its body (a new dict nobody else holds,
+        so neither copied nor parsed again) once its typed fields are right."""
+        return self._keep(_checked_id(webhook_id), typed_event(event))
 
     def _defer_verified(self, deliveries: Iterable[tuple[str, bytes]]) -> None:
         """Keep deliveries whose bodies the caller vouches for (the sandbox's own outbox,

@@ -71,14 +71,14 @@ def receiver_app(
         ]
         try:
             folded = _fold(headers)
-            verify(
+            event = verify(
                 folded,
                 body,
                 key,
                 tolerance_seconds=inbox.tolerance_seconds,
                 now=None if clock is None else clock(),
             )
-            new = inbox.add_verified_body(folded["webhook-id"], body)
+            new = inbox._add_parsed(folded["webhook-id"], event)
         except WebhookVerificationError as error:
             await _reply(send, 400, {"error": str(error)})
             return
