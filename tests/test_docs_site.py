@@ -21,6 +21,8 @@ from types import ModuleType
 
 import pytest
 
+from tests._cache import TEST_CACHE
+
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted(path.stem for path in (ROOT / "notebooks").glob("*.ipynb"))
 
@@ -64,12 +66,6 @@ def site_fingerprint() -> str | None:
     return digest.hexdigest()[:16]
 
 
-def _cache_dir() -> Path:
-    """Where the last site that built strictly is kept: the tests' cache in the virtualenv
-    (beside the Spark tests' class archive), never a user's folder."""
-    return Path(sys.prefix) / "pixops-test-cache"
-
-
 def _build(out: Path) -> None:
     built = subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet", "--site-dir", str(out)],
@@ -94,7 +90,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
         out = tmp_path_factory.mktemp("site")
         _build(out)
         return out
-    cache = _cache_dir()
+    cache = TEST_CACHE
     kept = cache / f"docs-site-{fingerprint}"
     if kept.is_dir():
         os.utime(kept)  # in use: kept while it is

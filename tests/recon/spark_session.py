@@ -17,7 +17,6 @@ import hashlib
 import os
 import shutil
 import socket
-import sys
 import time
 from collections.abc import Generator, Iterator
 from pathlib import Path
@@ -26,6 +25,7 @@ import pytest
 from pyspark.sql import SparkSession
 
 from pixops.recon.spark import spark_session
+from tests._cache import TEST_CACHE
 
 
 def _free_port() -> int:
@@ -70,7 +70,7 @@ def class_archive(java: str) -> Path:
     facts = [str(binary), str(binary.stat().st_size), str(binary.stat().st_mtime_ns)]
     facts += [f"{jar.name}:{jar.stat().st_size}" for jar in jars]
     key = hashlib.sha256("\n".join(facts).encode()).hexdigest()[:16]
-    return Path(sys.prefix) / "pixops-test-cache" / f"spark-classes-{key}.jsa"
+    return TEST_CACHE / f"spark-classes-{key}.jsa"
 
 
 def _archive_option(archive: Path) -> tuple[str, Path | None]:
