@@ -131,21 +131,26 @@ _CLOSE_ALL_JS = """async () => {
   await window.jupyterapp.commands.execute('docmanager:save-all');
   await window.jupyterapp.commands.execute('application:close-all');
 }"""
-#: Open `path`, then close the Launcher Lab shows in an empty main area.
-_OPEN_JS = """async path => {
+#: Open `path` (with `kernel` false, on no kernel: Lab's "No Kernel", none started), wait
+#: until its cells are in the page, then close the Launcher Lab shows in an empty main area.
+_OPEN_JS = """async ([path, kernel]) => {
   const app = window.jupyterapp;
-  await app.commands.execute('docmanager:open', {path});
-  for (const widget of Array.from(app.shell.widgets('main'))) {
-    if (widget.id.startsWith('launcher')) widget.close();
+  const kernelPreference = kernel ? undefined : {shouldStart: false, autoStartDefault: false};
+  const widget = await app.commands.execute('docmanager:open', {path, kernelPreference});
+  await widget.context.ready;
+  await widget.revealed;
+  for (const each of Array.from(app.shell.widgets('main'))) {
+    if (each.id.startsWith('launcher')) each.close();
   }
 }"""
 #: The left sidebar's file browser tab (current when the file browser is open).
 _FILE_BROWSER_TAB = ".jp-SideBar.jp-mod-left .lm-TabBar-tab[data-id='filebrowser']"
 
 
-def open_notebook(page: Page, lab: Server, name: str) -> None:
-    """Open `name` alone in JupyterLab on a fresh idle kernel, at 1280 px with the file
-    browser open, as a freshly loaded Lab shows it.
+def open_notebook(page: Page, lab: Server, name: str, *, kernel: bool = True) -> None:
+    """Open `name` alone in JupyterLab on a fresh idle kernel (with `kernel` false, on no
+    kernel: its stored outputs, none started), at 1280 px with the file browser open, as a
+    freshly loaded Lab shows it.
 
     A page that already shows Lab closes its tabs and opens `name` in place (loading
     Lab's scripts again took most of a test's first ten seconds); any other page, or one
@@ -164,19 +169,31 @@ def open_notebook(page: Page, lab: Server, name: str) -> None:
         earlier = Running((), ())
     with ThreadPoolExecutor(max_workers=1) as pool:
         ended = pool.submit(shutdown_kernels, lab, earlier)
-        start_session(lab, name)
+        if kernel:
+            start_session(lab, name)
+        if not in_place and not kernel:
+            # Lab loaded on no notebook (the URL of one would start its kernel), then the
+            # notebook opened in place with no kernel.
+            page.goto(f"{lab.base_url}/lab?reset&token={lab.token}")
+            page.wait_for_function(_APP_READY_JS)
+            in_place = True
         if in_place:
             page.set_viewport_size({"width": 1280, "height": 1000})
             _open_file_browser(page)
-            page.evaluate(_OPEN_JS, name)
+            page.evaluate(_OPEN_JS, [name, kernel])
         else:
             page.goto(f"{lab.base_url}/lab/tree/{name}?reset&token={lab.token}")
-        expect(page.locator(f"{_IDLE}, .jp-Dialog").first).to_be_visible(timeout=90_000)
-        dismiss_kernel_dialog(page)
-        expect(page.locator(_IDLE)).to_be_visible(timeout=90_000)
         kernel_name = page.locator(f"{CURRENT} .jp-Toolbar-kernelName")
-        expect(kernel_name).not_to_have_text("No Kernel", timeout=90_000)
+        if kernel:
+            expect(page.locator(f"{_IDLE}, .jp-Dialog").first).to_be_visible(timeout=90_000)
+            dismiss_kernel_dialog(page)
+            expect(page.locator(_IDLE)).to_be_visible(timeout=90_000)
+            expect(kernel_name).not_to_have_text("No Kernel", timeout=90_000)
+        else:
+            expect(kernel_name).to_have_text("No Kernel")
         ended.result()
+    if not kernel:
+        assert name not in running(lab).paths, f"{name} started a kernel"
 
 
 def dismiss_kernel_dialog(page: Page) -> None:
