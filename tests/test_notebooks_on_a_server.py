@@ -5,10 +5,15 @@
 service. The finance and support notebooks must then print what their stored (sandbox)
 outputs say, figure for figure: only the line naming the connection differs, and the
 parts built on the sandbox's webhook inbox, which a served engine's client does not have.
+
+The four notebooks run one after another in one kernel of the module, its names cleared
+(`%reset -f`) before each: nbval runs every notebook on a fresh kernel already, and a
+kernel's start here (~1.5-2 s of CPU, mostly imports) was paid four times.
 """
 
 from __future__ import annotations
 
+import os
 import re
 import sqlite3
 import threading
@@ -19,7 +24,10 @@ from typing import Any
 import httpx
 import nbformat
 import pytest
+from jupyter_client.manager import AsyncKernelManager
+from jupyter_core.utils import run_sync
 from nbclient import NotebookClient
+from nbformat.v4 import new_code_cell
 
 from pixops.demo import demo_month
 from tests.stress._harness import API, ServerProcess
@@ -62,6 +70,22 @@ def server(served_month: tuple[ServerProcess, dict[str, str]]) -> ServerProcess:
 @pytest.fixture(scope="module")
 def served(served_month: tuple[ServerProcess, dict[str, str]]) -> dict[str, str]:
     return served_month[1]
+
+
+@pytest.fixture(scope="module")
+def kernel(served: dict[str, str]) -> Iterator[AsyncKernelManager]:
+    """One kernel for the module's notebooks, its environment this process's plus the
+    three settings: what a merchant's kernel inherits from a shell that set them."""
+    manager = AsyncKernelManager(kernel_name="python3")
+    run_sync(manager.start_kernel)(
+        env={**os.environ, **served},
+        cwd=str(NOTEBOOKS),
+        extra_arguments=["--HistoryManager.hist_file=:memory:"],
+    )
+    try:
+        yield manager
+    finally:
+        run_sync(manager.shutdown_kernel)()
 
 
 def texts(notebook: Any) -> Iterator[tuple[int, str]]:
@@ -107,43 +131,45 @@ class _WatchedClient(NotebookClient):  # type: ignore[misc]
 
 
 def run_on_server(
-    name: str,
-    settings: dict[str, str],
-    monkeypatch: pytest.MonkeyPatch,
-    on_output: Callable[[Any], None] | None = None,
+    name: str, kernel: AsyncKernelManager, on_output: Callable[[Any], None] | None = None
 ) -> Any:
-    """The notebook run on the served month; ``on_output(output)`` is called with each
-    output as the kernel sends it."""
-    for variable, value in settings.items():
-        monkeypatch.setenv(variable, value)  # the kernel inherits this process's environment
+    """The notebook run on the served month in the module's kernel, its names cleared
+    first; ``on_output(output)`` is called with each output as the kernel sends it."""
     notebook = nbformat.read(NOTEBOOKS / name, as_version=4)
-    _WatchedClient(
+    notebook.cells.insert(0, new_code_cell("%reset -f"))
+    client = _WatchedClient(
         notebook,
         on_output,
+        km=kernel,
         timeout=240,
-        kernel_name="python3",
         resources={"metadata": {"path": NOTEBOOKS}},
-    ).execute()
+    )
+    try:
+        client.execute()
+    finally:
+        if client.kc is not None:
+            client.kc.stop_channels()
+    notebook.cells.pop(0)  # the cell indices are the stored notebook's again
     return notebook
 
 
 @pytest.mark.parametrize("name", ["02_statement_analysis.ipynb", "03_daily_reconciliation.ipynb"])
 def test_finance_notebooks_give_the_same_figures_on_a_server(
-    name: str, served: dict[str, str], monkeypatch: pytest.MonkeyPatch
+    name: str, served: dict[str, str], kernel: AsyncKernelManager
 ) -> None:
     stored = nbformat.read(NOTEBOOKS / name, as_version=4)
-    ran = run_on_server(name, served, monkeypatch)
+    ran = run_on_server(name, kernel)
     connection = next(text for _, text in texts(ran) if text.startswith("Using the PIX "))
     assert connection.startswith(f"Using the PIX service at {served['PIXOPS_BASE_URL']}")
     assert printed(ran) == printed(stored)
 
 
 def test_the_investigation_shows_the_same_record_without_webhooks(
-    served: dict[str, str], monkeypatch: pytest.MonkeyPatch
+    kernel: AsyncKernelManager,
 ) -> None:
     name = "06_support_investigation.ipynb"
     stored = dict(printed(nbformat.read(NOTEBOOKS / name, as_version=4)))
-    ran = dict(printed(run_on_server(name, served, monkeypatch)))
+    ran = dict(printed(run_on_server(name, kernel)))
     assert ran.keys() == stored.keys()
     for index, text in ran.items():
         # The served client has no webhook inbox: its timeline is the stored one without
@@ -153,7 +179,7 @@ def test_the_investigation_shows_the_same_record_without_webhooks(
 
 
 def test_the_quickstart_waits_for_the_customer_to_pay_the_qr(
-    server: ServerProcess, served: dict[str, str], monkeypatch: pytest.MonkeyPatch
+    server: ServerProcess, served: dict[str, str], kernel: AsyncKernelManager
 ) -> None:
     name = "01_quickstart.ipynb"
     stop = threading.Event()
@@ -173,7 +199,7 @@ def test_the_quickstart_waits_for_the_customer_to_pay_the_qr(
     customer = threading.Thread(target=customer_pays)
     customer.start()
     try:
-        ran = run_on_server(name, served, monkeypatch, on_output=watch)
+        ran = run_on_server(name, kernel, on_output=watch)
     finally:
         stop.set()
         customer.join(30)
