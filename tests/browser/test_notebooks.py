@@ -205,8 +205,11 @@ def test_daily_reconciliation_dashboard_reconciles_exports_and_fits_at_800_px(
     page: Page, lab: Server, workspace: Path
 ) -> None:
     _run(page, lab, workspace, "*daily*.ipynb")
+    # The notebook's own `dashboard.run()` has reconciled the day: a click on Reconcile
+    # here ran it again (~5 s of kernel and Chromium CPU redrawing the charts) while the
+    # checks below already passed on the first run's page; the button's click is
+    # tested on the plain class (tests/widgets/test_recon.py), Export's below.
     panel = page.locator(".widget-vbox").filter(has_text="Reconciliation").last
-    widget_button(panel, "Reconcile").click()
     expect(panel).to_contain_text(re.compile(r"\d{2}/\d{2}/\d{4} \(São Paulo time\): \d+ matched"))
     charts = panel.locator(".js-plotly-plot")
     expect(charts.first).to_be_visible()
