@@ -16,6 +16,7 @@ own each started a Lab server, launched Chromium and loaded Lab's scripts again.
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 
@@ -29,6 +30,7 @@ from playwright.sync_api import Page, expect
 from tests.browser._lab import (
     CURRENT,
     NARROWEST,
+    SCREENSHOTS_VARIABLE,
     Server,
     amount_labels,
     broken_cells,
@@ -81,7 +83,8 @@ def _run(page: Page, lab: Server, workspace: Path, pattern: str) -> str:
     run_all_cells(page)
     assert clipped_tables(page) == [], "a table runs off the notebook with no scrollbar"
     assert clipped_chart_text(page) == [], "a chart's text runs off its figure"
-    screenshot_notebook(page, Path(name).stem)
+    if os.environ.get(SCREENSHOTS_VARIABLE) == "all":  # each screenful, for a person to look at
+        screenshot_notebook(page, Path(name).stem)
     return name
 
 
