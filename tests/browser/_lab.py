@@ -6,7 +6,7 @@ import os
 import re
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -57,6 +57,18 @@ class Running:
     kernels: tuple[str, ...]
     paths: frozenset[str] = frozenset()
 
+    def without_kernel(self, kernel: str) -> tuple[Running, str | None]:
+        """These sessions and kernels but `kernel` and its session, and that session's id
+        (None when no session holds `kernel`)."""
+        kept = self.session_of.get(kernel)
+        others = Running(
+            tuple(s for s in self.sessions if s != kept),
+            tuple(k for k in self.kernels if k != kernel),
+        )
+        return others, kept
+
+    session_of: dict[str, str] = field(default_factory=dict)  # kernel id -> session id
+
 
 def _api(lab: Server) -> httpx.Client:
     headers = {"Authorization": f"token {lab.token}"}
@@ -72,6 +84,7 @@ def running(lab: Server) -> Running:
         tuple(s["id"] for s in sessions),
         tuple(k["id"] for k in kernels),
         frozenset(s["path"] for s in sessions),
+        {s["kernel"]["id"]: s["id"] for s in sessions if s.get("kernel")},
     )
 
 
@@ -111,6 +124,13 @@ def screenshot_at(page: Page, target: Any, name: str) -> Path:
     return screenshot(page, name)
 
 
+def move_session(lab: Server, session: str, name: str) -> None:
+    """Point `session` (and its kernel) at the notebook `name`: Lab opening `name` then
+    attaches to that kernel."""
+    with _api(lab) as api:
+        api.patch(f"/api/sessions/{session}", json={"path": name, "name": name}).raise_for_status()
+
+
 def start_session(lab: Server, name: str, kernel: str = "python3") -> None:
     """Start the notebook's kernel on the server first: Lab then attaches to it on opening,
     instead of deciding (or asking) which kernel to start, which can end in "No Kernel"."""
@@ -131,6 +151,26 @@ _CLOSE_ALL_JS = """async () => {
   await window.jupyterapp.commands.execute('docmanager:save-all');
   await window.jupyterapp.commands.execute('application:close-all');
 }"""
+#: What the kernel of the notebook in front runs (silently, no prompt counted) before it
+#: serves the next notebook: its widgets closed (Lab would otherwise load them into the next
+#: notebook), its names cleared, its prompts counted from [1] again. Its imports stay.
+_CLEAR_KERNEL_CODE = (
+    "import ipywidgets as _widgets\n"
+    "_widgets.Widget.close_all()\n"
+    "get_ipython().reset(new_session=True)  # a new history session: prompts from [1]\n"
+)
+#: Clear the kernel of the notebook in front when it is idle (see `_CLEAR_KERNEL_CODE`) and
+#: give its id; null when there is none, it is busy, or it does not answer in 10 s.
+_CLEAR_KERNEL_JS = """async code => {
+  const widget = window.jupyterapp.shell.currentWidget;
+  const kernel = widget && widget.sessionContext && widget.sessionContext.session
+    && widget.sessionContext.session.kernel;
+  if (!kernel || kernel.status !== 'idle') return null;
+  const future = kernel.requestExecute({code, silent: true, store_history: false});
+  const reply = await Promise.race([
+    future.done, new Promise(done => setTimeout(() => done(null), 10000))]);
+  return reply && reply.content.status === 'ok' ? kernel.id : null;
+}"""
 #: Open `path` (with `kernel` false, on no kernel: Lab's "No Kernel", none started), wait
 #: until its cells are in the page, then close the Launcher Lab shows in an empty main area.
 _OPEN_JS = """async ([path, kernel]) => {
@@ -148,28 +188,41 @@ _FILE_BROWSER_TAB = ".jp-SideBar.jp-mod-left .lm-TabBar-tab[data-id='filebrowser
 
 
 def open_notebook(page: Page, lab: Server, name: str, *, kernel: bool = True) -> None:
-    """Open `name` alone in JupyterLab on a fresh idle kernel (with `kernel` false, on no
-    kernel: its stored outputs, none started), at 1280 px with the file browser open, as a
-    freshly loaded Lab shows it.
+    """Open `name` alone in JupyterLab on an idle kernel with nothing defined (with `kernel`
+    false, on no kernel: its stored outputs, none started), at 1280 px with the file
+    browser open, as a freshly loaded Lab shows it.
 
     A page that already shows Lab closes its tabs and opens `name` in place (loading
     Lab's scripts again took most of a test's first ten seconds); any other page, or one
     with a dialog or menu left open, loads Lab anew (`reset` forgets earlier tabs).
+
+    In place, the kernel of the notebook in front serves the next one, cleared
+    (`_CLEAR_KERNEL_CODE`): a new kernel's start, ~2-3 s of CPU (its imports: ipykernel,
+    pixops' client and engine, pandas), is paid once per module, not once per notebook.
+    nbval runs every notebook on a fresh kernel. A failed test's page is closed, so the
+    next test starts a new kernel.
     """
     in_place = page.url.startswith(lab.base_url) and bool(page.evaluate(_APP_READY_JS))
+    reused: str | None = None
     if in_place:
+        reused = page.evaluate(_CLEAR_KERNEL_JS, _CLEAR_KERNEL_CODE)
         page.evaluate(_CLOSE_ALL_JS)
         expect(page.locator(".jp-NotebookPanel")).to_have_count(0)
     # The earlier kernels end while this one starts and Lab opens the notebook (ending
     # one takes seconds); the new session is never among them (the server would hand
     # back a session of the same notebook, so that one ends first).
     earlier = running(lab)
-    if name in earlier.paths:
+    kept: str | None = None
+    if reused is not None:
+        earlier, kept = earlier.without_kernel(reused)
+    if kernel and kept is None and name in earlier.paths:
         shutdown_kernels(lab, earlier)
         earlier = Running((), ())
     with ThreadPoolExecutor(max_workers=1) as pool:
         ended = pool.submit(shutdown_kernels, lab, earlier)
-        if kernel:
+        if kernel and kept is not None:
+            move_session(lab, kept, name)
+        elif kernel:
             start_session(lab, name)
         if not in_place and not kernel:
             # Lab loaded on no notebook (the URL of one would start its kernel), then the
