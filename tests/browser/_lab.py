@@ -160,17 +160,23 @@ _CLEAR_KERNEL_CODE = (
     "get_ipython().reset(new_session=True)  # a new history session: prompts from [1]\n"
 )
 #: Clear the kernel of the notebook in front when it is idle (see `_CLEAR_KERNEL_CODE`) and
-#: give its id; null when there is none, it is busy, or it does not answer in 10 s.
+#: give its id; null when it is busy or does not answer in 10 s. A notebook shown on no
+#: kernel gives the one kept cleared while it was open (`_SPARE_KERNEL_JS`), if any.
 _CLEAR_KERNEL_JS = """async code => {
+  const spare = window.pixopsSpareKernel || null;
+  window.pixopsSpareKernel = null;
   const widget = window.jupyterapp.shell.currentWidget;
   const kernel = widget && widget.sessionContext && widget.sessionContext.session
     && widget.sessionContext.session.kernel;
-  if (!kernel || kernel.status !== 'idle') return null;
+  if (!kernel) return spare;
+  if (kernel.status !== 'idle') return null;
   const future = kernel.requestExecute({code, silent: true, store_history: false});
   const reply = await Promise.race([
     future.done, new Promise(done => setTimeout(() => done(null), 10000))]);
   return reply && reply.content.status === 'ok' ? kernel.id : null;
 }"""
+#: Keep a cleared kernel's id in the page while a notebook is shown on no kernel.
+_SPARE_KERNEL_JS = "id => { window.pixopsSpareKernel = id; }"
 #: Open `path` (with `kernel` false, on no kernel: Lab's "No Kernel", none started), wait
 #: until its cells are in the page, then close the Launcher Lab shows in an empty main area.
 _OPEN_JS = """async ([path, kernel]) => {
@@ -247,6 +253,8 @@ def open_notebook(page: Page, lab: Server, name: str, *, kernel: bool = True) ->
         ended.result()
     if not kernel:
         assert name not in running(lab).paths, f"{name} started a kernel"
+        if kept is not None:  # the cleared kernel waits for the next notebook
+            page.evaluate(_SPARE_KERNEL_JS, reused)
 
 
 def dismiss_kernel_dialog(page: Page) -> None:

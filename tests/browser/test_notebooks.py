@@ -1,5 +1,7 @@
-"""Every notebook in a real JupyterLab: Run All on a fresh kernel, then each panel's main action,
-then the same page at 800 px (and 1024 px) with the file browser open.
+"""Every notebook in a real JupyterLab: Run All on a kernel with nothing defined (one kernel of
+the module, cleared before each notebook: tests/browser/_lab.py `open_notebook`; nbval runs
+each on a fresh kernel), then each panel's main action, then the same page at 800 px (and
+1024 px) with the file browser open.
 
 Each notebook with a panel runs once here: one test reads its page at 1280 px and at the
 narrow widths (running a notebook in Lab is most of a test's time). The quickstart and
