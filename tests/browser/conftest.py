@@ -143,7 +143,12 @@ def lab(workspace: Path, lab_state: Path, notary: NotebookNotary) -> Iterator[Se
         f"--NotebookNotary.db_file={notary.db_file}",
         f"--NotebookNotary.secret_file={notary.secret_file}",
     )
-    command = replace(command, argv=(*command.argv, "--LabApp.expose_app_in_browser=True", *trust))
+    # No search for language servers: jupyter-lsp ran `npm prefix -g` (~1 s of node's CPU)
+    # to look for some in node's folders; none is installed, and no test uses one.
+    quiet = "--LanguageServerManager.autodetect=False"
+    command = replace(
+        command, argv=(*command.argv, "--LabApp.expose_app_in_browser=True", quiet, *trust)
+    )
     with (state / "lab.log").open("wb") as log:
         process = start(command, log=log)
         try:
