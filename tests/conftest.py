@@ -21,9 +21,11 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 from hypothesis import settings
+from hypothesis.configuration import set_hypothesis_home_dir
 
 from pixops import wire
 from tests import _schedule
+from tests._cache import TEST_CACHE
 
 # httpx, uvicorn, the sandbox (the whole engine) and the schema are imported where a
 # fixture or helper uses them: the pytest-xdist controller loads this file too, before
@@ -67,6 +69,14 @@ JSONBody = dict[str, Any] | list[Any]
 # whole run as "DeadlineExceeded". The number of examples stays each test's own.
 settings.register_profile("pixops", deadline=None)
 settings.load_profile("pixops")
+
+# Hypothesis keeps its example database, the Unicode tables its text strategies draw from
+# and the constants it reads out of pixops's modules in the virtualenv's test cache, as
+# mypy's cache is, not in the checkout's `.hypothesis/`: a fresh clone has none, and each
+# pytest-xdist worker then built the tables again (~3 s of CPU at its first text strategy)
+# and parsed every module of pixops for its constants (~1.3 s). Every entry is named by
+# what made it (the Unicode version, a module's source hash); the files are written whole.
+set_hypothesis_home_dir(TEST_CACHE / "hypothesis")
 
 
 # -- no silent faults: an ERROR logged by the engine fails the test that caused it ---------

@@ -11,6 +11,8 @@ pixops there is the wheel's, never this checkout's (each run checks which file l
 
 from __future__ import annotations
 
+import hashlib
+import importlib.metadata
 import json
 import os
 import shutil
@@ -18,6 +20,8 @@ import subprocess
 import sys
 import sysconfig
 import tarfile
+import tempfile
+import time
 import venv
 import zipfile
 from dataclasses import dataclass
@@ -29,6 +33,7 @@ import pytest
 from pixops._bundled import BUNDLE_FOLDER, bundled_files
 from pixops._notebook_copies import MANIFEST_NAME
 from pixops._version import __version__
+from tests._cache import TEST_CACHE
 
 ROOT = Path(__file__).resolve().parents[1]
 DRIVER = Path(__file__).with_name("_installed_notebooks.py")
@@ -57,21 +62,96 @@ class Installed:
     env: dict[str, str]
 
 
-def clean_copy(target: Path) -> None:
-    """The checkout's files as a clone would have them (tracked and new, never ignored)."""
+def listed_files() -> list[str] | None:
+    """The checkout's files as a clone would have them (tracked and new, never ignored),
+    sorted; None outside a git checkout (an unpacked sdist)."""
     listed = subprocess.run(
         ["git", "-C", str(ROOT), "ls-files", "-z", "-co", "--exclude-standard"],
         capture_output=True,
         check=False,
     )
-    if listed.returncode != 0:  # not a git checkout (an unpacked sdist): copy it all
+    if listed.returncode != 0:
+        return None
+    # A file deleted but not yet staged is listed and absent.
+    return sorted(
+        name for name in set(listed.stdout.decode().split("\0")) if (ROOT / name).is_file()
+    )
+
+
+def clean_copy(target: Path, names: list[str] | None) -> None:
+    """`names` copied from the checkout into `target`, or all of it but what a build
+    leaves when there is no list (not a git checkout)."""
+    if names is None:
         junk = shutil.ignore_patterns(".git", ".venv", "build", "dist", "*.egg-info", "out")
-        shutil.copytree(ROOT, target, ignore=junk)
+        shutil.copytree(ROOT, target, ignore=junk, dirs_exist_ok=True)
         return
-    for name in listed.stdout.decode().split("\0"):
-        if name and (ROOT / name).is_file():
-            (target / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(ROOT / name, target / name)
+    for name in names:
+        (target / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(ROOT / name, target / name)
+
+
+def sources_fingerprint(names: list[str]) -> str:
+    """A hash of everything `python -m build` reads: each listed file's name and contents,
+    the interpreter and the version of every installed distribution (setuptools, build)."""
+    digest = hashlib.sha256(sys.version.encode())
+    for name in names:
+        digest.update(name.encode() + b"\0" + (ROOT / name).read_bytes() + b"\0")
+    installed = sorted(
+        f"{dist.metadata['Name']}=={dist.version}" for dist in importlib.metadata.distributions()
+    )
+    digest.update("\n".join(installed).encode())
+    return digest.hexdigest()[:16]
+
+
+def build_distributions(names: list[str] | None, dist: Path) -> None:
+    """The sdist and the wheel `python -m build` makes of a clean copy of the checkout,
+    into `dist`."""
+    with tempfile.TemporaryDirectory(prefix="pixops-clone-") as folder:
+        source = Path(folder)
+        clean_copy(source, names)
+        # --no-isolation -x: the build backend is the test environment's setuptools, used
+        # as it is (-x skips build's check that it meets pyproject's `requires`, two more
+        # interpreters importing setuptools: ~1.4 s of CPU); the sdist, then the wheel
+        # built from the unpacked sdist, as `python -m build` always does.
+        command = [sys.executable, "-m", "build", "--no-isolation", "-x", "--outdir", str(dist)]
+        built = subprocess.run(
+            [*command, str(source)], capture_output=True, text=True, check=False, timeout=180
+        )
+    assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
+
+
+def distributions(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder holding the sdist and the wheel of this checkout. Built distributions are
+    kept under the fingerprint of what the build read (`sources_fingerprint`), as the docs
+    site is: the same files and packages build the same sdist and wheel, so they are built
+    again only when one changed (the build was ~4 s of CPU of every run); what is tested
+    of them (installed into a fresh environment and used in an empty folder) runs each time."""
+    names = listed_files()
+    if names is None:
+        dist = tmp_path_factory.mktemp("dist")
+        build_distributions(None, dist)
+        return dist
+    kept = TEST_CACHE / f"wheel-{sources_fingerprint(names)}"
+    if kept.is_dir():
+        os.utime(kept)  # in use: kept while it is
+        return kept
+    TEST_CACHE.mkdir(parents=True, exist_ok=True)
+    # Built beside its place and renamed into it: a failed, interrupted or concurrent
+    # build never leaves half a pair of distributions under the fingerprint.
+    building = Path(tempfile.mkdtemp(dir=TEST_CACHE, prefix=".wheel-"))
+    try:
+        build_distributions(names, building)
+        building.rename(kept)
+    except OSError:
+        if not kept.is_dir():
+            raise
+    finally:
+        shutil.rmtree(building, ignore_errors=True)
+    # Distributions of other sources unused for a day go (another checkout may use newer).
+    for older in TEST_CACHE.glob("wheel-*"):
+        if older != kept and time.time() - older.stat().st_mtime > 86_400:
+            shutil.rmtree(older, ignore_errors=True)
+    return kept
 
 
 def fresh_environment(folder: Path) -> Path:
@@ -94,21 +174,7 @@ def fresh_environment(folder: Path) -> Path:
 
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
-    source = tmp_path_factory.mktemp("clone")
-    clean_copy(source)
-    dist = tmp_path_factory.mktemp("dist")
-    # --no-isolation -x: the build backend is the test environment's setuptools, used
-    # as it is (-x skips build's check that it meets pyproject's `requires`, two more
-    # interpreters importing setuptools: ~1.4 s of CPU); the sdist, then the wheel
-    # built from the unpacked sdist, as `python -m build` always does.
-    built = subprocess.run(
-        [sys.executable, "-m", "build", "--no-isolation", "-x", "--outdir", str(dist), str(source)],
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=180,
-    )
-    assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
+    dist = distributions(tmp_path_factory)
     (sdist,) = dist.glob("pixops-*.tar.gz")
     (wheel,) = dist.glob("pixops-*.whl")
     environment = tmp_path_factory.mktemp("venv")
