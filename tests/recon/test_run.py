@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, date, datetime, timedelta
+from itertools import pairwise
 
 import pandas as pd
 import pyarrow as pa
@@ -437,3 +438,26 @@ def test_the_row_number_sort_is_arrows_sort(
     size = max(1, len(rows) // chunks)
     chunked = pa.Table.from_batches(table.to_batches(max_chunksize=size), table.schema)
     assert _sorted(chunked, keys).to_pydict() == table.sort_by(keys).to_pydict()
+
+
+@settings(max_examples=60)
+@given(
+    values=st.lists(st.one_of(st.none(), st.text(max_size=3)), min_size=1, max_size=30),
+    cuts=st.lists(st.integers(0, 30), max_size=4),
+    picks=st.lists(st.integers(0, 10_000), max_size=12),
+)
+def test_a_few_rows_taken_chunk_by_chunk_are_arrows_take(
+    values: list[str | None], cuts: list[int], picks: list[int]
+) -> None:
+    """`_take_few` takes each row from the chunk that holds it (empty chunks, repeats and
+    any order included): the same values as Arrow's take of the whole column."""
+    from pixops.recon._run import _take_few
+
+    bounds = sorted({0, len(values), *(min(c, len(values)) for c in cuts)})
+    column = pa.chunked_array(
+        [pa.array(values[a:b], pa.string()) for a, b in pairwise(bounds)]
+        + [pa.array([], pa.string())],
+        pa.string(),
+    )
+    positions = pa.array([p % len(values) for p in picks], pa.int64())
+    assert _take_few(column, positions).equals(column.take(positions).combine_chunks())

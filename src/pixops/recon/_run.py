@@ -659,7 +659,7 @@ def _identifier_rules(table: pa.Table, inputs: dict[str, pa.Table]) -> pa.Table:
     nameless = len(names)  # the position of no name (NULL)
     found = np.full(len(where), nameless, dtype=np.int64)
     for number, column in reversed(list(enumerate(IDENTIFIER_RULE["matched"]))):
-        values = statement.column(column).take(positions).combine_chunks()
+        values = _take_few(statement.column(column), positions)
         equal = pc.fill_null(pc.equal(values, refs), False).to_numpy(zero_copy_only=False)
         found[equal] = number
     settlement = (
@@ -675,6 +675,29 @@ def _identifier_rules(table: pa.Table, inputs: dict[str, pa.Table]) -> pa.Table:
     texts = pa.concat_arrays([pa.array([*names, None], rule.type), rule.drop_null()])
     named = texts.take(pa.array(numbers))
     return table.set_column(table.schema.get_field_index("rule"), "rule", named)
+
+
+def _take_few(column: pa.ChunkedArray, positions: pa.Array) -> pa.Array:
+    """``column``'s values at ``positions`` (no nulls), each taken from the chunk that holds
+    it: Arrow's take on a column of several chunks first copies them into one (~8 ms a
+    text column of a million statement rows, for the few dozen rows `_identifier_rules`
+    names), here only the rows wanted are copied. The same values as ``column.take``."""
+    if column.num_chunks <= 1:
+        return column.take(positions).combine_chunks()
+    wanted = positions.to_numpy(zero_copy_only=False)
+    lengths = np.fromiter((len(chunk) for chunk in column.chunks), np.int64, column.num_chunks)
+    starts = np.concatenate(([0], np.cumsum(lengths)[:-1]))
+    chunk_of = np.searchsorted(starts, wanted, side="right") - 1
+    order = np.argsort(chunk_of, kind="stable")
+    parts = []
+    for number in np.unique(chunk_of):
+        picked = order[chunk_of[order] == number]
+        local = pa.array(wanted[picked] - starts[number])
+        parts.append(column.chunk(int(number)).take(local))
+    gathered = pa.concat_arrays(parts) if parts else pa.array([], column.type)
+    inverse = np.empty(len(order), np.int64)
+    inverse[order] = np.arange(len(order))
+    return gathered.take(pa.array(inverse))
 
 
 def _with_business_date(statement: pa.Table, zone: str) -> pa.Table:
