@@ -11,17 +11,14 @@ import importlib.util
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
-import tempfile
-import time
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 
-from tests._cache import TEST_CACHE
+from tests._cache import kept_build
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted(path.stem for path in (ROOT / "notebooks").glob("*.ipynb"))
@@ -90,28 +87,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
         out = tmp_path_factory.mktemp("site")
         _build(out)
         return out
-    cache = TEST_CACHE
-    kept = cache / f"docs-site-{fingerprint}"
-    if kept.is_dir():
-        os.utime(kept)  # in use: kept while it is
-        return kept
-    cache.mkdir(parents=True, exist_ok=True)
-    # Built beside its place and renamed into it: a failed, interrupted or concurrent
-    # build never leaves a half-written site under the fingerprint.
-    building = Path(tempfile.mkdtemp(dir=cache, prefix=".docs-site-"))
-    try:
-        _build(building)
-        building.rename(kept)
-    except OSError:
-        if not kept.is_dir():
-            raise
-    finally:
-        shutil.rmtree(building, ignore_errors=True)
-    # Sites of other sources unused for a day go (another checkout may be reading a newer one).
-    for older in cache.glob("docs-site-*"):
-        if older != kept and time.time() - older.stat().st_mtime > 86_400:
-            shutil.rmtree(older, ignore_errors=True)
-    return kept
+    return kept_build("docs-site", fingerprint, _build)
 
 
 @pytest.mark.timeout(300)

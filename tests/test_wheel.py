@@ -21,10 +21,10 @@ import sys
 import sysconfig
 import tarfile
 import tempfile
-import time
 import venv
 import zipfile
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 import nbformat
@@ -33,7 +33,7 @@ import pytest
 from pixops._bundled import BUNDLE_FOLDER, bundled_files
 from pixops._notebook_copies import MANIFEST_NAME
 from pixops._version import __version__
-from tests._cache import TEST_CACHE
+from tests._cache import kept_build
 
 ROOT = Path(__file__).resolve().parents[1]
 DRIVER = Path(__file__).with_name("_installed_notebooks.py")
@@ -131,27 +131,7 @@ def distributions(tmp_path_factory: pytest.TempPathFactory) -> Path:
         dist = tmp_path_factory.mktemp("dist")
         build_distributions(None, dist)
         return dist
-    kept = TEST_CACHE / f"wheel-{sources_fingerprint(names)}"
-    if kept.is_dir():
-        os.utime(kept)  # in use: kept while it is
-        return kept
-    TEST_CACHE.mkdir(parents=True, exist_ok=True)
-    # Built beside its place and renamed into it: a failed, interrupted or concurrent
-    # build never leaves half a pair of distributions under the fingerprint.
-    building = Path(tempfile.mkdtemp(dir=TEST_CACHE, prefix=".wheel-"))
-    try:
-        build_distributions(names, building)
-        building.rename(kept)
-    except OSError:
-        if not kept.is_dir():
-            raise
-    finally:
-        shutil.rmtree(building, ignore_errors=True)
-    # Distributions of other sources unused for a day go (another checkout may use newer).
-    for older in TEST_CACHE.glob("wheel-*"):
-        if older != kept and time.time() - older.stat().st_mtime > 86_400:
-            shutil.rmtree(older, ignore_errors=True)
-    return kept
+    return kept_build("wheel", sources_fingerprint(names), partial(build_distributions, names))
 
 
 def fresh_environment(folder: Path) -> Path:
