@@ -61,13 +61,14 @@ def test_bad_amounts() -> None:
 
 def test_list_filters() -> None:
     query = list_query(date_from=date(2026, 1, 1), date_to="2026-01-31", status="settled")
+    # page 1 is the spec's default and is not sent; per_page always is.
     assert query == {
-        "page": "1",
         "per_page": "20",
         "status": "settled",
         "date_from": "2026-01-01",
         "date_to": "2026-01-31",
     }
+    assert list_query(page=2, per_page=100) == {"per_page": "100", "page": "2"}
     for bad in (
         {"per_page": 0},
         {"per_page": 101},

@@ -231,10 +231,14 @@ def _bounded(name: str, value: object, upper: int) -> int:
 
 
 def page_query(page: object = 1, per_page: object = 20) -> dict[str, str]:
-    return {
-        "page": str(_bounded("page", page, MAX_PAGE)),
-        "per_page": str(_bounded("per_page", per_page, MAX_PER_PAGE)),
-    }
+    """`per_page` always (the termination rule reads it, so it is never left to a
+    default) and `page` when it is not the spec's default 1: the query a careful raw
+    caller writes, and one parameter less for both sides to encode and read."""
+    number = _bounded("page", page, MAX_PAGE)
+    query = {"per_page": str(_bounded("per_page", per_page, MAX_PER_PAGE))}
+    if number != 1:
+        query["page"] = str(number)
+    return query
 
 
 def list_query(
