@@ -62,10 +62,12 @@ class Call:
             raise ArgumentError(f"path must start with '/', e.g. /balance, not {self.path!r}")
         if not isinstance(self.query, dict):
             raise ArgumentError("the query must be a dict of text to text")
-        texts = [("path", self.path), *(("query", t) for pair in self.query.items() for t in pair)]
-        for name, text in texts:
-            if not _is_text(text):
-                raise ArgumentError(f"the {name} must be valid text, not {text!r}")
+        if not _is_text(self.path):
+            raise ArgumentError(f"the path must be valid text, not {self.path!r}")
+        for pair in self.query.items():
+            for text in pair:
+                if not _is_text(text):
+                    raise ArgumentError(f"the query must be valid text, not {text!r}")
         if not self.path.isprintable():
             raise ArgumentError(f"the path must hold no control character, not {self.path!r}")
         if self.body is not None and not isinstance(self.body, dict):
@@ -235,6 +237,8 @@ def _is_text(value: object) -> bool:
     """A string that UTF-8 can hold (no lone surrogate, as from undecodable argv bytes)."""
     if not isinstance(value, str):
         return False
+    if value.isascii():
+        return True
     try:
         value.encode("utf-8")
     except UnicodeEncodeError:

@@ -97,10 +97,14 @@ class ModelParse:
         return parsed.data if self.inner else parsed
 
 
+@functools.cache
 def _data(model: Any) -> Callable[[bytes], Any]:
+    """The reader of `model`'s ``.data`` (one per model: a page of the statement is read
+    by the same object every time, not a new one per call)."""
     return ModelParse(model, inner=True)
 
 
+@functools.cache
 def whole(model: Any) -> Callable[[bytes], Any]:
     return ModelParse(model)
 

@@ -72,6 +72,8 @@ def check_wait(timeout: object, interval: object) -> None:
 def exact_int(value: object) -> int | None:
     """`value` as an int when it is an exact integer (an `int`, or a NumPy or pandas
     integer read from a frame), else None: a bool, float or Decimal is not one."""
+    if type(value) is int:  # the common case, first (a bool's type is bool)
+        return value
     if isinstance(value, bool | float | Decimal | str):
         return None
     if isinstance(value, int):
