@@ -8,7 +8,7 @@ import duckdb
 import pyarrow as pa
 import pytest
 
-from pixops.recon import _database, _run
+from pixops.recon import _database, _steps
 
 
 def test_each_cursor_has_its_own_registrations() -> None:
@@ -32,10 +32,10 @@ def test_only_the_steps_grouping_every_row_use_a_perfect_hash_table(
     half the CPU); the rules' steps group few rows, where that array costs more."""
     bits = "SELECT current_setting('perfect_ht_threshold') AS bits"
     steps = (("picks", bits, True), ("claims", bits, True), ("inferred", bits, True))
-    monkeypatch.setattr(_run, "STEPS", steps)
+    monkeypatch.setattr(_steps, "STEPS", steps)
     with _database.cursor() as con:
         before = con.execute(bits).fetchone()
-        with _run.run_steps(con, "UTC", {}) as ran:
+        with _steps.run_steps(con, "UTC", {}) as ran:
             found = {
                 name: ran.execute(f"SELECT bits FROM {name}").fetchone() for name, _, _ in steps
             }

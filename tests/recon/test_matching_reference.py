@@ -149,7 +149,7 @@ def test_the_shipped_steps_match_the_matching_as_it_was(
         return reconcile(stmt, led, balances=balances, start=day, end=day)
 
     shipped = run()
-    with mock.patch("pixops.recon._run.STEPS", legacy_steps()):
+    with mock.patch("pixops.recon._steps.STEPS", legacy_steps()):
         legacy = run()
     assert _outputs(shipped) == _outputs(legacy)
 

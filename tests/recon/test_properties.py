@@ -108,7 +108,8 @@ def test_the_exact_candidates_are_the_candidates_with_no_tolerance(
     """`EXACT`'s `cand` (no tolerance, a ledger in base units) ranks and marks every
     candidate as `CAND` does, whatever differs between the two sides."""
     from pixops.recon._database import cursor
-    from pixops.recon._run import _exact, prepare_inputs, run_steps
+    from pixops.recon._run import prepare_inputs
+    from pixops.recon._steps import _exact, run_steps
 
     inputs = prepare_inputs(statement_table(rows), data.draw(near_ledgers(rows)))
     assert _exact(inputs)

@@ -345,8 +345,9 @@ def test_the_rows_taken_by_position_are_the_rows_the_sql_joins(tolerances: Toler
     step's table is the same as when the SQL's join reads them (the Spark host's way)."""
     import duckdb
 
-    from pixops.recon._run import prepare_inputs, run_steps
+    from pixops.recon._run import prepare_inputs
     from pixops.recon._sql import STEPS, TAKEN
+    from pixops.recon._steps import run_steps
 
     statement = [
         row(1, payer_document="52998224725"),

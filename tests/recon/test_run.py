@@ -348,7 +348,8 @@ def test_hash_collisions_never_make_copies_or_pairs() -> None:
 def test_run_steps_stops_at_a_step_and_drops_everything_after() -> None:
     import duckdb
 
-    from pixops.recon._run import prepare_inputs, run_steps
+    from pixops.recon._run import prepare_inputs
+    from pixops.recon._steps import run_steps
 
     statement, ledger = clean_pair(3)
     inputs = prepare_inputs(statement, ledger, scope=(DAY, DAY))
@@ -400,7 +401,7 @@ def test_the_summary_row_of_a_fee_difference_sums_fees(planted: object) -> None:
 def test_outputs_are_sorted_by_the_host_as_their_order_says() -> None:
     """The host sorts each output it read (Arrow, nulls last) by the SQL text's order; an
     order it cannot honour that way is refused, not silently changed."""
-    from pixops.recon._run import _sort_keys
+    from pixops.recon._outputs import _sort_keys
 
     keys = _sort_keys("ln ASC NULLS LAST, sn ASC NULLS LAST")
     assert keys == [("ln", "ascending", "at_end"), ("sn", "ascending", "at_end")]
@@ -425,7 +426,7 @@ def test_the_row_number_sort_is_arrows_sort(
     the same rows in the same order as Arrow's stable sort by the two columns, NULLs last,
     ties in input order (the third column tells them apart), in chunks or not; numbers
     too large or negative for the key are sorted by Arrow."""
-    from pixops.recon._run import _sort_keys, _sorted
+    from pixops.recon._outputs import _sort_keys, _sorted
 
     keys = _sort_keys("ln ASC NULLS LAST, sn ASC NULLS LAST")
     table = pa.table(
@@ -451,7 +452,7 @@ def test_a_few_rows_taken_chunk_by_chunk_are_arrows_take(
 ) -> None:
     """`_take_few` takes each row from the chunk that holds it (empty chunks, repeats and
     any order included): the same values as Arrow's take of the whole column."""
-    from pixops.recon._run import _take_few
+    from pixops.recon._outputs import _take_few
 
     bounds = sorted({0, len(values), *(min(c, len(values)) for c in cuts)})
     column = pa.chunked_array(

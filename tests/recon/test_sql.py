@@ -126,7 +126,7 @@ def test_the_host_shortcuts_name_steps_and_inputs_that_exist() -> None:
     listing its numbers, and that input's columns (`run_steps` takes them by name); the
     steps the DuckDB host keeps as Arrow are steps written as tables (read several
     times), none of them taken."""
-    from pixops.recon._run import _ARROW_STEPS
+    from pixops.recon._steps import _ARROW_STEPS
 
     names = [name for name, _, _ in STEPS]
     assert set(EXACT) <= set(names)

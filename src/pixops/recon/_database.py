@@ -28,7 +28,7 @@ def cursor() -> duckdb.DuckDBPyConnection:
             # Every output is sorted explicitly, so steps need not keep insertion order:
             # without it DuckDB materialises each step on all cores instead of one.
             # (The steps that group a million rows by row number turn on DuckDB's array
-            # indexed by the number themselves: `pixops.recon._run.run_steps`.)
+            # indexed by the number themselves: `pixops.recon._steps.run_steps`.)
             _database = duckdb.connect(config={"preserve_insertion_order": False})
             _owner_pid = os.getpid()
         return _database.cursor()

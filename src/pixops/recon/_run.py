@@ -1,19 +1,17 @@
-"""Run the reconciliation SQL on DuckDB: register inputs as views, set the time zone, run.
+"""Reconcile on DuckDB: `reconcile`, from the caller's books to a `ReconResult`.
 
-The rules are in `pixops.recon._sql` only; this module is the host: it validates and
-converts the inputs to Arrow, registers them (zero-copy), runs the steps and brings the
-outputs back as Arrow-backed frames (never through ``.df()``, which turns integer sums
-into float64).
+The rules are in `pixops.recon._sql` only; this module is the DuckDB host's front: it
+validates and converts the inputs to Arrow (`prepare_inputs`), has the steps run
+(`pixops.recon._steps`) and their outputs finished (`pixops.recon._outputs`, Arrow-backed
+frames, never through ``.df()``, which turns integer sums into float64), the first of
+them in a thread while the later steps run, and warns of what it could not judge.
 """
 
 from __future__ import annotations
 
 import contextlib
-import os
 import warnings
-from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
-from contextlib import contextmanager
 from datetime import date, datetime, time, timedelta, tzinfo
 from pathlib import Path
 from typing import Any, Final
@@ -25,7 +23,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from pixops.frames import WINDOW_ATTR, as_table, local_dates, parse_tz, to_frame
+from pixops.frames import WINDOW_ATTR, as_table, local_dates, parse_tz
 from pixops.money import MoneyError, check_int64
 from pixops.recon._balances import balances_table
 from pixops.recon._database import cursor
@@ -38,34 +36,16 @@ from pixops.recon._inputs import (
 )
 from pixops.recon._ledger_extras import padded, seconds_since_epoch
 from pixops.recon._mapping_file import find_mapping, read_mapping, read_tolerances
+from pixops.recon._outputs import finished, read
 from pixops.recon._result import CATEGORIES, ReconResult
 from pixops.recon._review import Decision, ReviewFile, decisions_table
-from pixops.recon._sql import EXACT, IDENTIFIER_RULE, LOOKUPS, OUTPUTS, STEPS, TAKEN
+from pixops.recon._sql import OUTPUTS
 from pixops.recon._sql._findings import COPY_DETAIL
+from pixops.recon._steps import run_steps
 from pixops.recon._tolerances import Tolerances
 
-__all__ = ["balance_snapshot", "prepare_inputs", "reconcile", "run_steps"]
+__all__ = ["balance_snapshot", "prepare_inputs", "reconcile"]
 
-#: Rows per chunk of the inputs handed to DuckDB (its scans run one chunk per task).
-CHUNK_ROWS = 65_536
-
-#: Steps that group every entry or row by its number: DuckDB groups them in an array
-#: indexed by the number (numbers up to 2^22, ~4M rows) instead of a hash table, about
-#: half the CPU at 1M rows (0.23 -> 0.11 s for the two). Only these: the array is sized by
-#: the numbers' range, not the rows, so on the few rows the rules' steps group (50,000 of
-#: a million) it cost more than the rows (~0.25 s of CPU over those steps at 1M).
-_GROUPED_BY_NUMBER: Final = frozenset({"picks", "claims"})
-_PERFECT_HASH_BITS: Final = 22
-
-#: Steps read several times that the DuckDB host keeps as Arrow tables (the step's query
-#: fetched with `to_arrow_table`, registered under its name) instead of writing them to
-#: temporary tables: DuckDB 2.0 spends ~130 ns a row on each text column it writes to a
-#: table (`stmt`'s two status and direction columns of a million rows, ~0.17 s of CPU of
-#: its ~0.5 s; `few_led`'s seven and `few_stmt`'s four of ~50,000 rows, ~25 ms each) and
-#: far less handing them to Arrow; their readers scan the Arrow table in about the time
-#: they took on the table (a few tiny lookups by row number a little more: DuckDB's join
-#: filter does not reach an Arrow scan). The same SQL and the same rows either way.
-_ARROW_STEPS: Final = frozenset({"stmt", "few_led", "few_stmt"})
 
 _SCOPE_SCHEMA = pa.schema(
     [("first_day", pa.date32()), ("last_day", pa.date32()), ("ledger_step_base", pa.int64())]
@@ -398,116 +378,6 @@ def _categories(step_base: int) -> pa.Table:
     )
 
 
-@contextmanager
-def run_steps(
-    con: duckdb.DuckDBPyConnection,
-    zone: str,
-    inputs: dict[str, pa.Table],
-    until: str | None = None,
-    *,
-    shortcuts: bool = True,
-    made: Callable[[str], None] | None = None,
-    drop: bool = True,
-) -> Iterator[duckdb.DuckDBPyConnection]:
-    """`STEPS` run on ``con`` in order (through step ``until`` when given), their
-    tables readable inside the block; the inputs and steps are dropped after it. With
-    ``shortcuts``, a `TAKEN` step is made by taking the input's rows by position
-    (`_take`) rather than by its SQL's join, and with no tolerance on a ledger in base
-    units (`_exact`) the `EXACT` texts run, and the `_ARROW_STEPS` are kept as Arrow
-    tables: the same rows either way, without scanning the million rows' columns,
-    comparing six columns of a million candidates or writing text to DuckDB's tables for
-    nothing (tests run both). ``made`` is called with each step's name once it is made
-    (`_run` reads an output there while the later steps run). Without ``drop`` the inputs
-    and steps are left to the connection, for a caller that closes it at once (its
-    temporary tables go with it: ~0.7 ms, where dropping each step took ~25 ms)."""
-    names = [name for name, _, _ in STEPS]
-    if until is not None and until not in names:
-        raise ValueError(f"no step named {until!r}")
-    con.execute(f"SET TimeZone = '{zone}'")
-    for name, table in inputs.items():
-        con.register(name, _in_chunks(table))
-    found = con.execute("SELECT current_setting('perfect_ht_threshold')").fetchone()
-    bits = int(found[0]) if found else _PERFECT_HASH_BITS
-    taken: list[str] = []
-    texts = EXACT if shortcuts and _exact(inputs) else {}
-    try:
-        for name, step_sql, materialise in STEPS:
-            # The shortcut only stands in for the text it was written for: a step given
-            # another text (tests/recon/test_matching_reference.py runs older steps) runs it.
-            full, exact = texts.get(name, (step_sql, step_sql))
-            sql = exact if step_sql == full else step_sql
-            if shortcuts and name in TAKEN:
-                con.register(name, _take(con, inputs, *TAKEN[name]))
-                taken.append(name)
-            elif shortcuts and name in _ARROW_STEPS:
-                con.register(name, _in_chunks(con.sql(sql).to_arrow_table()))
-                taken.append(name)
-            else:
-                kind = "TABLE" if materialise else "VIEW"
-                with _grouping_for(con, name, bits):
-                    con.execute(f"CREATE OR REPLACE TEMP {kind} {name} AS {sql}")
-            if made is not None:
-                made(name)
-            if name == until:
-                break
-        yield con
-    finally:
-        if drop:
-            for name in [*inputs, *taken]:
-                con.unregister(name)
-            for name, _, materialise in reversed(STEPS):
-                if name not in taken:
-                    con.execute(f"DROP {'TABLE' if materialise else 'VIEW'} IF EXISTS {name}")
-
-
-def _exact(inputs: dict[str, pa.Table]) -> bool:
-    """No tolerance is set and the ledger keeps base units: `EXACT` gives the same rows
-    (False without those inputs)."""
-    if "rules_in" not in inputs or "scope_in" not in inputs:
-        return False
-    rules = inputs["rules_in"].to_pylist()[0]
-    steps = inputs["scope_in"].column("ledger_step_base").to_pylist()
-    return steps == [1] and all(
-        rules[name] == 0 for name in ("amount_base", "amount_bp", "fee_base", "day_window")
-    )
-
-
-def _take(
-    con: duckdb.DuckDBPyConnection,
-    inputs: dict[str, pa.Table],
-    source: str,
-    number: str,
-    numbers: str,
-    columns: tuple[str, ...],
-) -> pa.Table:
-    """Step ``numbers``'s rows, each with ``columns`` of the row of input ``source`` its
-    ``number`` points at (a `TAKEN` step), taken by position: row n is row n - 1 of its
-    input (`_numbered`); a row without a number has no input row, as in the SQL's join.
-    ~10 ms for 50,000 of a million rows, where DuckDB's join scanned every input row's
-    columns (~60-90 ms)."""
-    listed = con.sql(
-        f"SELECT * FROM {numbers} WHERE {number} IS NOT NULL"  # noqa: S608
-    ).to_arrow_table()
-    rows = inputs[source].select(list(columns)).take(pc.subtract(listed.column(number), 1))
-    for name in columns:
-        listed = listed.append_column(name, rows.column(name))
-    return listed
-
-
-@contextmanager
-def _grouping_for(con: duckdb.DuckDBPyConnection, step: str, bits: int) -> Iterator[None]:
-    """Run `step` with DuckDB's array grouping widened when it groups by row number
-    (`_GROUPED_BY_NUMBER`), then put the connection's own setting (`bits`) back."""
-    if step not in _GROUPED_BY_NUMBER or bits >= _PERFECT_HASH_BITS:
-        yield
-        return
-    con.execute(f"SET SESSION perfect_ht_threshold = {_PERFECT_HASH_BITS}")
-    try:
-        yield
-    finally:
-        con.execute(f"SET SESSION perfect_ht_threshold = {bits}")
-
-
 #: Outputs read as soon as their step is made, their rows then finished on the host (sorted,
 #: ids taken, rules named: ~0.15 s of mostly single-threaded Arrow work for a million
 #: matched rows) in a thread while DuckDB runs the steps after them: the two overlap on
@@ -525,179 +395,15 @@ def _run(
 
         def made(step: str) -> None:
             if step in _EARLY:
-                early[step] = pool.submit(_finished, step, _read(con, step), inputs)
+                early[step] = pool.submit(finished, step, read(con, step), inputs)
 
         with run_steps(con, zone, inputs, made=made, drop=drop):
             for name in OUTPUTS:
                 if name not in early:
-                    outputs[name] = _finished(name, _read(con, name), inputs)
+                    outputs[name] = finished(name, read(con, name), inputs)
         for name, finishing in early.items():
             outputs[name] = finishing.result()
     return {name: outputs[name] for name in OUTPUTS}
-
-
-def _read(con: duckdb.DuckDBPyConnection, name: str) -> pa.Table:
-    """Output ``name``'s columns as DuckDB gives them: all but the looked-up ones, with
-    the numbers those are taken by and the columns it is ordered by."""
-    columns, order = OUTPUTS[name]
-    lookups = LOOKUPS.get(name, ())
-    looked_up = {output for output, _, _, _ in lookups}
-    numbers = sorted({number for _, _, _, number in lookups})
-    selected = [c for c in columns.split(", ") if c not in looked_up] + numbers
-    if columns != "*":
-        keys = _sort_keys(order)
-        selected += [c for c, _, _ in keys if c not in selected and c not in looked_up]
-    query = f"SELECT {', '.join(selected)} FROM {name}"  # noqa: S608
-    return con.sql(query).to_arrow_table()
-
-
-def _finished(name: str, table: pa.Table, inputs: dict[str, pa.Table]) -> pd.DataFrame:
-    """Output ``name`` as `_read` gave it, sorted, with its ids looked up and its rules
-    named (no DuckDB here: it runs beside the steps)."""
-    columns, order = OUTPUTS[name]
-    lookups = LOOKUPS.get(name, ())
-    looked_up = {output for output, _, _, _ in lookups}
-    keys = _sort_keys(order)
-    # Sorted before the ids are taken unless the order reads them: a sort gathers
-    # every column, and the taken ids are a million strings each.
-    sort_after = any(column in looked_up for column, _, _ in keys)
-    if not sort_after:
-        table = _sorted(table, keys)
-    if lookups:
-        table = _looked_up(table, lookups, inputs)
-    if name in IDENTIFIER_RULE:
-        table = _identifier_rules(table, inputs)
-    if sort_after:
-        table = _sorted(table, keys)
-    if columns != "*":
-        table = table.select(columns.split(", "))
-    return to_frame(_utc(table))
-
-
-#: Values of a row number below this fit two to an int64 sort key (`_sorted`).
-_NUMBER_LIMIT: Final = 2**31
-
-
-def _sorted(table: pa.Table, keys: list[tuple[str, str, str]]) -> pa.Table:
-    """``table`` in the order of ``keys`` (`_sort_keys`: ascending, nulls last). Ordered by
-    two row numbers (`matched`: ``ln``, ``sn``), it is sorted by one int64 made of both
-    (a NULL as the limit, after every number) with NumPy's stable sort: the same order as
-    Arrow's sort by the two columns (stable too), ~18 against ~50 ms for a million
-    matched rows, which come mostly in order. Any other order is Arrow's."""
-    columns = [table.column(name) for name, _, _ in keys]
-    if len(columns) != 2 or any(column.type != pa.int64() for column in columns):
-        return table.sort_by(keys)
-    parts = []
-    for column in columns:
-        low, high = pc.min_max(column).values()
-        if low.is_valid and (low.as_py() < 0 or high.as_py() >= _NUMBER_LIMIT):
-            return table.sort_by(keys)
-        parts.append(pc.fill_null(column, _NUMBER_LIMIT).to_numpy())
-    key = parts[0] * (_NUMBER_LIMIT + 1) + parts[1]
-    return table.take(pa.array(np.argsort(key, kind="stable")))
-
-
-def _sort_keys(order: str) -> list[tuple[str, str, str]]:
-    """An output's row order (`OUTPUTS`: SQL text, every term ``column ASC NULLS LAST``) as
-    Arrow sort keys. The host sorts the rows it read, once their ids are looked up: Arrow
-    sorts a million matched rows in about half the CPU of an ORDER BY in DuckDB, which
-    gathers every column of every row through its sort (~0.25 -> ~0.15 s at 1M)."""
-    keys = []
-    for term in order.split(", "):
-        column, *rest = term.split()
-        if rest != ["ASC", "NULLS", "LAST"]:
-            raise ValueError(f"an output's order must be ascending, nulls last: {term!r}")
-        keys.append((column, "ascending", "at_end"))
-    return keys
-
-
-def _looked_up(
-    table: pa.Table, lookups: tuple[tuple[str, str, str, str], ...], inputs: dict[str, pa.Table]
-) -> pa.Table:
-    """``table`` with its looked-up columns added, taken by position (row number n is row
-    n - 1 of its input; no number, no value; a categorical decoded to text). The columns
-    are taken on all cores (Arrow releases the GIL): ~80 ms of copying at a million rows."""
-    positions = {number: pc.subtract(table.column(number), 1) for _, _, _, number in lookups}
-
-    def take(lookup: tuple[str, str, str, str]) -> pa.ChunkedArray:
-        _, source, column, number = lookup
-        values = inputs[source].column(column).take(positions[number])
-        if pa.types.is_dictionary(values.type):
-            values = values.cast(values.type.value_type)
-        return values
-
-    with ThreadPoolExecutor(max_workers=os.cpu_count()) as pool:
-        taken = list(pool.map(take, lookups))
-    for (output, _, _, _), values in zip(lookups, taken, strict=True):
-        table = table.append_column(output, values)
-    return table
-
-
-def _identifier_rules(table: pa.Table, inputs: dict[str, pa.Table]) -> pa.Table:
-    """``rule`` named where the SQL left it empty (`IDENTIFIER_RULE`): the first of the
-    row's identifiers equal to the entry's reference (a settlement key: ``settlement``).
-    Compared on the looked-up text: the transaction id at once, the others for the few
-    rows left (~10 ms at a million rows, where a join back to both inputs cost ~0.1 s).
-    When rows are left, the column is built once, taking each row's text by a number (a
-    name's position, or past the names its own rule's): replacing the few rows in a
-    million-row text column copied it whole a second time (~35 ms)."""
-    rule = table.column("rule").combine_chunks()
-    empty = rule.is_null()
-    if not pc.any(empty).as_py():
-        return table
-    reference = table.column("reference").combine_chunks()
-    same = pc.fill_null(pc.equal(reference, table.column("transaction_id").combine_chunks()), False)
-    left = pc.and_(empty, pc.invert(same))
-    if not pc.any(left).as_py():
-        named = pc.if_else(pc.and_(empty, same), pa.scalar("transaction_id"), rule)
-        return table.set_column(table.schema.get_field_index("rule"), "rule", named)
-    where = pc.indices_nonzero(left)
-    positions = pc.subtract(pc.take(table.column("sn").combine_chunks(), where), 1)
-    statement = inputs["statement_in"]
-    refs = pc.take(reference, where)
-    names = (*IDENTIFIER_RULE["matched"], "settlement")
-    nameless = len(names)  # the position of no name (NULL)
-    found = np.full(len(where), nameless, dtype=np.int64)
-    for number, column in reversed(list(enumerate(IDENTIFIER_RULE["matched"]))):
-        values = _take_few(statement.column(column), positions)
-        equal = pc.fill_null(pc.equal(values, refs), False).to_numpy(zero_copy_only=False)
-        found[equal] = number
-    settlement = (
-        inputs["ledger_in"]
-        .column("settlement")
-        .take(pc.subtract(pc.take(table.column("ln").combine_chunks(), where), 1))
-    )
-    found[pc.is_valid(settlement).to_numpy(zero_copy_only=False)] = len(names) - 1
-    numbers = np.where(same.to_numpy(zero_copy_only=False), 0, nameless)
-    numbers[where.to_numpy()] = found
-    given = ~empty.to_numpy(zero_copy_only=False)
-    numbers[given] = np.arange(nameless + 1, nameless + 1 + int(given.sum()))
-    texts = pa.concat_arrays([pa.array([*names, None], rule.type), rule.drop_null()])
-    named = texts.take(pa.array(numbers))
-    return table.set_column(table.schema.get_field_index("rule"), "rule", named)
-
-
-def _take_few(column: pa.ChunkedArray, positions: pa.Array) -> pa.Array:
-    """``column``'s values at ``positions`` (no nulls), each taken from the chunk that holds
-    it: Arrow's take on a column of several chunks first copies them into one (~8 ms a
-    text column of a million statement rows, for the few dozen rows `_identifier_rules`
-    names), here only the rows wanted are copied. The same values as ``column.take``."""
-    if column.num_chunks <= 1:
-        return column.take(positions).combine_chunks()
-    wanted = positions.to_numpy(zero_copy_only=False)
-    lengths = np.fromiter((len(chunk) for chunk in column.chunks), np.int64, column.num_chunks)
-    starts = np.concatenate(([0], np.cumsum(lengths)[:-1]))
-    chunk_of = np.searchsorted(starts, wanted, side="right") - 1
-    order = np.argsort(chunk_of, kind="stable")
-    parts = []
-    for number in np.unique(chunk_of):
-        picked = order[chunk_of[order] == number]
-        local = pa.array(wanted[picked] - starts[number])
-        parts.append(column.chunk(int(number)).take(local))
-    gathered = pa.concat_arrays(parts) if parts else pa.array([], column.type)
-    inverse = np.empty(len(order), np.int64)
-    inverse[order] = np.arange(len(order))
-    return gathered.take(pa.array(inverse))
 
 
 def _with_business_date(statement: pa.Table, zone: str) -> pa.Table:
@@ -714,25 +420,6 @@ def _numbered(table: pa.Table, name: str) -> pa.Table:
     """The table with its row positions (1, 2, ...) as a first column ``name``."""
     positions = pa.array(np.arange(1, table.num_rows + 1, dtype=np.int64))
     return table.add_column(0, name, positions)
-
-
-def _in_chunks(table: pa.Table) -> pa.Table:
-    """The table in chunks of at most `CHUNK_ROWS` (zero-copy slices) for DuckDB, which
-    scans an Arrow table one chunk per task: a table in one chunk would be read by one
-    core. The inputs themselves stay whole, as read: `_looked_up` takes rows from them,
-    and a take across chunks first copies them into one (~40 ms at a million rows)."""
-    return pa.Table.from_batches(table.to_batches(max_chunksize=CHUNK_ROWS), table.schema)
-
-
-def _utc(table: pa.Table) -> pa.Table:
-    """DuckDB hands timestamps back in the session zone; the frames say UTC."""
-    fields: list[Any] = []
-    for field in table.schema:
-        if pa.types.is_timestamp(field.type) and field.type.tz is not None:
-            fields.append(pa.field(field.name, pa.timestamp(field.type.unit, tz="UTC")))
-        else:
-            fields.append(field)
-    return table.cast(pa.schema(fields))
 
 
 def balance_snapshot(client: object) -> tuple[datetime, int]:

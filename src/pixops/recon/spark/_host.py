@@ -217,7 +217,7 @@ def output_sql(name: str) -> str:
 
 
 def _identifier_rule(naming: tuple[str, ...], aliases: dict[tuple[str, str], str]) -> str:
-    """``rule`` where the SQL left it NULL, as `pixops.recon._run._identifier_rules`
+    """``rule`` where the SQL left it NULL, as `pixops.recon._outputs._identifier_rules`
     names it: the transaction id when it is the entry's reference, else ``settlement``
     for an entry with a settlement key, else the first identifier equal to the reference."""
     row, entry = aliases["statement_in", "sn"], aliases["ledger_in", "ln"]
