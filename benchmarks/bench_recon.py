@@ -43,8 +43,9 @@ threads); wall is printed too. Each side's turn is two timed runs in a row, and 
 is the figure (the first is printed after it): the first follows the seconds the child
 sat idle while the other sides ran, in which the memory allocators gave its pages back,
 and faulting them in again cost 0.2 to 0.7 s of system time a run on this VM (user time
-steady within ~0.1 s), a swing larger than the difference measured (2026-11-28: 2 to 4
-of 4-5 rounds over 1.3x on the first run, none on the second; see benchmarks/README.md).
+steady within ~0.2 s), a swing larger than the difference measured (2026-11-28, the same
+code: one run a turn read 1.35x-1.40x, 2-4 of 3-5 rounds over 1.3x; two runs a turn read
+1.14x-1.26x by the second run: see benchmarks/README.md).
 """
 
 from __future__ import annotations
