@@ -41,8 +41,8 @@ from pixops.recon import (
     load_days,
     run_days,
 )
+from pixops.recon._categories import ATTENTION_CATEGORIES
 from pixops.recon._inputs import CANONICAL_MAPPING
-from pixops.recon._result import ATTENTION_CATEGORIES
 from pixops.recon._review import ReviewError
 from pixops.recon._staging import staged_directory
 from pixops.recon._tolerances import Tolerances

@@ -48,6 +48,7 @@ rejections every later run applies:
 
 from pixops.errors import name_errors_by_package
 from pixops.recon._balances import BALANCES_SCHEMA, balances_table, read_balances
+from pixops.recon._categories import ATTENTION_CATEGORIES, CATEGORIES, CATEGORY_LABELS
 from pixops.recon._days import (
     DayNotComeError,
     DaysInputs,
@@ -77,14 +78,7 @@ from pixops.recon._mapping_file import (
     read_tolerances,
     write_mapping,
 )
-from pixops.recon._result import (
-    ATTENTION_CATEGORIES,
-    CATEGORIES,
-    CATEGORY_LABELS,
-    NOT_CHECKED,
-    SAMPLE_LEDGER_NAME,
-    ReconResult,
-)
+from pixops.recon._result import NOT_CHECKED, SAMPLE_LEDGER_NAME, ReconResult
 from pixops.recon._review import Decision, ReviewError, ReviewFile, review_path
 from pixops.recon._run import balance_snapshot, reconcile
 from pixops.recon._sql import LOOKUPS, OUTPUTS, STEPS

@@ -15,7 +15,7 @@ from zoneinfo import ZoneInfo
 import plotly.graph_objects as go
 
 from pixops.money import format_brl_base
-from pixops.recon._result import CATEGORY_LABELS, money_or_dash
+from pixops.recon._categories import CATEGORY_LABELS, money_or_dash
 
 if TYPE_CHECKING:
     import pandas as pd

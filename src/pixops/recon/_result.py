@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import csv
 import html
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
@@ -39,6 +38,12 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from pixops.money import format_brl_base
+from pixops.recon._categories import (
+    ATTENTION_CATEGORIES,
+    CATEGORIES,
+    CATEGORY_LABELS,
+    money_or_dash,
+)
 from pixops.recon._mapping import PER_UNIT
 from pixops.recon._reading import LedgerReading
 from pixops.recon._spreadsheet import atomic_text_file, spreadsheet_money, spreadsheet_text
@@ -49,8 +54,6 @@ if TYPE_CHECKING:
     import plotly.graph_objects as go
 
 __all__ = [
-    "ATTENTION_CATEGORIES",
-    "CATEGORIES",
     "NOT_CHECKED",
     "SAMPLE_LEDGER_NAME",
     "ReconResult",
@@ -58,42 +61,6 @@ __all__ = [
 
 #: The file name of the demo month's ledger (``data/sample_ledger.csv``).
 SAMPLE_LEDGER_NAME: Final = "sample_ledger.csv"
-
-#: Every finding, in the order reports list them.
-ATTENTION_CATEGORIES: Final = (
-    "missing_in_statement",
-    "missing_in_ledger",
-    "amount_mismatch",
-    "fee_mismatch",
-    "status_mismatch",
-    "duplicate",
-    "timing_difference",
-    "unbooked_refund",
-    "unit_error",
-    "balance_difference",
-    "needs_review",
-)
-#: ``rounding``: pairs that agree at the ledger's precision only (a fee of R$ 0,1305 kept
-#: as R$ 0,13 in a ledger in centavos): counted apart, never a finding; in the summary
-#: only of a ledger coarser than the statement.
-CATEGORIES: Final = ("matched", *ATTENTION_CATEGORIES, "rounding")
-
-#: What each category means, for people (reports, the dashboard, the CLI).
-CATEGORY_LABELS: Final[dict[str, str]] = {
-    "matched": "Matched",
-    "rounding": "Rounding (ledger's precision)",
-    "missing_in_statement": "In the ledger, not in the statement",
-    "missing_in_ledger": "In the statement, not in the ledger",
-    "amount_mismatch": "Amount differs",
-    "fee_mismatch": "Fee differs",
-    "status_mismatch": "Status differs",
-    "duplicate": "Duplicate",
-    "timing_difference": "Booked on another day",
-    "unbooked_refund": "Refund not booked",
-    "unit_error": "Unit error (100x or 10000x)",
-    "balance_difference": "Balance does not close",
-    "needs_review": "Needs review (two equal candidates)",
-}
 
 #: The Excel-friendly file's header of each discrepancies column.
 EXCEL_HEADERS: Final[dict[str, str]] = {
@@ -441,13 +408,6 @@ class ReconResult:
         from pixops.recon._figures import rollforward_figure
 
         return rollforward_figure(self)
-
-
-def money_or_dash(amount_base: object, formatted: Callable[[int], str]) -> str:
-    """Money as pt-BR text, or a dash where there is none (a balance row of the summary)."""
-    if amount_base is None or amount_base is pd.NA:
-        return "—"
-    return formatted(int(amount_base))  # type: ignore[call-overload]
 
 
 def _count(number: int) -> str:

@@ -26,6 +26,7 @@ import pyarrow.compute as pc
 from pixops.frames import WINDOW_ATTR, as_table, local_dates, parse_tz
 from pixops.money import MoneyError, check_int64
 from pixops.recon._balances import balances_table
+from pixops.recon._categories import CATEGORIES
 from pixops.recon._database import cursor
 from pixops.recon._inputs import (
     LedgerMapping,
@@ -37,7 +38,7 @@ from pixops.recon._inputs import (
 from pixops.recon._ledger_extras import padded, seconds_since_epoch
 from pixops.recon._mapping_file import find_mapping, read_mapping, read_tolerances
 from pixops.recon._outputs import finished, read
-from pixops.recon._result import CATEGORIES, ReconResult
+from pixops.recon._result import ReconResult
 from pixops.recon._review import Decision, ReviewFile, decisions_table
 from pixops.recon._sql import OUTPUTS
 from pixops.recon._sql._findings import COPY_DETAIL

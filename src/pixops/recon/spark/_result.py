@@ -12,9 +12,10 @@ import pyarrow as pa
 from pyspark.sql import DataFrame
 
 from pixops.frames import STATEMENT_SCHEMA, to_frame
+from pixops.recon._categories import ATTENTION_CATEGORIES, CATEGORIES
 from pixops.recon._inputs import LEDGER_SCHEMA
 from pixops.recon._reading import LedgerReading
-from pixops.recon._result import ATTENTION_CATEGORIES, CATEGORIES, ReconResult
+from pixops.recon._result import ReconResult
 from pixops.recon._tolerances import Tolerances
 
 __all__ = ["FRAMES", "SparkReconResult"]
