@@ -289,7 +289,8 @@ def parse_model(model: Any, body: bytes, status: int = 200) -> Any:
     `nogc` does for its bulk parsing: a page of 100 statement rows makes ~600 container
     objects (rows, their dicts and field sets, the `Amount`s), which set off a collection
     or two that can find nothing (none of them refers back to another), and pausing it
-    took 4 to 7 points off the page's cost over raw httpx (benchmarks/bench_client.py).
+    took ~3.5 points off the page's cost over raw httpx (benchmarks/bench_client.py,
+    three interleaved pairs: +31.3 -> +27.7 %).
     Reference counting still frees everything; a collector paused by the caller is left
     paused."""
     collecting = gc.isenabled()
