@@ -174,3 +174,37 @@ def test_a_documented_recon_command_finds_the_planted_day(
     assert "Matched                                 291" in out
     path = Path(arguments[arguments.index("--out") + 1])
     assert (scratch_root / path / "discrepancies.csv").is_file()
+
+
+def mapping_page_commands() -> list[str]:
+    """docs/ledger-mapping.md's `pixops recon` lines (its pt-BR example ledger)."""
+    page = (ROOT / "docs" / "ledger-mapping.md").read_text(encoding="utf-8")
+    commands = []
+    for block in re.findall(r"```bash\n(.*?)```", page, re.DOTALL):
+        for command in block.replace("\\\n", " ").splitlines():
+            if command.strip().startswith(".venv/bin/pixops recon"):
+                commands.append(command.strip())
+    return commands
+
+
+def test_the_mapping_page_s_recon_lines_find_what_it_says(
+    scratch_root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Each documented line, run as written on docs/examples (copied beside data/), prints
+    the matches and findings the page's sentence above them states."""
+    page = (ROOT / "docs" / "ledger-mapping.md").read_text(encoding="utf-8")
+    stated = re.search(r"find the same (\d+) matches and (\d+) findings", page)
+    assert stated, "docs/ledger-mapping.md no longer says what its commands find"
+    matches, findings = (int(number) for number in stated.groups())
+    shutil.copytree(ROOT / "docs" / "examples", scratch_root / "docs" / "examples")
+    commands = mapping_page_commands()
+    assert len(commands) == 2
+    for command in commands:
+        status = main(shlex.split(command)[1:])
+        out, err = capsys.readouterr()
+        assert status == 1, err
+        assert re.search(rf"^Matched +{matches} ", out, re.MULTILINE), out
+        assert f"needs attention ({findings} findings to check)" in out
+        assert (
+            "read as: semicolon, Windows-1252, decimal comma, dd/mm/yyyy, amounts in reais" in out
+        )
