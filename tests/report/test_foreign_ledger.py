@@ -24,9 +24,13 @@ def test_the_report_names_a_ledger_of_other_books(
     ledger = foreign_ledger(tmp_path / "books.csv")
     said: list[str] = []
     day, page = date(2026, 1, 15), tmp_path / "recon.html"
-    out = daily_report(day, page, notebook=NOTEBOOK, ledger=ledger, say=said.append)
+    # Without balances (`pixops recon --html` without --balances): the headline says the
+    # balance was not checked; notebook 03's stored output has the checked line (nbval).
+    out = daily_report(
+        day, page, notebook=NOTEBOOK, ledger=ledger, without_balances=True, say=said.append
+    )
     text = re.sub(r"\s+", " ", html.unescape(re.sub(r"<[^>]+>", " ", out.read_text("utf-8"))))
-    heading = text.index("Business day 15/01/2026 (São Paulo time): 600 findings to check")
+    heading = text.index("Business day 15/01/2026 (São Paulo time): 599 findings to check")
     warning = text.index(
         "None of the 301 ledger entries pairs with any of the 298 statement movements of"
         " 15/01/2026: the ledger file books.csv is most likely not this account's (or not"
@@ -37,11 +41,12 @@ def test_the_report_names_a_ledger_of_other_books(
     # A scheduler's log shows no page: the run says which service, the verdict and why.
     assert said[0].startswith("Using the sandbox: demo month of 'Loja Simulada'")
     assert said[1:] == [
-        "Business day 15/01/2026 (São Paulo time): 600 findings to check",
+        "Business day 15/01/2026 (São Paulo time): 599 findings to check",
         "None of the 301 ledger entries pairs with any of the 298 statement movements of"
         " 15/01/2026: the ledger file books.csv is most likely not this account's (or not"
         " this day's); set ledger_path in the settings cell (--ledger on the command line)"
         " to your account's ledger file.",
         # How the ledger was read, last (docs/ledger-mapping.md).
         "Ledger books.csv read as: comma, UTF-8, whole numbers, yyyy-mm-dd, amounts in base units.",
+        "Balance not checked (no balances given).",
     ]
