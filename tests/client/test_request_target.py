@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from pixops.client._config import Credentials, Settings
 from pixops.client._core import Call, build_request, request_target
+from pixops.sandbox import ApiKey, Merchant, Sandbox
 
 _ROOT = "https://pix.example/api/external"
 _texts = st.text(
@@ -64,3 +65,19 @@ def test_an_httpx_client_s_own_params_are_still_merged() -> None:
     with httpx.Client(params={"trace": "1"}) as http:
         request, _ = build_request(http, _settings(), Call("GET", "/statement", {"page": "3"}))
     assert dict(request.url.params) == {"page": "3", "trace": "1"}
+
+
+def test_the_service_gets_both_the_path_s_query_and_the_call_s(
+    sandbox: Sandbox, merchant: Merchant, key: ApiKey
+) -> None:
+    for amount in (1_000, 2_000, 3_000):
+        sandbox.receive_pix(merchant.id, amount_centavos=amount)
+    with sandbox.client(key) as client:
+        answer = client.request("GET", "/statement?page=2", query={"per_page": "1"})
+    body = answer.json()
+    assert (answer.status_code, body["page"], body["per_page"], len(body["data"])) == (
+        200,
+        2,
+        1,
+        1,
+    )

@@ -247,7 +247,8 @@ class AsyncClient:
         self, method: str, path: str, json_body: Any = None, *, query: dict[str, str] | None = None
     ) -> httpx.Response:
         """One signed request to any path under `/api/external` (what `pixops api` sends);
-        the answer is returned as is, errors included."""
+        the answer is returned as is, errors included. `query` is sent after any query the
+        path holds (`"/statement?page=2"`, `query={"per_page": "100"}`: both)."""
         return await self.send(raw_call(method, path, json_body, query))
 
     # -- endpoints and helpers -------------------------------------------------
