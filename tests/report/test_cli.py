@@ -75,6 +75,18 @@ def test_a_service_that_cannot_be_reached_exits_3_and_other_failures_2(
     assert "pixops report: cannot read the service: unreachable.ipynb failed in cell" in err
     assert "TransportError" in err
     assert not out.exists()
+    # The shipped notebooks stop at `check_service`, in one line: an outage all the same.
+    checked = write_notebook(
+        tmp_path / "checked.ipynb",
+        "from pixops import Client\nfrom pixops.client import NO_RETRY\n"
+        "from pixops.widgets import check_service\n"
+        "check_service(Client('http://127.0.0.1:9', 'id', 'secret', retry=NO_RETRY))",
+    )
+    assert main(["report", "run", str(checked), "--html", str(out)]) == 3
+    err = capsys.readouterr().err
+    assert "pixops report: cannot read the service: checked.ipynb failed in cell" in err
+    assert "ServiceStopped" in err
+    assert not out.exists()
     broken = write_notebook(tmp_path / "broken.ipynb", "raise ValueError('a bug in the notebook')")
     assert main(["report", "run", str(broken), "--html", str(out)]) == 2
     err = capsys.readouterr().err
@@ -89,6 +101,7 @@ def test_every_error_of_the_client_that_means_no_service_is_named() -> None:
     names = service_error_names()
     for kind in (AuthenticationError, RateLimitError, ServerError):
         assert kind.__name__ in names
-    assert {"TransportError", "ResponseValidationError"} <= names
+    assert {"TransportError", "ResponseValidationError", "ServiceStopped"} <= names
+    assert "Stopped" not in names  # a notebook's own setting refused: a broken report
     assert "ValueError" not in names
     assert "ArgumentError" not in names

@@ -94,11 +94,13 @@ def execute_notebook(
 def service_error_names() -> frozenset[str]:
     """The class names of the client's errors that mean the service was not read: not
     reached (`TransportError`), refused (`ApiError` and each of its kinds) or answered
-    unreadably. A failed cell names its exception's class only, so the names are matched."""
+    unreadably, and `ServiceStopped`, which a notebook's `check_service` raises in their
+    place. A failed cell names its exception's class only, so the names are matched."""
     from pixops.client import ApiError, ResponseValidationError, TransportError
+    from pixops.widgets import ServiceStopped
 
     names: set[str] = set()
-    pending: list[type] = [TransportError, ResponseValidationError, ApiError]
+    pending: list[type] = [TransportError, ResponseValidationError, ApiError, ServiceStopped]
     while pending:
         kind = pending.pop()
         names.add(kind.__name__)

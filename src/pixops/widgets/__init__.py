@@ -38,7 +38,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from pixops.widgets._base import Stopped, check_service, month_days
+    from pixops.widgets._base import ServiceStopped, Stopped, check_service, month_days
     from pixops.widgets._charts import (
         fees_by_day_figure,
         findings_figure,
@@ -77,6 +77,7 @@ __all__ = [
     "ReconDashboard",
     "RefundPanel",
     "RefundReason",
+    "ServiceStopped",
     "Stopped",
     "TransactionInspector",
     "brl",
@@ -113,6 +114,7 @@ _LAZY = {
     "ReconDashboard": "pixops.widgets._recon",
     "RefundPanel": "pixops.widgets._refund",
     "RefundReason": "pixops.widgets._refund_words",
+    "ServiceStopped": "pixops.widgets._base",
     "Stopped": "pixops.widgets._base",
     "TransactionInspector": "pixops.widgets._inspector",
     "brl": "pixops.widgets._format",

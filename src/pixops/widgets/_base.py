@@ -281,6 +281,12 @@ class Stopped(PixopsError):  # noqa: N818  (what the reader sees: "Stopped")
         return [str(self)]
 
 
+class ServiceStopped(Stopped):
+    """`Stopped` by `check_service`: the service could not be used (not reached,
+    credentials refused, an unreadable answer). Its own kind, so `pixops report` exits 3
+    on it, as `pixops recon` does, and a scheduler tells an outage from a broken report."""
+
+
 def month_days(month: object, *, client: Client | None = None) -> tuple[date, date]:
     """The first and the last day of a month written ``yyyy-mm`` (``"2026-01"``, a
     notebook's ``month`` setting); anything else stops a notebook's Run All in one line
@@ -330,7 +336,7 @@ def check_service(client: Client) -> None:
         # The permission is checked last: a key that may not read the balance reached a
         # service that accepted it, which is all this asks (a MED desk's key, say).
         if getattr(error, "code", None) != "missing_permission":
-            raise Stopped(problem(error)) from None
+            raise ServiceStopped(problem(error)) from None
 
 
 def zone_hint(typed: str) -> str:
