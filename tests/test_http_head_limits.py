@@ -98,6 +98,36 @@ def test_ten_connections_at_once_are_each_cut_off(
         assert_431(answer)
 
 
+@pytest.mark.parametrize("over", [1, 8 * 1024, 100 * 1024])
+def test_a_complete_head_over_the_limit_gets_431(
+    server: tuple[PixopsServer, dict[str, str]], over: int
+) -> None:
+    """Sent whole, ended by its blank line: h11 bounded only an unfinished head, and
+    answered a complete one of 33 to 130 KB with 200."""
+    running, headers = server
+    head = b"GET /api/external/balance HTTP/1.1\r\nHost: x\r\n"
+    head += b"".join(f"{k}: {v}\r\n".encode() for k, v in headers.items())
+    filler = MAX_HEAD_BYTES + over - len(head) - len(b"X-Big: \r\n\r\n")
+    request = head + b"X-Big: " + b"a" * filler + b"\r\n\r\n"
+    assert len(request) == MAX_HEAD_BYTES + over
+    assert_431(refused(running.port, request, 0))
+
+
+def test_a_head_of_exactly_the_limit_is_answered(
+    server: tuple[PixopsServer, dict[str, str]],
+) -> None:
+    running, headers = server
+    head = b"GET /api/external/balance HTTP/1.1\r\nHost: x\r\n"
+    head += b"".join(f"{k}: {v}\r\n".encode() for k, v in headers.items())
+    filler = MAX_HEAD_BYTES - len(head) - len(b"X-Big: \r\n\r\n")
+    request = head + b"X-Big: " + b"a" * filler + b"\r\n\r\n"
+    assert len(request) == MAX_HEAD_BYTES
+    with socket.create_connection(("127.0.0.1", running.port), timeout=10) as conn:
+        conn.sendall(request)
+        answer = conn.recv(65536)
+    assert answer.startswith(b"HTTP/1.1 200"), answer[:200]
+
+
 def test_too_many_header_fields_get_431(server: tuple[PixopsServer, dict[str, str]]) -> None:
     running, _ = server
     fields = b"".join(b"X-F%d: 1\r\n" % n for n in range(MAX_HEADER_FIELDS + 1))

@@ -19,7 +19,8 @@ reads it: at most `MAX_HEAD_BYTES` bytes and `MAX_HEADER_FIELDS` fields, else a 
 the same JSON shape and the connection closed. httptools keeps whatever a header holds
 until it ends (ten connections each sending 50 MB of one header took the server from
 64 MB to 576 MB, before credentials were even read); h11 bounds an unfinished head
-itself (`h11_max_incomplete_event_size`, set to the same limit) but answered 400.
+itself (`h11_max_incomplete_event_size`, set to the same limit) but answered 400, and
+a complete head that arrived in one or two reads is measured once parsed.
 """
 
 from __future__ import annotations
@@ -128,10 +129,19 @@ def _coalesced(transport: asyncio.Transport) -> asyncio.Transport:
     return CoalescedWrites(transport, asyncio.get_running_loop())  # type: ignore[return-value]
 
 
+def _head_bytes(request: h11.Request) -> int:
+    """The bytes of a parsed request's head as sent: its request line and each field
+    line (``name: value`` and CRLF), and the blank line ending it."""
+    line = len(request.method) + len(request.target) + len(b"  HTTP/1.1\r\n")
+    fields = sum(len(name) + len(value) + 4 for name, value in request.headers.raw_items())
+    return line + fields + 2
+
+
 class _BoundedConnection(h11.Connection):
-    """h11's connection, refusing a request with more than `MAX_HEADER_FIELDS` fields
-    (h11 itself bounds an unfinished head's bytes), and keeping the status its last
-    refusal asks for: 431 for a head too large, else 400."""
+    """h11's connection, refusing a request with more than `MAX_HEADER_FIELDS` fields or
+    a complete head over `MAX_HEAD_BYTES` (h11 itself bounds only an unfinished head's
+    bytes: one that arrived whole in a read or two, 100 KB say, was answered 200), and
+    keeping the status its last refusal asks for: 431 for a head too large, else 400."""
 
     refusal_status = 400
 
@@ -141,7 +151,9 @@ class _BoundedConnection(h11.Connection):
         except h11.RemoteProtocolError as error:
             self.refusal_status = 431 if error.error_status_hint == 431 else 400
             raise
-        if isinstance(event, h11.Request) and len(event.headers) > MAX_HEADER_FIELDS:
+        if isinstance(event, h11.Request) and (
+            len(event.headers) > MAX_HEADER_FIELDS or _head_bytes(event) > MAX_HEAD_BYTES
+        ):
             self.refusal_status = 431
             raise h11.RemoteProtocolError(TOO_LARGE_MESSAGE, error_status_hint=431)
         return event
