@@ -7,6 +7,11 @@ with an offset) and an optional ``note``. Later runs read it: a confirmed pair i
 ids are the ledger's and the statement's own, so a re-import of an overlapping statement
 file finds the same rows. A later line about the same pair replaces an earlier one (a
 person changed their mind); anything else unreadable is an error naming its line.
+
+People open it in a spreadsheet too: the ids (the ledger's, so any text), who decided
+and the note are written so that none runs as a formula (a leading ``'``, as in every
+export meant for a spreadsheet), and read back exactly; the file gets the permissions
+of the other files beside the ledger.
 """
 
 from __future__ import annotations
@@ -14,8 +19,6 @@ from __future__ import annotations
 import csv
 import getpass
 import io
-import os
-import tempfile
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -24,6 +27,7 @@ from typing import Final, Literal
 import pyarrow as pa
 
 from pixops.errors import PixopsError
+from pixops.recon._spreadsheet import atomic_text_file, spreadsheet_text
 
 __all__ = [
     "DECISIONS_SCHEMA",
@@ -144,22 +148,8 @@ class ReviewFile:
 
     def _write(self, lines: list[list[str]]) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        handle = tempfile.NamedTemporaryFile(  # noqa: SIM115 (closed below, then renamed)
-            "w",
-            encoding="utf-8",
-            newline="",
-            dir=self.path.parent,
-            prefix=f".{self.path.name}.",
-            suffix=".partial",
-            delete=False,
-        )
-        try:
-            with handle:
-                handle.write(_csv_text(lines))
-            os.replace(handle.name, self.path)
-        except BaseException:
-            Path(handle.name).unlink(missing_ok=True)
-            raise
+        with atomic_text_file(self.path, encoding="utf-8") as handle:
+            handle.write(_csv_text(lines))
 
 
 def decisions_table(decisions: list[Decision]) -> pa.Table:
@@ -188,13 +178,29 @@ def _user() -> str:
 
 def _line(decision: Decision) -> list[str]:
     return [
-        decision.entry_id,
-        decision.statement_id,
+        _cell_out(decision.entry_id),
+        _cell_out(decision.statement_id),
         decision.decision,
-        decision.decided_by,
+        _cell_out(decision.decided_by),
         decision.decided_at.isoformat(),
-        decision.note,
+        _cell_out(decision.note),
     ]
+
+
+#: The cells written by `_cell_out` and read by `_cell_in`: text from outside.
+_FREE_TEXT: Final = frozenset({"entry_id", "statement_id", "decided_by", "note"})
+
+
+def _cell_out(text: str) -> str:
+    """A text cell as written: one a spreadsheet would run as a formula gets a leading
+    ``'`` (`spreadsheet_text`), and so does one that starts with ``'`` itself, so that
+    reading takes exactly one off and gives the text back."""
+    return "'" + text if text.startswith("'") else spreadsheet_text(text)
+
+
+def _cell_in(text: str) -> str:
+    """What `_cell_out` wrote, as it was given."""
+    return text[1:] if text.startswith("'") else text
 
 
 def _csv_text(lines: list[list[str]]) -> str:
@@ -225,6 +231,7 @@ def _parse(path: Path, text: str) -> list[Decision]:
                 f"{path}, line {number}: {len(row)} fields where the header has {len(header)}"
             )
         cells = {name: (row[i].strip() if i < len(row) else "") for i, name in enumerate(header)}
+        cells = {n: _cell_in(v) if n in _FREE_TEXT else v for n, v in cells.items()}
         found.append(_decision(path, number, cells))
     return found
 
