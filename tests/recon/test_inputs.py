@@ -217,8 +217,23 @@ def test_directions_and_statuses_are_trimmed_and_lowered_only_when_needed() -> N
     assert ledger.column("status").to_pylist() == ["settled", "settled", None]
     clean = read_ledger(frame.assign(direction="inbound", status="failed"))
     assert set(clean.column("direction").to_pylist()) == {"inbound"}
-    with pytest.raises(LedgerError, match="'sideways' is not one of"):
+    with pytest.raises(LedgerError, match="^row 1: column 'direction': 'sideways' is not one of"):
         read_ledger(frame.assign(direction=" sideways "))
+    with pytest.raises(LedgerError, match="^row 3: column 'status': 'paid' is not one of"):
+        read_ledger(frame.assign(status=["settled", "failed", "paid"]))
+
+
+def test_a_word_not_allowed_names_its_line_in_a_file(tmp_path: Path) -> None:
+    path = tmp_path / "ledger.csv"
+    path.write_text(
+        HEADER
+        + "L1,a,inbound,1,0,settled,2026-01-15,\n"
+        + "L2,b,Saída,1,0,Liquidado,2026-01-15,\n"
+        + "L3,c,sideways,1,0,settled,2026-01-15,\n",
+        encoding="utf-8",
+    )
+    with pytest.raises(LedgerError, match="^line 4: column 'direction': 'sideways' is not one"):
+        read_ledger(path)
 
 
 @settings(max_examples=60, deadline=None)

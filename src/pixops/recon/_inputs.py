@@ -101,11 +101,17 @@ class LoadedLedger:
 
 
 def _choice(
-    values: pa.Array, allowed: Sequence[str], words: Mapping[str, str], name: str
+    values: pa.Array,
+    allowed: Sequence[str],
+    words: Mapping[str, str],
+    name: str,
+    where: Callable[[int], str],
 ) -> pa.Array:
     """The values, trimmed and lower-cased when that makes them allowed, pt-BR ``words``
     put in English (checked as they are first: a million valid cells are not rewritten;
-    by equality with each allowed value, ~6x faster than hashing every cell with ``is_in``)."""
+    by equality with each allowed value, ~6x faster than hashing every cell with ``is_in``).
+    Empty cells stay empty (docs/ledger-mapping.md says what each means); a value not
+    allowed is refused, naming its line."""
     valid = None
     for value in allowed:
         equal = pc.equal(values, value)
@@ -120,8 +126,10 @@ def _choice(
     lowered = pc.if_else(pc.is_valid(found), translated, lowered)
     bad = pc.and_(pc.is_valid(lowered), pc.invert(pc.is_in(lowered, pa.array(list(allowed)))))
     if pc.any(bad).as_py():
-        first = pc.filter(values, bad)[0].as_py()
-        raise LedgerError(f"column {name!r}: {first!r} is not one of {list(allowed)}")
+        at = _first(bad)
+        raise LedgerError(
+            f"{where(at)}: column {name!r}: {values[at].as_py()!r} is not one of {list(allowed)}"
+        )
     return lowered
 
 
@@ -211,12 +219,17 @@ def load_ledger(
             _DIRECTIONS,
             _DIRECTION_WORDS,
             mapping.direction,
+            source_.where,
         )
     status = (
         pa.nulls(table.num_rows, pa.string())
         if mapping.status is None
         else _choice(
-            text_column(table, mapping.status, trim=False), _STATUSES, _STATUS_WORDS, mapping.status
+            text_column(table, mapping.status, trim=False),
+            _STATUSES,
+            _STATUS_WORDS,
+            mapping.status,
+            source_.where,
         )
     )
     booked_on, day_form = day_column(table, mapping.booked_on, zone, mapping.date_format)
