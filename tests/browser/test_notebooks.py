@@ -257,6 +257,24 @@ def test_daily_reconciliation_dashboard_reconciles_exports_and_fits_at_800_px(
     screenshot_at(page, rollforward.first, "daily-rollforward-800")
     screenshot_at(page, rollforward.last, "daily-dashboard-rollforward-800")
     _tables_fit(page, tables)
+    # Each category's rows at 800 px: the Detail column ran past the output (and was read
+    # only by scrolling sideways).
+    show = panel.locator(".widget-dropdown").filter(has_text="Show").locator("select")
+    rows = panel.locator(".pixops-rows")
+    overruns = {}
+    for label in show.locator("option").all_inner_texts():
+        before = rows.inner_html()
+        show.select_option(label=label)
+        if "(0)" in label:  # "No rows.", maybe as the category before it said
+            continue
+        page.wait_for_function(
+            "([e, b]) => e.innerHTML !== b", arg=[rows.element_handle(), before], timeout=10000
+        )
+        if rows.locator("table").count():
+            overruns[label] = round(rows.locator("table").first.evaluate(_OVERRUN_JS))
+            screenshot_at(page, rows, "daily-dashboard-rows-" + label.split(" (")[0][:24] + "-800")
+    assert len(overruns) >= 8, overruns
+    assert {label: px for label, px in overruns.items() if px > 1} == {}, "px past the output"
 
 
 def test_refunds_panel_refunds_part_of_a_payment(page: Page, lab: Server, workspace: Path) -> None:

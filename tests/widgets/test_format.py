@@ -352,3 +352,42 @@ def test_a_stacked_column_goes_under_its_neighbour_not_beside_it() -> None:
     ]
     with pytest.raises(ValueError, match="'net'"):
         html_table(rows, columns, under={"net": "amount"})
+
+
+def test_columns_stack_in_order_and_the_detail_takes_a_line_of_its_own() -> None:
+    """The dashboard's rows at 800 px beside the file browser: seven columns side by side
+    were ~810 px wide; stacked, with the detail under its row, they fit ~360 px."""
+    rows = [
+        {
+            "id": "PIX1",
+            "ref": "<b>r1</b>",
+            "way": "received",
+            "led": 150_190_0,
+            "stmt": 140_190_0,
+            "diff": -10_000_0,
+            "detail": "amounts <differ>",
+        },
+        {"id": "PIX2", "ref": "r2", "way": "sent", "led": 1, "stmt": 1, "diff": 0, "detail": None},
+    ]
+    columns = [
+        ("id", "Transaction"), ("ref", "Ledger reference"), ("way", "Direction"),
+        ("led", "Ledger"), ("stmt", "Statement"), ("diff", "Difference"), ("detail", "Detail"),
+    ]  # fmt: skip
+    under = {"ref": "id", "way": "id", "stmt": "led", "diff": "led"}
+    markup = html_table(
+        rows, columns, money_columns={"led", "stmt", "diff"}, under=under, detail="detail"
+    )
+    heads = re.findall(r"<th[^>]*>(.*?)</th>", markup)
+    assert [re.sub(r"<[^>]+>", " ", head).split() for head in heads] == [
+        ["Transaction", "Ledger", "reference", "Direction"],
+        ["Ledger", "Statement", "Difference"],
+    ]
+    lines = re.findall(r"<tr[^>]*>(.*?)</tr>", markup)
+    cells = [re.findall(r"<td([^>]*)>(.*?)</td>", line) for line in lines[1:]]
+    assert [len(row) for row in cells] == [2, 1, 2]  # the second row has no detail line
+    assert "&lt;b&gt;r1&lt;/b&gt;" in cells[0][0][1]
+    assert 'colspan="2"' in cells[1][0][0]
+    assert cells[1][0][1] == "amounts &lt;differ&gt;"
+    assert re.sub(r"<[^>]+>", "|", cells[0][1][1]) == "R$ 150,19||R$ 140,19|||-R$ 10,00|"
+    with pytest.raises(ValueError, match="'note'"):
+        html_table(rows, columns, detail="note")

@@ -317,6 +317,7 @@ def html_table(
     event_columns: Iterable[str] = (),
     id_columns: Iterable[str] = (),
     under: Mapping[str, str] | None = None,
+    detail: str | None = None,
     empty: str = "Nothing to show.",
     prose_width: str = "16em",
 ) -> str:
@@ -328,7 +329,9 @@ def html_table(
     ``under`` stacks cells, as the inspector does, so a table fits 800 px beside
     JupyterLab's file browser: ``{"fee": "amount"}`` shows each row's fee under its
     amount, in grey, in the amount's column (whose header names both), not a column of
-    its own."""
+    its own; several columns under one are stacked in the table's order. ``detail``
+    names a column of phrases shown as a line of their own under each row, the table's
+    whole width, not a column that needs `prose_width` of its own."""
     kinds = _Kinds(
         money=set(money_columns),
         number=set(number_columns),
@@ -343,14 +346,19 @@ def html_table(
     unknown = sorted((set(stacked) | set(stacked.values())) - set(titles))
     if unknown:
         raise ValueError(f"under names columns the table does not have: {unknown}")
-    below = {parent: child for child, parent in stacked.items()}
-    shown = [(key, title) for key, title in columns if key not in stacked]
+    if detail is not None and detail not in titles:
+        raise ValueError(f"detail names a column the table does not have: {detail!r}")
+    # Each column's cells stacked under it, in the table's order of columns.
+    below: dict[str, list[str]] = {}
+    for key, _ in columns:
+        if key in stacked:
+            below.setdefault(stacked[key], []).append(key)
+    shown = [(key, title) for key, title in columns if key not in stacked and key != detail]
     head = "".join(
         f'<th style="text-align:{kinds.align(key)};padding:2px 8px">{html.escape(title)}'
-        + (
-            f'<br><span style="{_UNDER}">{html.escape(titles[below[key]])}</span>'
-            if key in below
-            else ""
+        + "".join(
+            f'<br><span style="{_UNDER}">{html.escape(titles[child])}</span>'
+            for child in below.get(key, ())
         )
         + "</th>"
         for key, title in shown
@@ -361,8 +369,7 @@ def html_table(
         for key, _ in shown:
             text, align, wrap, tip = kinds.cell(key, row.get(key))
             content = html.escape(text)
-            if key in below:
-                child = below[key]
+            for child in below.get(key, ()):
                 child_text, _, child_wrap, _ = kinds.cell(child, row.get(child))
                 content += (
                     f'<br><span style="{_UNDER};{child_wrap}">{html.escape(child_text)}</span>'
@@ -371,7 +378,18 @@ def html_table(
                 f'<td style="text-align:{align};padding:2px 8px;{wrap};'
                 f'vertical-align:top"{tip}>{content}</td>'
             )
-        body.append("<tr>" + "".join(cells) + "</tr>")
+        if detail is None:
+            body.append("<tr>" + "".join(cells) + "</tr>")
+            continue
+        # A row and its phrase read as one: a rule above the row, none between them.
+        body.append('<tr style="border-top:1px solid #ddd">' + "".join(cells) + "</tr>")
+        line = _cell_text(row.get(detail))
+        if line == "—":
+            continue
+        body.append(
+            f'<tr><td colspan="{len(shown)}" style="padding:0 8px 6px;color:#333;'
+            f'white-space:normal;overflow-wrap:anywhere">{html.escape(line)}</td></tr>'
+        )
     if not body:
         return f"<p><i>{html.escape(empty)}</i></p>"
     return table_shell(head, "".join(body))

@@ -134,6 +134,7 @@ class ReconDashboard(w.VBox):  # type: ignore[misc]
         self.category = w.Dropdown(description="Show", options=[], layout=fitted("420px"))
         self.filter = w.Text(description="Filter", placeholder="reference, transaction or text")
         self.table = w.HTML()
+        self.table.add_class("pixops-rows")
         self.export_button = w.Button(description="Export", icon="download", disabled=True)
         self.export_status = w.HTML()
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from pixops.widgets._charts import (
     fees_by_day_figure,
@@ -20,13 +20,32 @@ if TYPE_CHECKING:
 __all__ = ["day_figures", "table_html"]
 
 
+#: Cells shown under another's when both columns are in a table (`html_table`'s ``under``):
+#: the ledger's reference and the direction under the statement's id, the statement's
+#: figure and the difference under the ledger's, as the summary stacks them.
+_STACKED: Final = {
+    "ledger_reference": "transaction_id",
+    "direction": "transaction_id",
+    "statement_amount_base": "ledger_amount_base",
+    "difference_base": "ledger_amount_base",
+    "statement_fee_base": "ledger_fee_base",
+    "fee_difference_base": "ledger_fee_base",
+    "business_date": "booked_on",
+    "fee_base": "amount_base",
+}
+
+
 def table_html(page: TablePage) -> str:
-    """A category's rows (money in reais), and how many more the filter or export shows."""
+    """A category's rows (money in reais), and how many more the filter or export shows.
+    Pairs of cells stacked and the detail on a line of its own under its row: seven
+    columns side by side were ~810 px wide, and 800 px beside JupyterLab's file browser
+    leaves ~360 px for a notebook's output."""
     note = (
         f"<p><i>{plural(page.more, 'more row')}: narrow the filter or export.</i></p>"
         if page.more > 0
         else ""
     )
+    keys = {key for key, _ in page.columns}
     return (
         html_table(
             page.rows,
@@ -34,6 +53,8 @@ def table_html(page: TablePage) -> str:
             money_columns={k for k, _ in page.columns if k.endswith("_base")},
             # Ids wrap at 1024 px.
             id_columns={"transaction_id", "ledger_reference"} if page.ids_wrap else (),
+            under={k: v for k, v in _STACKED.items() if k in keys and v in keys},
+            detail="detail" if "detail" in keys else None,
             empty=page.empty,
         )
         + note
