@@ -304,6 +304,11 @@ def test_a_day_with_no_data_says_so_without_a_traceback(desk: Desk) -> None:
     assert day_figures(flow) == []  # no empty charts
     assert flow.category is not None
     assert "No rows." in table(flow)
+    # No balances given: the picker says the balance was not checked, not "(0)".
+    assert (
+        "Balance does not close: not checked (no balances given)",
+        "balance_difference",
+    ) in flow.categories()
 
 
 def test_a_day_with_no_data_and_balances_says_so(desk: Desk, tmp_path: Path) -> None:

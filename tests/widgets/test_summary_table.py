@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from pixops.recon import NOT_CHECKED, ReconResult, reconcile
-from pixops.widgets import summary_table
+from pixops.widgets import findings_figure, summary_table
 from tests.recon.builders import DAY, clean_pair
 from tests.recon.test_balance_breaks import _reconcile
 
@@ -34,6 +34,15 @@ def test_without_balances_the_balance_is_not_checked_everywhere() -> None:
     assert ["Balance does not close", NOT_CHECKED] in rows
     assert lines[-1] == "Tolerances: exact (no tolerance)"  # the rules beyond identifiers
     assert "Tolerances: exact (no tolerance)" in summary_table(result).markup
+    # The charts too: neither the findings' bar nor the summary's hover reads "0 items".
+    bars = findings_figure(result).data[0]
+    at = next(i for i, name in enumerate(bars.y) if "Balance" in name)
+    assert NOT_CHECKED in bars.y[at].replace("<br>", " ")
+    assert bars.hovertext[at].replace("<br>", " ").endswith(NOT_CHECKED)
+    assert "0 items" not in bars.hovertext[at]
+    summary = result.summary_figure().data[0]
+    at = list(summary.x).index("Balance does not close")
+    assert summary.hovertext[at] == f"Balance does not close<br>{NOT_CHECKED}"
 
 
 def test_with_balances_the_balance_row_has_its_figures() -> None:
@@ -43,6 +52,10 @@ def test_with_balances_the_balance_row_has_its_figures() -> None:
     assert NOT_CHECKED not in result.summary_text()
     rows = _texts(summary_table(result).markup)
     assert ["Balance does not close", "1 item", "—", "—", "-R$ 150,00"] in rows
+    bars = findings_figure(result).data[0]
+    at = next(i for i, name in enumerate(bars.y) if "Balance" in name)
+    assert "not checked" not in bars.y[at]
+    assert "1 item, difference -R$ 150,00" in bars.hovertext[at]
 
 
 def test_the_ledger_sits_above_the_statement_in_three_columns() -> None:

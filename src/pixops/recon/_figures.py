@@ -61,13 +61,17 @@ def summary_figure(result: ReconResult) -> go.Figure:
     labels = [CATEGORY_LABELS.get(str(c), str(c)) for c in summary["category"]]
     # Counts pt-BR (1.160, not 1160) and the difference too: a balance row has no ledger
     # or statement sum, only how far it is off.
+    notes = [result.category_summary(str(c)) for c in summary["category"]]
     hover = [
-        f"{label}<br>items: {_count(int(items))}"
+        f"{label}<br>{note}"
+        if note
+        else f"{label}<br>items: {_count(int(items))}"
         f"<br>ledger: {money_or_dash(ledger, format_brl_base)}"
         f"<br>statement: {money_or_dash(statement, format_brl_base)}"
         f"<br>difference: {format_brl_base(int(difference))}"
-        for label, items, ledger, statement, difference in zip(
+        for label, note, items, ledger, statement, difference in zip(
             labels,
+            notes,
             summary["items"],
             summary["ledger_amount_base"],
             summary["statement_amount_base"],

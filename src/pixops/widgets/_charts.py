@@ -343,7 +343,13 @@ def findings_figure(result: ReconResult) -> go.Figure:
     from pixops.recon import ATTENTION_CATEGORIES, CATEGORY_LABELS
 
     rows = {str(r["category"]): r for r in result.summary.to_dict(orient="records")}
-    labels = [CATEGORY_LABELS.get(c, c) for c in ATTENTION_CATEGORIES]
+    # What a row says instead of its figures: a balance not checked (no balances given)
+    # is named so, not drawn as a balance with nothing to check.
+    notes = {c: result.category_summary(c) for c in ATTENTION_CATEGORIES}
+    labels = [
+        CATEGORY_LABELS.get(c, c) + (f": {notes[c]}" if notes[c] else "")
+        for c in ATTENTION_CATEGORIES
+    ]
     counts = [int(rows[c]["items"]) if c in rows else 0 for c in ATTENTION_CATEGORIES]
     differences = [
         int(rows[c]["difference_base"]) if c in rows else 0 for c in ATTENTION_CATEGORIES
@@ -357,8 +363,12 @@ def findings_figure(result: ReconResult) -> go.Figure:
             orientation="h",
             marker_color=["#c62828" if n else "#9e9e9e" for n in counts],
             hovertext=[
-                f"{name}: {plural(n, 'item')}, difference {format_brl_base(d)}"
-                for name, n, d in zip(labels, counts, differences, strict=True)
+                name
+                if notes[c]
+                else f"{name}: {plural(n, 'item')}, difference {format_brl_base(d)}"
+                for c, name, n, d in zip(
+                    ATTENTION_CATEGORIES, labels, counts, differences, strict=True
+                )
             ],
             hoverinfo="text",
         )

@@ -382,12 +382,17 @@ class ReconFlow:
 
         if self.result is None:
             return []
-        counts = self.result.counts
-        return [
-            (f"{CATEGORY_LABELS.get(c, c)} ({counts[c]})", c)
-            for c in ("matched", "rounding", *ATTENTION_CATEGORIES)
-            if counts[c] or c not in ("matched", "rounding")
-        ]
+        result = self.result
+        counts = result.counts
+        options = []
+        for c in ("matched", "rounding", *ATTENTION_CATEGORIES):
+            if not counts[c] and c in ("matched", "rounding"):
+                continue
+            name = CATEGORY_LABELS.get(c, c)
+            # A balance not checked says so: "(0)" read as a balance that closes.
+            note = result.category_summary(c)
+            options.append((f"{name}: {note}" if note else f"{name} ({counts[c]})", c))
+        return options
 
     def first_category(self) -> str | None:
         """The category shown after a run: the first with findings, else matched."""
