@@ -76,6 +76,9 @@ def test_the_latest_movements_say_what_each_was() -> None:
         assert row[0].startswith(("Refund to ", "PIX from ", "PIX to ", "QR code charge"))
         assert row[1].endswith("/01/2026", 0, 10)  # the demo month: January 2026
         assert row[4].startswith(("R$", "-R$"))
+    # The month's own last line, 23:58 in São Paulo (02:58 UTC on 1 February): a UTC
+    # `date_to` of 31 January stopped at 20:59, three hours short.
+    assert table[1][1] == "31/01/2026 23:58"
 
 
 def _cell_with(name: str, text: str) -> str:
