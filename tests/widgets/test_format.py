@@ -320,6 +320,29 @@ def test_a_problem_that_starts_with_a_path_keeps_its_letters(
     )
 
 
+def test_a_long_problem_is_whole_or_cut_after_a_word_and_marked() -> None:
+    """The dashboard cut a ledger's 211-character error to "...is no real amount:.": a
+    message is whole up to 600 characters (200 for the service's own), else cut after
+    its last whole word, with "…"."""
+    from pixops.client import ApiError
+    from pixops.recon import LedgerError
+    from pixops.widgets._format import problem
+
+    own = (
+        "line 7: column 'amount_base': the amounts add up past the 64-bit range a"
+        " reconciliation sums in (R$ 922.337.203.685.477,5807); the largest,"
+        " 9223372036854775807 base units on line 7, is no real amount: correct it"
+    )
+    assert problem(LedgerError(own)) == "L" + own[1:] + "."
+    huge = problem(LedgerError("column 'status': " + "palavra " * 200 + "is not one of"))
+    assert huge.endswith("palavra…")
+    assert len(huge) <= 600
+    refused = ApiError("regra " * 60, status=422, code="x")
+    said = problem(refused)
+    assert said.endswith("regra…")
+    assert len(said) <= 200
+
+
 def test_a_med_decision_reads_as_what_it_did_to_the_money() -> None:
     from pixops.widgets import decision_label
 

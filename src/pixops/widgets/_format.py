@@ -202,6 +202,9 @@ def local_time(value: object, *, seconds: bool = False) -> str:
 
 #: A service refusal's own message is shown up to this many characters (one line).
 _MESSAGE_CHARS: Final = 200
+#: pixops' own messages (a ledger's cell, a file) up to this many: whole, as written,
+#: unless a cell they quote is huge.
+_OWN_MESSAGE_CHARS: Final = 600
 #: A word with a path separator or a file extension (``ledger.csv``, ``out/x``).
 _PATH_LIKE: Final = re.compile(r"[/\\]|\.[A-Za-z0-9]{1,8}$")
 
@@ -256,19 +259,35 @@ def problem(error: BaseException) -> str:
         )
     if isinstance(error, WaitTimeoutError):
         return "The service has not given a final answer yet: try again in a few minutes."
-    text = getattr(error, "message", None) if isinstance(error, ApiError) else str(error)
-    return _sentence(str(text or "").strip() or "Something went wrong")
+    if isinstance(error, ApiError):
+        return _sentence(str(error.message or "").strip() or "Something went wrong")
+    text = str(error).strip() or "Something went wrong"
+    return _sentence(text, limit=_OWN_MESSAGE_CHARS)
 
 
-def _sentence(text: str, detail: str = "", fallback: str = "") -> str:
-    """`text` (and `detail` after a colon, else `fallback`) as one capitalised sentence."""
-    extra = " ".join(str(detail).split())[:_MESSAGE_CHARS] or fallback
-    whole = " ".join(text.split())[:_MESSAGE_CHARS]
+def _sentence(
+    text: str, detail: str = "", fallback: str = "", *, limit: int = _MESSAGE_CHARS
+) -> str:
+    """`text` (and `detail` after a colon, else `fallback`) as one capitalised sentence,
+    each part at most `limit` characters: a longer one is cut after a word, with "…"."""
+    extra = _clipped(str(detail), limit) or fallback
+    whole = _clipped(text, limit)
     if extra:
         whole = f"{whole.rstrip('.:')}: {extra}"
     if not _starts_with_a_path(whole):  # "data is a folder" must not read "Data is ..."
         whole = whole[:1].upper() + whole[1:]
-    return whole if whole.endswith((".", "!", "?")) else whole + "."
+    return whole if whole.endswith((".", "!", "?", "…")) else whole + "."
+
+
+def _clipped(text: str, limit: int) -> str:
+    """`text` on one line, cut after its last whole word within `limit` characters and
+    marked "…" when it was longer (a cut message said "…is no real amount:.")."""
+    flat = " ".join(text.split())
+    if len(flat) <= limit:
+        return flat
+    cut = flat[: limit - 1]
+    words = cut.rsplit(" ", 1)[0] if " " in cut else cut
+    return words.rstrip(" .,:;") + "…"
 
 
 def _starts_with_a_path(text: str) -> bool:
