@@ -217,9 +217,9 @@ def test_directions_and_statuses_are_trimmed_and_lowered_only_when_needed() -> N
     assert ledger.column("status").to_pylist() == ["settled", "settled", None]
     clean = read_ledger(frame.assign(direction="inbound", status="failed"))
     assert set(clean.column("direction").to_pylist()) == {"inbound"}
-    with pytest.raises(LedgerError, match="^row 1: column 'direction': 'sideways' is not one of"):
+    with pytest.raises(LedgerError, match=r"^row 1: column 'direction': 'sideways' is not one of"):
         read_ledger(frame.assign(direction=" sideways "))
-    with pytest.raises(LedgerError, match="^row 3: column 'status': 'paid' is not one of"):
+    with pytest.raises(LedgerError, match=r"^row 3: column 'status': 'paid' is not one of"):
         read_ledger(frame.assign(status=["settled", "failed", "paid"]))
 
 
@@ -232,7 +232,7 @@ def test_a_word_not_allowed_names_its_line_in_a_file(tmp_path: Path) -> None:
         + "L3,c,sideways,1,0,settled,2026-01-15,\n",
         encoding="utf-8",
     )
-    with pytest.raises(LedgerError, match="^line 4: column 'direction': 'sideways' is not one"):
+    with pytest.raises(LedgerError, match=r"^line 4: column 'direction': 'sideways' is not one"):
         read_ledger(path)
 
 
