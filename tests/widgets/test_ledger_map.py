@@ -195,3 +195,28 @@ def test_the_dashboard_names_a_column_past_64_bits(desk: Desk, tmp_path: Path) -
     board.run()
     assert "olumn 'amount_base': the amounts add up past the 64-bit range" in board.status_text
     assert "Conversion" not in board.status_text
+
+
+def test_the_panel_names_its_own_settings_not_the_command_line_s_flags(tmp_path: Path) -> None:
+    """The reader's advice ("--amount-unit reais") is the command line's; in the panel the
+    same choice is a dropdown: Unit, Decimal, Days."""
+    flow = LedgerMapFlow()
+    flow.open(str(write_ptbr_ledger(tmp_path / "razao.csv", centavos=True)))
+    assert "choose their Unit above (reais, centavos or base" in flow.reading.text
+    header = "Documento;Referência;Valor;Tarifa;Situação;Data\n"
+    ambiguous = tmp_path / "decimal.csv"
+    ambiguous.write_text(
+        header + "L1;r1;1.234;0;Liquidado;15/01/2026\nL2;r2;2.500;0;Liquidado;15/01/2026\n",
+        encoding="utf-8",
+    )
+    flow.open(str(ambiguous))
+    assert "choose the Decimal mark above: comma or point" in flow.reading.text
+    days = tmp_path / "days.csv"
+    days.write_text(
+        header + "L1;r1;1,00;0;Liquidado;15/01/2026\nL2;r2;2,00;0;Liquidado;2026-01-16\n",
+        encoding="utf-8",
+    )
+    flow.open(str(days))
+    assert "choose the form of the Days above" in flow.reading.text
+    for line in (flow.reading.text, flow.status.text):
+        assert "--" not in line

@@ -7,7 +7,9 @@ the panel (`LedgerMapPanel`) only shows this object's state.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
+from typing import Final
 
 from pixops.errors import PixopsError
 from pixops.widgets._base import valid_text
@@ -15,7 +17,46 @@ from pixops.widgets._format import problem
 from pixops.widgets._ledger_map_model import LedgerMapDraft, PreviewRow
 from pixops.widgets._line import Line
 
-__all__ = ["LedgerMapFlow"]
+__all__ = ["LedgerMapFlow", "in_panel_words"]
+
+#: The ledger reader's advice names the command line's flags; the panel has settings.
+_PANEL_WORDS: Final = (
+    (
+        re.compile(
+            r"say their unit with --amount-unit reais, centavos or base"
+            r" \(amount_unit in a mapping file or LedgerMapping; "
+        ),
+        "choose their Unit above (reais, centavos or base; ",
+    ),
+    (
+        re.compile(r"; for amounts in reais give --amount-unit reais \([^)]*\)\)"),
+        "; for amounts in reais choose Unit: reais above",
+    ),
+    (
+        re.compile(r"\(--decimal comma or point; decimal in a mapping file\)"),
+        "(choose the Decimal mark above: comma or point)",
+    ),
+    (
+        re.compile(r"give --decimal comma or --decimal point \(decimal in a mapping file\)"),
+        "choose the Decimal mark above: comma or point",
+    ),
+    (re.compile(r"give --date-format \(([^)]*)\)"), r"choose the form of the Days above (\1)"),
+    (
+        re.compile(r"\(--separator (\w+) or (\w+); separator in a mapping file\)"),
+        r'(write separator = "\1" or "\2" in the mapping file beside the ledger)',
+    ),
+    (re.compile(r"--amount-unit"), "Unit"),
+    (re.compile(r"--decimal"), "Decimal"),
+    (re.compile(r"--date-format"), "Days"),
+)
+
+
+def in_panel_words(text: str) -> str:
+    """The reader's `text` with its command-line advice (``--amount-unit reais``) said as
+    the panel's settings (its Unit, Decimal and Days dropdowns)."""
+    for pattern, words in _PANEL_WORDS:
+        text = pattern.sub(words, text)
+    return text
 
 
 class LedgerMapFlow:
@@ -44,7 +85,7 @@ class LedgerMapFlow:
             self.draft = LedgerMapDraft(valid_text(typed.strip(), "ledger path"))
         except (PixopsError, ValueError, OSError) as error:
             self.draft = None
-            self.status = Line(problem(error), "error")
+            self.status = Line(in_panel_words(problem(error)), "error")
             self.reading, self.rows = Line(), []
             return
         draft = self.draft
@@ -80,7 +121,7 @@ class LedgerMapFlow:
         try:
             self.rows, line = self.draft.preview()
         except (PixopsError, ValueError) as error:
-            self.reading, self.rows = Line(problem(error), "warn"), []
+            self.reading, self.rows = Line(in_panel_words(problem(error)), "warn"), []
             return
         self.reading = Line(line[:1].upper() + line[1:], "ok")
 
@@ -92,7 +133,7 @@ class LedgerMapFlow:
         try:
             written, line = self.draft.save()
         except (PixopsError, ValueError, OSError) as error:
-            self.saved = Line(f"Not saved: {problem(error)}", "error")
+            self.saved = Line(f"Not saved: {in_panel_words(problem(error))}", "error")
             return None
         self.saved = Line(
             f"Saved {written.name} beside the ledger ({line}); the next Reconcile uses it.",
