@@ -552,7 +552,7 @@ def test_the_mapping_panel_previews_reais_and_fits_beside_the_file_browser(
     run_all_cells(page)
     output = page.locator(f"{CURRENT} .jp-OutputArea-output").first
     expect(output).to_contain_text("Documento")  # the first rows, as written
-    expect(output).to_contain_text("holds whole numbers: say their unit")
+    expect(output).to_contain_text("holds whole numbers: choose their Unit above")
     unit = output.locator("select").nth(7)  # after the seven fields: the unit
     unit.select_option(label="centavos")
     expect(output).to_contain_text("amounts in centavos (compared to the centavo)")
