@@ -203,20 +203,17 @@ def test_the_panel_names_its_own_settings_not_the_command_line_s_flags(tmp_path:
     flow = LedgerMapFlow()
     flow.open(str(write_ptbr_ledger(tmp_path / "razao.csv", centavos=True)))
     assert "choose their Unit above (reais, centavos or base" in flow.reading.text
-    header = "Documento;Referência;Valor;Tarifa;Situação;Data\n"
-    ambiguous = tmp_path / "decimal.csv"
-    ambiguous.write_text(
-        header + "L1;r1;1.234;0;Liquidado;15/01/2026\nL2;r2;2.500;0;Liquidado;15/01/2026\n",
-        encoding="utf-8",
-    )
-    flow.open(str(ambiguous))
-    assert "choose the Decimal mark above: comma or point" in flow.reading.text
-    days = tmp_path / "days.csv"
-    days.write_text(
-        header + "L1;r1;1,00;0;Liquidado;15/01/2026\nL2;r2;2,00;0;Liquidado;2026-01-16\n",
-        encoding="utf-8",
-    )
-    flow.open(str(days))
-    assert "choose the form of the Days above" in flow.reading.text
-    for line in (flow.reading.text, flow.status.text):
-        assert "--" not in line
+    # Two entries, pt-BR columns: the amounts and the days as given.
+    for (first, second), said in (
+        (("1.234;0;Liquidado;15/01/2026", "2.500;0;Liquidado;15/01/2026"), "Decimal mark"),
+        (("1,00;0;Liquidado;15/01/2026", "2,00;0;Liquidado;2026-01-16"), "form of the Days"),
+    ):
+        books = tmp_path / f"{said.split()[-1].lower()}.csv"
+        books.write_text(
+            f"Documento;Referência;Valor;Tarifa;Situação;Data\nL1;r1;{first}\nL2;r2;{second}\n",
+            encoding="utf-8",
+        )
+        flow.open(str(books))
+        assert f"choose the {said} above" in flow.reading.text
+        for line in (flow.reading.text, flow.status.text):
+            assert "--" not in line
