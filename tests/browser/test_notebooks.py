@@ -272,7 +272,8 @@ def test_daily_reconciliation_dashboard_reconciles_exports_and_fits_at_800_px(
         )
         if rows.locator("table").count():
             overruns[label] = round(rows.locator("table").first.evaluate(_OVERRUN_JS))
-            screenshot_at(page, rows, "daily-dashboard-rows-" + label.split(" (")[0][:24] + "-800")
+            slug = re.sub(r"[^a-z0-9]+", "-", label.split("(")[0].lower()).strip("-")
+            screenshot_at(page, rows, f"daily-dashboard-rows-{slug}-800")
     assert len(overruns) >= 8, overruns
     assert {label: px for label, px in overruns.items() if px > 1} == {}, "px past the output"
 
